@@ -1,0 +1,3 @@
+from hz.cli import main
+
+main()

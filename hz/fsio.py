@@ -1,0 +1,52 @@
+"""Private, atomic file writes: everything hz keeps under $HZ_HOME goes through here.
+
+Directories are 0700 and files 0600. A write goes to a temporary file in the same directory, is
+fsynced, renamed over the target and the directory is fsynced, so a crash leaves the old or the new
+content and never a half-written file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from pathlib import Path
+
+DIR_MODE = 0o700
+FILE_MODE = 0o600
+
+
+def private_dir(path: Path) -> Path:
+    """Create `path` (and parents) with mode 0700; tighten it if it already exists."""
+    path.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
+    if path.stat().st_mode & 0o777 != DIR_MODE:
+        path.chmod(DIR_MODE)
+    return path
+
+
+def fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def atomic_write(path: Path, data: bytes | str, *, mode: int = FILE_MODE) -> None:
+    """Replace `path` with `data` atomically (temp file, fsync, rename, fsync of the directory)."""
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    directory = path.parent
+    private_dir(directory)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+    try:
+        os.fchmod(fd, mode)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(payload)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+    fsync_dir(directory)

@@ -1,0 +1,68 @@
+"""Shared fixtures: every test runs with a private HZ_HOME, config home and a pinned git identity."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from hz.cli import run
+
+
+@pytest.fixture(autouse=True)
+def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """Keep tests out of the real home directory and give git a fixed identity."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("HZ_HOME", str(home / "hz-data"))
+    monkeypatch.setenv("HZ_CONFIG_HOME", str(home / "hz-config"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
+    for key, value in {
+        "GIT_AUTHOR_NAME": "hz test",
+        "GIT_AUTHOR_EMAIL": "hz-test@example.invalid",
+        "GIT_COMMITTER_NAME": "hz test",
+        "GIT_COMMITTER_EMAIL": "hz-test@example.invalid",
+    }.items():
+        monkeypatch.setenv(key, value)
+    for key in ("HZ_HANDLE", "GITHUB_ACTIONS", "GITHUB_RUN_ID", "GITHUB_TOKEN", "JIRA_TOKEN"):
+        monkeypatch.delenv(key, raising=False)
+    (home / ".gitconfig").write_text('[init]\n\tdefaultBranch = main\n[protocol "file"]\n\tallow = always\n')
+    yield home
+
+
+@dataclass
+class CliResult:
+    exit_code: int
+    out: str
+    err: str
+
+
+@pytest.fixture
+def hz(capsys: pytest.CaptureFixture[str]) -> object:
+    """Run `hz` in process: `hz("workflow", "list")` returns the exit code and what was printed."""
+
+    def invoke(*argv: str) -> CliResult:
+        capsys.readouterr()
+        code = run(list(argv))
+        captured = capsys.readouterr()
+        return CliResult(code, captured.out, captured.err)
+
+    return invoke
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty git repository as the current directory."""
+    import subprocess
+
+    path = tmp_path / "repo"
+    path.mkdir()
+    subprocess.run(["git", "init", "-q", str(path)], check=True)
+    monkeypatch.chdir(path)
+    os.environ["PWD"] = str(path)
+    return path

@@ -32,7 +32,7 @@ COMMANDS: dict[str, str] = {
     "heinzel": "hz.cli.heinzel:heinzel",
     "source": "hz.cli.source:source",
     "drafts": "hz.cli.drafts:drafts",
-    "approve": "hz.cli.drafts:approve",
+    "approve": "hz.cli.approve:approve",
     "reject": "hz.cli.drafts:reject",
     "tick": "hz.cli.tick:tick",
     "daemon": "hz.cli.daemon:daemon",

@@ -1,0 +1,1 @@
+"""One module per command: typed functions that do the work and return an exit code."""

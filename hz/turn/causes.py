@@ -1,0 +1,139 @@
+"""Why a turn runs, and the idempotency key that makes each reason run at most once.
+
+A key is `<agent id>@<something that names this one occasion>`: the same occasion seen by two ticks,
+two machines or a resumed process yields the same key, so a finished or skipped key is never run again.
+The shapes are the interface (they are stored in spines and compared across versions):
+
+    schedule        <id>@<slot>                              slot as UTC minute, `2026-10-30T15:00Z`
+    source-changed  <id>@<input>:<fingerprint>               fingerprint of the watched facet(s)
+    discovered      <id>@discovered:<source fingerprint>     at most once per source
+    asked           <id>@<request id>                        the chat message's id
+    approval        <id>@approval:<draft key>                one learning turn per placed draft
+    created         <id>@created                             the first turn
+    retry           <id>@retry:<parent turn>:<request id>
+    stale           <id>@stale:<output>:<valid_until>
+
+Several causes due in one tick coalesce into one wake: its `cause` is the first in `CAUSE_ORDER`, and
+`causes` keeps every (cause, key) pair so each one's idempotency holds on its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+# The order of the specification's list; a coalesced turn is filed under the first present.
+CAUSE_ORDER: tuple[str, ...] = (
+    "schedule",
+    "source-changed",
+    "discovered",
+    "asked",
+    "approval",
+    "created",
+    "retry",
+    "stale",
+)
+
+
+def format_slot(slot: datetime) -> str:
+    """A schedule slot as it appears in keys: UTC, to the minute, with a `Z`."""
+    if slot.tzinfo is None:
+        raise ValueError("a slot must be timezone-aware")
+    return slot.astimezone(UTC).strftime("%Y-%m-%dT%H:%MZ")
+
+
+def parse_slot(text: str) -> datetime:
+    return datetime.strptime(text, "%Y-%m-%dT%H:%MZ").replace(tzinfo=UTC)
+
+
+def schedule_key(agent_id: str, slot: datetime) -> str:
+    return f"{agent_id}@{format_slot(slot)}"
+
+
+def source_changed_key(agent_id: str, input_name: str, fingerprint: str) -> str:
+    return f"{agent_id}@{input_name}:{fingerprint}"
+
+
+def discovered_key(agent_id: str, source_fingerprint: str) -> str:
+    return f"{agent_id}@discovered:{source_fingerprint}"
+
+
+def asked_key(agent_id: str, request_id: str) -> str:
+    return f"{agent_id}@{request_id}"
+
+
+def approval_key(agent_id: str, draft_key: str) -> str:
+    return f"{agent_id}@approval:{draft_key}"
+
+
+def created_key(agent_id: str) -> str:
+    return f"{agent_id}@created"
+
+
+def retry_key(agent_id: str, parent_turn: str, request_id: str) -> str:
+    return f"{agent_id}@retry:{parent_turn}:{request_id}"
+
+
+def stale_key(agent_id: str, output: str, valid_until: datetime) -> str:
+    return f"{agent_id}@stale:{output}:{format_slot(valid_until)}"
+
+
+def place_draft_key(agent_id: str, contract_version: int, slot: str, asset: str) -> str:
+    """The effect key of placing one draft: `<id>@v<version>@<slot>@<asset>`."""
+    return f"{agent_id}@v{contract_version}@{slot}@{asset}"
+
+
+@dataclass(frozen=True)
+class Cause:
+    """One reason to wake: its kind, its key, when it became due, and what it carries."""
+
+    kind: str
+    key: str
+    due: datetime
+    detail: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.kind not in CAUSE_ORDER:
+            raise ValueError(f"unknown cause {self.kind!r}")
+
+    def to_json(self) -> dict[str, str]:
+        return {"cause": self.kind, "key": self.key}
+
+
+@dataclass(frozen=True)
+class Wake:
+    """All causes of one agent that wake it together, as one turn."""
+
+    agent_id: str
+    causes: tuple[Cause, ...]
+
+    @property
+    def cause(self) -> Cause:
+        return self.causes[0]
+
+    @property
+    def key(self) -> str:
+        return self.cause.key
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        return tuple(c.key for c in self.causes)
+
+    @property
+    def oldest_due(self) -> datetime:
+        return min(c.due for c in self.causes)
+
+    def kinds(self) -> frozenset[str]:
+        return frozenset(c.kind for c in self.causes)
+
+
+def coalesce(agent_id: str, causes: Iterable[Cause]) -> Wake:
+    """One wake from many causes: duplicates (same key) dropped, ordered by `CAUSE_ORDER` then due."""
+    unique: dict[str, Cause] = {}
+    for cause in causes:
+        unique.setdefault(cause.key, cause)
+    if not unique:
+        raise ValueError("a wake needs at least one cause")
+    ordered = sorted(unique.values(), key=lambda c: (CAUSE_ORDER.index(c.kind), c.due, c.key))
+    return Wake(agent_id, tuple(ordered))

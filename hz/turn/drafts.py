@@ -1,0 +1,139 @@
+"""Drafts placed in the user's own working tree, found again by their key.
+
+A personal contract's `file:` or `state:` output is drafted in place: the file gets the draft's text
+under a first line, the tag, naming the agent, the contract version and the placement key. The user
+approves by editing the text and deleting the tag line, or rejects with `hz reject`. Before writing,
+the tag is looked up by key, so a draft is never placed twice. Nothing here writes to the spine: the
+engine records what these functions report.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Literal
+
+from hz.canonical import fingerprint_bytes
+from hz.errors import HzError
+from hz.fsio import atomic_write
+
+TAG_MARK = "🧝 DRAFT"
+_TAG_RE = re.compile(
+    r"^🧝 DRAFT \((?P<name>[^ ]+) v(?P<version>\d+)\): edit, then delete this line to approve · (?P<key>\S+)$"
+)
+_SLOT_RE = re.compile(r"\{slot(?::(?P<fmt>[^}]*))?\}")
+
+DraftState = Literal["pending", "approved", "rejected", "superseded"]
+
+
+class DraftTargetError(HzError):
+    """An output target that hz cannot draft into (unknown scheme, or a path outside the repository)."""
+
+
+@dataclass(frozen=True)
+class Tag:
+    name: str
+    version: int
+    key: str
+
+    def line(self) -> str:
+        return f"{TAG_MARK} ({self.name} v{self.version}): edit, then delete this line to approve · {self.key}"
+
+    @classmethod
+    def parse(cls, line: str) -> Tag | None:
+        match = _TAG_RE.match(line.rstrip("\r\n"))
+        if match is None:
+            return None
+        return cls(match["name"], int(match["version"]), match["key"])
+
+
+def expand_target(target: str, slot: datetime) -> str:
+    """Fill `{slot}` / `{slot:<strftime>}` placeholders of an output target."""
+
+    def fill(match: re.Match[str]) -> str:
+        fmt = match["fmt"]
+        return slot.strftime(fmt) if fmt else slot.strftime("%Y-%m-%dT%H%MZ")
+
+    return _SLOT_RE.sub(fill, target)
+
+
+def target_path(root: Path, target: str, slot: datetime) -> Path:
+    """The working-tree file of a `file:` or `state:` target, never outside `root`."""
+    scheme, _, rest = expand_target(target, slot).partition(":")
+    if scheme not in {"file", "state"} or not rest:
+        raise DraftTargetError(f"cannot draft into {target!r}", hint="use a file: or state: target")
+    base = root.resolve()
+    path = (base / rest.lstrip("/")).resolve()
+    if not path.is_relative_to(base):
+        raise DraftTargetError(f"the target {target!r} leaves the repository", hint="use a path inside it")
+    return path
+
+
+def read_tag(path: Path) -> Tag | None:
+    try:
+        with path.open("r", encoding="utf-8") as handle:
+            first = handle.readline()
+    except (FileNotFoundError, UnicodeDecodeError):
+        return None
+    return Tag.parse(first)
+
+
+def draft_hash(text: str) -> str:
+    return fingerprint_bytes(text.encode("utf-8"))
+
+
+def find_placed(path: Path, key: str) -> str | None:
+    """The hash of the draft placed under `key` at `path`, or None when no such tag is there."""
+    tag = read_tag(path)
+    if tag is None or tag.key != key:
+        return None
+    body = path.read_text(encoding="utf-8").split("\n", 1)
+    return draft_hash(body[1] if len(body) > 1 else "")
+
+
+def place(path: Path, tag: Tag, text: str) -> str:
+    """Write the draft under its tag, replacing the file atomically; returns the draft's hash."""
+    body = text if text.endswith("\n") else text + "\n"
+    atomic_write(path, tag.line() + "\n" + body, mode=0o644)
+    return draft_hash(body)
+
+
+@dataclass(frozen=True)
+class Observation:
+    state: DraftState
+    approved_text: str | None = None
+
+
+def observe(path: Path, key: str) -> Observation:
+    """What became of the draft placed under `key`: still pending, approved (tag gone), or rejected (file gone)."""
+    if not path.exists():
+        return Observation("rejected")
+    tag = read_tag(path)
+    if tag is None:
+        return Observation("approved", path.read_text(encoding="utf-8"))
+    if tag.key == key:
+        return Observation("pending")
+    return Observation("superseded")
+
+
+def strip_tag(path: Path, key: str) -> str:
+    """Approve as is: delete the tag line of the draft placed under `key`; returns the approved text."""
+    tag = read_tag(path)
+    if tag is None or tag.key != key:
+        raise HzError(f"no pending draft {key} in {path}", hint="hz drafts lists the drafts that wait")
+    text = path.read_text(encoding="utf-8").split("\n", 1)[1]
+    atomic_write(path, text, mode=0o644)
+    return text
+
+
+def withdraw(path: Path, key: str, previous: str | None) -> None:
+    """Reject: put back what the file held before the draft, or remove a file the draft created."""
+    tag = read_tag(path)
+    if tag is None or tag.key != key:
+        raise HzError(f"no pending draft {key} in {path}", hint="hz drafts lists the drafts that wait")
+    if previous is None:
+        path.unlink()
+    else:
+        atomic_write(path, previous, mode=0o644)

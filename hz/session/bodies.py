@@ -1,0 +1,135 @@
+"""Turn bodies `<agent dir>/turns/<turn>.jsonl`: what a turn exchanged, kept for `retention_days`.
+
+A body holds the content the spine never does (model messages, tool calls and results, inputs as
+fetched, a draft's text, diff hunks of lessons). Its first line is a header `{"hz_body": 1, "turn": …}`
+so that pruning can tell a file hz wrote from anything else that lands in the folder. The spine refers
+to a body by turn id and `body_ref(...)` (content hash and size); a body that expired is a gap the user
+sees (`read_body(...).status == "expired"`), never a break in the chain.
+
+API: `append_body(agent_dir, turn, record)` (fsynced, creates the body with its header),
+`body_ref(agent_dir, turn)`, `read_body(agent_dir, turn, expected=None)`,
+`prune_bodies(agent_dir, now=, retention_days=)` which deletes only regular files with hz's header,
+never follows a symlink (O_NOFOLLOW, lstat) and is idempotent.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from hz.canonical import fingerprint_bytes
+from hz.fsio import FILE_MODE, fsync_dir, private_dir
+
+TURNS = "turns"
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+_HEADER_KEY = b'{"hz_body":1,'
+
+
+@dataclass(frozen=True)
+class BodyRef:
+    hash: str
+    size: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"hash": self.hash, "size": self.size}
+
+
+@dataclass
+class BodyRead:
+    status: str  # "present" | "expired" | "changed"
+    records: list[dict[str, Any]] = field(default_factory=list)
+
+
+def body_path(agent_dir: Path, turn: str) -> Path:
+    if not _NAME.match(turn):
+        raise ValueError(f"not a turn id: {turn!r}")
+    return agent_dir / TURNS / f"{turn}.jsonl"
+
+
+def append_body(agent_dir: Path, turn: str, record: dict[str, Any]) -> None:
+    path = body_path(agent_dir, turn)
+    private_dir(path.parent)
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+    fd = os.open(path, flags, FILE_MODE)
+    try:
+        if os.fstat(fd).st_size == 0:
+            os.write(fd, orjson.dumps({"hz_body": 1, "turn": turn}) + b"\n")
+        os.write(fd, orjson.dumps(record) + b"\n")
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    fsync_dir(path.parent)
+
+
+def body_ref(agent_dir: Path, turn: str) -> BodyRef | None:
+    data = _read_nofollow(body_path(agent_dir, turn))
+    return None if data is None else BodyRef(fingerprint_bytes(data), len(data))
+
+
+def read_body(agent_dir: Path, turn: str, expected: str | None = None) -> BodyRead:
+    data = _read_nofollow(body_path(agent_dir, turn))
+    if data is None:
+        return BodyRead("expired")
+    if expected is not None and fingerprint_bytes(data) != expected:
+        return BodyRead("changed")
+    records = [orjson.loads(line) for line in data.splitlines()[1:] if line]
+    return BodyRead("present", records)
+
+
+def _read_nofollow(path: Path) -> bytes | None:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except (FileNotFoundError, OSError):
+        return None
+    with os.fdopen(fd, "rb") as handle:
+        return handle.read()
+
+
+def prune_bodies(agent_dir: Path, *, now: datetime, retention_days: int) -> list[Path]:
+    """Delete bodies older than `retention_days` (0 keeps forever); return what was deleted."""
+    if retention_days <= 0:
+        return []
+    return prune_files(agent_dir / TURNS, ".jsonl", _HEADER_KEY, now - timedelta(days=retention_days))
+
+
+def prune_files(folder: Path, suffix: str, header: bytes, cutoff: datetime) -> list[Path]:
+    """Delete regular files in `folder` named `<id><suffix>` that start with `header` and are older than
+    `cutoff`. Symlinks (the folder itself included) are never followed and never deleted."""
+    try:
+        if not stat.S_ISDIR(os.lstat(folder).st_mode):
+            return []
+    except FileNotFoundError:
+        return []
+    deleted: list[Path] = []
+    limit = cutoff.timestamp()
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            if not entry.name.endswith(suffix) or not _NAME.match(entry.name[: -len(suffix)]):
+                continue
+            if _is_ours_and_old(Path(entry.path), header, limit):
+                os.unlink(entry.path)
+                deleted.append(Path(entry.path))
+    if deleted:
+        fsync_dir(folder)
+    return deleted
+
+
+def _is_ours_and_old(path: Path, header: bytes, limit: float) -> bool:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:  # a symlink (ELOOP), gone already, or unreadable: not ours to delete
+        return False
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_uid != os.getuid() or info.st_mtime >= limit:
+            return False
+        return os.read(fd, len(header)) == header
+    finally:
+        os.close(fd)

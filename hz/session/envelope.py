@@ -1,0 +1,94 @@
+"""One spine line: the envelope `{v, seq, ts, prev, turn, kind, key, data}`.
+
+`format_line` and `parse_line` are exact inverses on the bytes of one line (without its newline).
+JSON escapes every control character inside strings, so a formatted line never holds a raw newline and
+a payload can never smuggle a second line into the spine; `format_line` checks it anyway.
+
+`prev` is `sha256:<hex>` of the previous line's bytes (without the newline), `null` on the first line:
+the chain detects truncation, reordering and hand edits (it is not a defence against tampering).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import orjson
+
+from hz.canonical import fingerprint_bytes
+from hz.errors import HzError
+
+ENVELOPE_VERSION = 1
+_FIELDS = ("v", "seq", "ts", "prev", "turn", "kind", "key", "data")
+
+
+class EnvelopeError(HzError):
+    """A spine line that is not a well-formed envelope."""
+
+
+@dataclass(frozen=True)
+class Envelope:
+    seq: int
+    ts: str
+    prev: str | None
+    kind: str
+    data: dict[str, Any] = field(default_factory=dict)
+    turn: str | None = None
+    key: str | None = None
+    v: int = ENVELOPE_VERSION
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "v": self.v,
+            "seq": self.seq,
+            "ts": self.ts,
+            "prev": self.prev,
+            "turn": self.turn,
+            "kind": self.kind,
+            "key": self.key,
+            "data": self.data,
+        }
+
+
+def format_ts(now: datetime) -> str:
+    """UTC with milliseconds and a `Z`, so timestamps sort as strings."""
+    if now.tzinfo is None:
+        raise ValueError("spine timestamps need an aware datetime")
+    return now.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z"
+
+
+def line_hash(line: bytes) -> str:
+    return fingerprint_bytes(line)
+
+
+def format_line(envelope: Envelope) -> bytes:
+    line = orjson.dumps(envelope.as_dict())
+    if b"\n" in line or b"\r" in line:  # pragma: no cover - orjson escapes control characters
+        raise EnvelopeError("an envelope would span more than one line")
+    return line
+
+
+def parse_line(line: bytes) -> Envelope:
+    """Parse one line (without its newline); raise EnvelopeError when it is not an envelope."""
+    try:
+        raw = orjson.loads(line)
+    except orjson.JSONDecodeError as exc:
+        raise EnvelopeError(f"not JSON: {exc}") from None
+    return envelope_from_dict(raw)
+
+
+def envelope_from_dict(raw: Any) -> Envelope:
+    if not isinstance(raw, dict) or tuple(raw) != _FIELDS:
+        raise EnvelopeError("not an envelope {v, seq, ts, prev, turn, kind, key, data}")
+    v, seq, ts, prev, turn, kind, key, data = (raw[name] for name in _FIELDS)
+    if v != ENVELOPE_VERSION:
+        raise EnvelopeError(f"envelope version {v!r} is not {ENVELOPE_VERSION}")
+    if type(seq) is not int or seq < 1:
+        raise EnvelopeError(f"seq {seq!r} is not a positive integer")
+    if not isinstance(ts, str) or not isinstance(kind, str) or not isinstance(data, dict):
+        raise EnvelopeError("ts and kind must be strings and data an object")
+    for name, value in (("prev", prev), ("turn", turn), ("key", key)):
+        if value is not None and not isinstance(value, str):
+            raise EnvelopeError(f"{name} must be a string or null")
+    return Envelope(seq=seq, ts=ts, prev=prev, kind=kind, data=data, turn=turn, key=key, v=v)

@@ -1,0 +1,318 @@
+"""The spine `<agent dir>/session.jsonl`: append-only, hash-chained, fsynced, one writer at a time.
+
+API (others build on it, keep it stable):
+
+- `read_spine(path, offset=0, head=None, last_seq=0) -> SpineRead`: the events (unknown kinds skipped,
+  old kinds migrated) and the problems found. Reading from `offset` with the `head` hash and `last_seq`
+  seen so far continues a chain without rereading it (the index's catch-up).
+- `SpineWriter.open(agent_dir, timeout=…)`: takes the exclusive flock on `<agent dir>/lock`, waiting at
+  most `timeout` seconds before raising `LockTimeout`; `append(kind, data, turn=, key=, now=)` writes
+  one line, fsyncs it and returns its `Envelope`; `close()` releases the lock.
+
+Crash rules: a torn last line (bytes after the last newline) is reported and ignored by readers and cut
+off by the next writer, which records `spine.repaired`. A line edited, removed or moved in the middle
+breaks the chain: the reader reports it with its seq and returns only what precedes it.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from hz.errors import HzError, LockTimeout
+from hz.fsio import FILE_MODE, fsync_dir
+from hz.session.envelope import Envelope, EnvelopeError, format_line, format_ts, line_hash, parse_line
+from hz.session.kinds import KINDS
+from hz.session.migrate import migrate
+
+SPINE = "session.jsonl"
+LOCK = "lock"
+_POLL_S = 0.005
+
+
+class SpineError(HzError):
+    """An event could not be appended (bad payload, unwritable file)."""
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Something a reader found: `torn` (ignored tail), `broken` (chain ends at `seq`)."""
+
+    kind: str
+    seq: int | None
+    offset: int
+    message: str
+
+    def render(self) -> str:
+        where = f"seq {self.seq}" if self.seq is not None else f"byte {self.offset}"
+        return f"{where}: {self.message}"
+
+
+@dataclass
+class SpineRead:
+    events: list[Envelope] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    end: int = 0  # byte offset just after the last line that was read and trusted
+    head: str | None = None  # hash of that line
+    last_seq: int = 0
+    skipped: int = 0  # lines of unknown kinds
+
+    @property
+    def broken_at(self) -> int | None:
+        return next((p.seq for p in self.problems if p.kind == "broken"), None)
+
+
+def read_spine(path: Path, *, offset: int = 0, head: str | None = None, last_seq: int = 0) -> SpineRead:
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(offset)
+            data = handle.read()
+    except FileNotFoundError:
+        return SpineRead(end=offset, head=head, last_seq=last_seq)
+    return parse_spine(data, offset=offset, head=head, last_seq=last_seq)
+
+
+def parse_spine(data: bytes, *, offset: int = 0, head: str | None = None, last_seq: int = 0) -> SpineRead:
+    """Verify and parse spine bytes that start at `offset`, continuing a chain that ends in `head`.
+
+    A line is trusted once the next line's `prev` confirms it (or it is the last one): when a line's
+    `prev` does not match, the line before it is the one that changed, and it is left out too.
+    """
+    result = SpineRead(end=offset, head=head, last_seq=last_seq)
+    chain_head, chain_seq = head, last_seq
+    held: tuple[Envelope, int, str] | None = None
+    position = 0
+    while position < len(data):
+        newline = data.find(b"\n", position)
+        if newline < 0:
+            result.problems.append(Problem("torn", None, offset + position, "torn last line ignored"))
+            break
+        line, at = data[position:newline], offset + position
+        try:
+            envelope = parse_line(line)
+        except EnvelopeError as exc:
+            return _broken(result, held, chain_seq + 1, at, f"not a valid envelope ({exc.message})")
+        if envelope.seq != chain_seq + 1:
+            why = f"found seq {envelope.seq} where seq {chain_seq + 1} belongs (a line was removed or moved)"
+            return _broken(result, held, chain_seq + 1, at, why)
+        if envelope.prev != chain_head:
+            if held is None:
+                return _broken(result, None, envelope.seq, at, "the line does not continue the chain")
+            result.problems.append(Problem("broken", held[0].seq, at, "the line was changed after it was written"))
+            return result
+        if held is not None:
+            _accept(result, held)
+        held = (envelope, offset + newline + 1, line_hash(line))
+        chain_head, chain_seq = held[2], envelope.seq
+        position = newline + 1
+    if held is not None:
+        _accept(result, held)
+    return result
+
+
+def _broken(result: SpineRead, held: tuple[Envelope, int, str] | None, seq: int, at: int, why: str) -> SpineRead:
+    if held is not None:
+        _accept(result, held)
+    result.problems.append(Problem("broken", seq, at, why))
+    return result
+
+
+def _accept(result: SpineRead, held: tuple[Envelope, int, str]) -> None:
+    envelope, result.end, result.head = held
+    result.last_seq = envelope.seq
+    kind, data = migrate(envelope.kind, envelope.data)
+    if kind not in KINDS:
+        result.skipped += 1
+        return
+    if kind != envelope.kind or data is not envelope.data:
+        envelope = Envelope(envelope.seq, envelope.ts, envelope.prev, kind, data, envelope.turn, envelope.key)
+    result.events.append(envelope)
+
+
+# --- the writer ----------------------------------------------------------------------------------
+
+Listener = Callable[[Envelope, int, str], None]
+
+
+class SpineWriter:
+    """The one writer of a spine, holding its lock from `open` to `close`."""
+
+    def __init__(self, directory: Path, lock_fd: int, fd: int, *, created: bool, validate: bool) -> None:
+        self.directory = directory
+        self._lock_fd = lock_fd
+        self._fd = fd
+        self._created = created
+        self._validate = validate
+        self.size = 0
+        self.last_seq = 0
+        self.head: str | None = None
+        self.listeners: list[Listener] = []
+        self._repair: dict[str, Any] | None = None
+
+    @classmethod
+    def open(
+        cls,
+        directory: Path,
+        *,
+        timeout: float = 10.0,
+        validate: bool = True,
+        listeners: list[Listener] | None = None,
+        now: datetime | None = None,
+    ) -> SpineWriter:
+        """Lock, read the tail, cut a torn line off and record that (through `listeners` too)."""
+        lock_fd = _lock(directory / LOCK, timeout)
+        try:
+            path = directory / SPINE
+            created = not path.exists()
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC, FILE_MODE)
+        except BaseException:
+            os.close(lock_fd)
+            raise
+        writer = cls(directory, lock_fd, fd, created=created, validate=validate)
+        try:
+            writer.listeners.extend(listeners or [])
+            writer._load_tail()
+            if writer._repair is not None:
+                writer.append("spine.repaired", writer._repair, now=now)
+                writer._repair = None
+        except BaseException:
+            writer.close()
+            raise
+        return writer
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            os.close(self._lock_fd)  # closing the descriptor releases the flock
+            self._fd = self._lock_fd = -1
+
+    def __enter__(self) -> SpineWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def append(
+        self,
+        kind: str,
+        data: dict[str, Any] | None = None,
+        *,
+        turn: str | None = None,
+        key: str | None = None,
+        now: datetime | None = None,
+    ) -> Envelope:
+        payload = _validated(kind, data or {}) if self._validate else dict(data or {})
+        moment = now if now is not None else datetime.now(UTC)
+        envelope = Envelope(self.last_seq + 1, format_ts(moment), self.head, kind, payload, turn, key)
+        line = format_line(envelope)
+        _write_all(self._fd, line + b"\n")
+        os.fdatasync(self._fd)
+        if self._created:  # the new file's directory entry must be durable too, once
+            fsync_dir(self.directory)
+            self._created = False
+        self.size += len(line) + 1
+        self.last_seq, self.head = envelope.seq, line_hash(line)
+        for listener in self.listeners:
+            listener(envelope, self.size, self.head)
+        return envelope
+
+    def _load_tail(self) -> None:
+        size = os.fstat(self._fd).st_size
+        end, last_line = _last_line(self._fd, size)
+        if end < size:
+            self._cut(end, size)
+        self.size = end
+        if last_line is None:
+            return
+        self.head = line_hash(last_line)
+        try:
+            self.last_seq = parse_line(last_line).seq
+        except EnvelopeError:
+            self.last_seq = _highest_seq(self.directory / SPINE)
+
+    def _cut(self, end: int, size: int) -> None:
+        torn = os.pread(self._fd, size - end, end)
+        os.ftruncate(self._fd, end)
+        os.fsync(self._fd)
+        self._repair = {"offset": end, "dropped_bytes": size - end, "dropped_hash": line_hash(torn)}
+
+
+def _validated(kind: str, data: dict[str, Any]) -> dict[str, Any]:
+    from pydantic import ValidationError
+
+    from hz.session.vocabulary import validate_payload
+
+    try:
+        return validate_payload(kind, data)
+    except (ValueError, ValidationError) as exc:
+        raise SpineError(f"refused to append {kind}: {_first_error(exc)}") from None
+
+
+def _first_error(exc: Exception) -> str:
+    errors = getattr(exc, "errors", None)
+    if callable(errors):
+        first = errors()[0]
+        loc = ".".join(str(part) for part in first["loc"])
+        return f"{loc}: {first['msg']}" if loc else str(first["msg"])
+    return str(exc)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+def _last_line(fd: int, size: int) -> tuple[int, bytes | None]:
+    """(offset after the last newline, the last complete line) reading backwards in chunks."""
+    chunk = 65536
+    start = size
+    tail = b""
+    while start > 0:
+        start = max(0, start - chunk)
+        tail = os.pread(fd, size - start, start)
+        last_nl = tail.rfind(b"\n")
+        if last_nl < 0:
+            continue
+        before = tail.rfind(b"\n", 0, last_nl)
+        if before >= 0 or start == 0:
+            return start + last_nl + 1, tail[before + 1 : last_nl]
+    return 0, None
+
+
+def _highest_seq(path: Path) -> int:
+    seq = 0
+    for raw in path.read_bytes().split(b"\n")[:-1]:
+        try:
+            seq = max(seq, parse_line(raw).seq)
+        except EnvelopeError:
+            continue
+    return seq
+
+
+def _lock(path: Path, timeout: float) -> int:
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, FILE_MODE)
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return fd
+        except OSError as exc:
+            if exc.errno not in (errno.EAGAIN, errno.EACCES):
+                os.close(fd)
+                raise
+        if time.monotonic() >= deadline:
+            os.close(fd)
+            raise LockTimeout(
+                f"the session in {path.parent} is held by another hz process (waited {timeout:g} s)",
+                hint="it is released when that turn ends; a chat message waits in the inbox meanwhile",
+            )
+        time.sleep(_POLL_S)

@@ -1,0 +1,214 @@
+"""The spine: chain, fsync, one writer, torn and edited lines, unknown and old kinds."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+import orjson
+import pytest
+
+from hz.errors import LockTimeout
+from hz.session.envelope import Envelope, format_line, line_hash, parse_line
+from hz.session.spine import SPINE, SpineError, SpineWriter, read_spine
+
+NOW = datetime(2026, 10, 30, 15, 0, tzinfo=UTC)
+USAGE = {"kind": "summary", "tokens": 10, "usd": 0.01}
+
+
+def _append(directory: Path, count: int) -> None:
+    with SpineWriter.open(directory) as writer:
+        for _ in range(count):
+            writer.append("usage", USAGE, now=NOW)
+
+
+def _lines(directory: Path) -> list[bytes]:
+    return (directory / SPINE).read_bytes().split(b"\n")[:-1]
+
+
+def test_append_chains_every_line_to_the_previous_one(tmp_path: Path) -> None:
+    _append(tmp_path, 3)
+    lines = _lines(tmp_path)
+    envelopes = [parse_line(line) for line in lines]
+    assert [e.seq for e in envelopes] == [1, 2, 3]
+    assert envelopes[0].prev is None
+    assert envelopes[1].prev == line_hash(lines[0])
+    assert envelopes[2].prev == line_hash(lines[1])
+    assert envelopes[0].ts == "2026-10-30T15:00:00.000Z"
+    assert orjson.loads(lines[0]) == {
+        "v": 1, "seq": 1, "ts": "2026-10-30T15:00:00.000Z", "prev": None, "turn": None, "kind": "usage",
+        "key": None, "data": {"kind": "summary", "tokens": 10, "tokens_cached": 0, "usd": 0.01},
+    }  # fmt: skip
+    assert oct((tmp_path / SPINE).stat().st_mode & 0o777) == "0o600"
+
+
+def test_a_reopened_writer_continues_the_chain(tmp_path: Path) -> None:
+    _append(tmp_path, 2)
+    _append(tmp_path, 2)
+    read = read_spine(tmp_path / SPINE)
+    assert [e.seq for e in read.events] == [1, 2, 3, 4]
+    assert read.problems == []
+
+
+def test_a_payload_that_would_smuggle_a_line_stays_one_line(tmp_path: Path) -> None:
+    with SpineWriter.open(tmp_path) as writer:
+        writer.append("question.asked", {"key": "k", "question": 'ok"}\n{"v":1,"seq":2'})
+    assert len(_lines(tmp_path)) == 1
+    assert read_spine(tmp_path / SPINE).events[0].data["question"] == 'ok"}\n{"v":1,"seq":2'
+
+
+def test_a_bad_payload_is_refused_and_nothing_is_written(tmp_path: Path) -> None:
+    with SpineWriter.open(tmp_path) as writer, pytest.raises(SpineError) as info:
+        writer.append("lesson.recorded", {"lesson_id": "l1"})
+    assert info.value.message == "refused to append lesson.recorded: sentence: Field required"
+    assert (tmp_path / SPINE).read_bytes() == b""
+
+
+def test_a_torn_last_line_is_ignored_then_cut_and_recorded(tmp_path: Path) -> None:
+    _append(tmp_path, 2)
+    size = (tmp_path / SPINE).stat().st_size
+    with open(tmp_path / SPINE, "ab") as handle:
+        handle.write(b'{"v":1,"seq":3,"ts":"2026-')
+    read = read_spine(tmp_path / SPINE)
+    assert [e.seq for e in read.events] == [1, 2]
+    assert [p.render() for p in read.problems] == [f"byte {size}: torn last line ignored"]
+    _append(tmp_path, 1)
+    read = read_spine(tmp_path / SPINE)
+    assert read.problems == []
+    assert [(e.seq, e.kind) for e in read.events] == [(1, "usage"), (2, "usage"), (3, "spine.repaired"), (4, "usage")]
+    assert read.events[2].data == {
+        "offset": size, "dropped_bytes": 26, "dropped_hash": line_hash(b'{"v":1,"seq":3,"ts":"2026-'),
+    }  # fmt: skip
+
+
+def test_a_hand_edited_line_is_found_with_its_seq(tmp_path: Path) -> None:
+    _append(tmp_path, 5)
+    lines = _lines(tmp_path)
+    lines[2] = lines[2].replace(b'"tokens":10', b'"tokens":99')
+    (tmp_path / SPINE).write_bytes(b"\n".join(lines) + b"\n")
+    read = read_spine(tmp_path / SPINE)
+    assert [e.seq for e in read.events] == [1, 2]
+    assert [p.render() for p in read.problems] == ["seq 3: the line was changed after it was written"]
+    assert read.broken_at == 3
+
+
+def test_a_removed_or_moved_line_is_found_with_its_seq(tmp_path: Path) -> None:
+    _append(tmp_path, 5)
+    lines = _lines(tmp_path)
+    lines[1], lines[3] = lines[3], lines[1]
+    (tmp_path / SPINE).write_bytes(b"\n".join(lines) + b"\n")
+    read = read_spine(tmp_path / SPINE)
+    assert [e.seq for e in read.events] == [1]
+    assert [p.render() for p in read.problems] == [
+        "seq 2: found seq 4 where seq 2 belongs (a line was removed or moved)"
+    ]
+
+
+def test_unknown_kinds_are_skipped_and_old_shapes_migrated_without_rewriting(tmp_path: Path) -> None:
+    first = Envelope(1, "2026-10-30T15:00:00.000Z", None, "turn.started", {"cause": "schedule", "contract_version": 1})
+    second = Envelope(2, "2026-10-30T15:00:01.000Z", line_hash(format_line(first)), "telepathy.sent", {"x": 1})
+    third = Envelope(3, "2026-10-30T15:00:02.000Z", line_hash(format_line(second)), "turn.finished",
+                     {"disposition": "skipped", "cause": "schedule"})  # fmt: skip
+    raw = b"".join(format_line(e) + b"\n" for e in (first, second, third))
+    (tmp_path / SPINE).write_bytes(raw)
+    read = read_spine(tmp_path / SPINE)
+    assert [(e.seq, e.kind) for e in read.events] == [(1, "turn.started"), (3, "turn.finished")]
+    assert read.events[0].data["causes"] == ["schedule"]
+    assert read.events[1].data["causes"] == ["schedule"]
+    assert read.skipped == 1
+    assert read.problems == []
+    assert (tmp_path / SPINE).read_bytes() == raw
+
+
+def test_a_second_writer_waits_then_fails_clearly(tmp_path: Path) -> None:
+    with SpineWriter.open(tmp_path), pytest.raises(LockTimeout) as info:
+        SpineWriter.open(tmp_path, timeout=0.05)
+    assert info.value.message == f"the session in {tmp_path} is held by another hz process (waited 0.05 s)"
+    assert info.value.hint == "it is released when that turn ends; a chat message waits in the inbox meanwhile"
+
+
+def test_the_lock_is_held_across_processes(tmp_path: Path) -> None:
+    holder = subprocess.Popen(
+        [sys.executable, "-c", _HOLD, str(tmp_path)], stdout=subprocess.PIPE, stdin=subprocess.PIPE
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == b"locked\n"
+        with pytest.raises(LockTimeout):
+            SpineWriter.open(tmp_path, timeout=0.05)
+    finally:
+        holder.communicate(b"\n", timeout=10)
+    _append(tmp_path, 1)
+    assert [e.seq for e in read_spine(tmp_path / SPINE).events] == [1]
+
+
+_HOLD = """
+import sys
+from pathlib import Path
+from hz.session.spine import SpineWriter
+with SpineWriter.open(Path(sys.argv[1])):
+    print("locked", flush=True)
+    sys.stdin.readline()
+"""
+
+_APPENDER = """
+import sys
+from pathlib import Path
+from hz.session.spine import SpineWriter
+directory, label, count = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+for i in range(count):
+    with SpineWriter.open(directory, timeout=30) as writer:
+        writer.append("effect.started", {"key": f"{label}-{i}", "effect": "count"})
+"""
+
+
+@pytest.mark.slow
+def test_two_processes_appending_at_once_never_interleave_lose_or_reuse(tmp_path: Path) -> None:
+    procs = [subprocess.Popen([sys.executable, "-c", _APPENDER, str(tmp_path), label, "60"]) for label in ("a", "b")]
+    assert [p.wait(timeout=60) for p in procs] == [0, 0]
+    read = read_spine(tmp_path / SPINE)
+    assert read.problems == []
+    assert [e.seq for e in read.events] == list(range(1, 121))
+    keys = [e.data["key"] for e in read.events]
+    assert sorted(keys) == sorted([f"a-{i}" for i in range(60)] + [f"b-{i}" for i in range(60)])
+    assert [k for k in keys if k.startswith("a")] == [f"a-{i}" for i in range(60)]
+
+
+_KILLED = """
+import sys
+from pathlib import Path
+from hz.session.spine import SpineWriter
+directory = Path(sys.argv[1])
+with SpineWriter.open(directory, timeout=30) as writer:
+    writer.append("effect.started", {"key": "k-0", "effect": "count"})
+    print("go", flush=True)
+    i = 1
+    while True:
+        writer.append("effect.started", {"key": f"k-{i}", "effect": "count"})
+        i += 1
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("delay", [0.05, 0.2])
+def test_kill_9_in_the_middle_of_appends_leaves_a_readable_chain(tmp_path: Path, delay: float) -> None:
+    proc = subprocess.Popen([sys.executable, "-c", _KILLED, str(tmp_path)], stdout=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stdout.readline() == b"go\n"
+    time.sleep(delay)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=10)
+    proc.stdout.close()
+    read = read_spine(tmp_path / SPINE)
+    assert read.broken_at is None
+    count = len(read.events)
+    assert count > 0
+    assert [e.data["key"] for e in read.events] == [f"k-{i}" for i in range(count)]
+    _append(tmp_path, 1)  # the next writer continues the chain, cutting a torn line if there was one
+    after = read_spine(tmp_path / SPINE)
+    assert after.problems == []
+    assert after.events[-1].seq == after.last_seq
+    assert [e.seq for e in after.events] == list(range(1, after.last_seq + 1))

@@ -1,0 +1,118 @@
+"""Where contracts live: the four layers, their namespaces, and finding the files in each.
+
+| layer   | directory                                  | namespace   | scopes allowed   |
+|---------|--------------------------------------------|-------------|------------------|
+| team    | `workflows/` at the repository root        | `team`      | personal, team   |
+| project | `.heinzel/workflows/` beside an `hz.toml`  | `project`   | personal         |
+| user    | `<config home>/workflows/`                 | `me`        | personal         |
+| module  | `<package>/workflows/` shipped as data     | module name | personal, team   |
+
+A bare name resolves in that order (team first). Which contract may replace which is in `names.py`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from importlib.resources import files
+from pathlib import Path
+from typing import Literal
+
+from hz.config import config_home
+
+LayerKind = Literal["team", "project", "user", "module"]
+RESOLUTION_ORDER: tuple[LayerKind, ...] = ("team", "project", "user", "module")
+SUFFIX = ".prose.md"
+DEFAULTS_FILE = "_defaults.yaml"
+PROJECT_MARKER = "hz.toml"
+
+# Packages that ship contracts as package data, by namespace.
+MODULES: Mapping[str, str] = {"hz": "hz"}
+
+
+@dataclass(frozen=True)
+class Layer:
+    kind: LayerKind
+    namespace: str
+    directory: Path
+    base: Path | None  # diagnostics show paths relative to this (the repository root); None: absolute
+
+    @property
+    def rank(self) -> int:
+        return RESOLUTION_ORDER.index(self.kind)
+
+    @property
+    def local(self) -> bool:
+        """Project and user layers belong to one person's machine."""
+        return self.kind in ("project", "user")
+
+
+@dataclass(frozen=True)
+class ContractFile:
+    layer: Layer
+    path: Path
+
+    @property
+    def name(self) -> str:
+        return self.path.name[: -len(SUFFIX)]
+
+    @property
+    def qualified_name(self) -> str:
+        return f"{self.layer.namespace}:{self.name}"
+
+    @property
+    def display(self) -> str:
+        """The path as diagnostics and CODEOWNERS show it."""
+        if self.layer.base is not None:
+            try:
+                return self.path.relative_to(self.layer.base).as_posix()
+            except ValueError:
+                pass
+        return str(self.path)
+
+
+def discover_layers(
+    root: Path | None, environ: Mapping[str, str] = os.environ, *, cwd: Path | None = None
+) -> list[Layer]:
+    """Every layer that exists, in resolution order. `root` is the repository (None outside one)."""
+    layers: list[Layer] = []
+    if root is not None:
+        layers.append(Layer("team", "team", root / "workflows", root))
+        if (project := find_project(root, cwd)) is not None:
+            layers.append(Layer("project", "project", project / ".heinzel" / "workflows", root))
+    layers.append(Layer("user", "me", config_home(environ) / "workflows", None))
+    for namespace, package in sorted(MODULES.items()):
+        layers.append(Layer("module", namespace, Path(str(files(package).joinpath("workflows"))), None))
+    return [layer for layer in layers if layer.directory.is_dir()]
+
+
+def find_project(root: Path, cwd: Path | None = None) -> Path | None:
+    """The nearest directory holding an `hz.toml`, from `cwd` up to the repository root."""
+    here = (cwd or Path.cwd()).resolve()
+    top = root.resolve()
+    chain = [here, *here.parents] if here.is_relative_to(top) else [top]
+    for candidate in chain:
+        if (candidate / PROJECT_MARKER).is_file():
+            return candidate
+        if candidate == top:
+            break
+    return None
+
+
+def contract_files(layer: Layer) -> list[ContractFile]:
+    """The `*.prose.md` files directly in the layer's directory, sorted by name."""
+    return [
+        ContractFile(layer, path)
+        for path in sorted(layer.directory.iterdir())
+        if path.name.endswith(SUFFIX) and path.is_file() and len(path.name) > len(SUFFIX)
+    ]
+
+
+def layer_of(path: Path, layers: list[Layer]) -> Layer | None:
+    """The layer whose directory holds `path` directly."""
+    resolved = path.resolve()
+    for layer in layers:
+        if resolved.parent == layer.directory.resolve():
+            return layer
+    return None

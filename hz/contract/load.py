@@ -1,0 +1,193 @@
+"""Loading a contract: text in, a compiled `Contract` or diagnostics out, never an exception.
+
+The steps, in order: normalize (NFC, LF), split the frontmatter (either form), load the YAML strictly,
+read `hz.schema` and migrate, apply directory defaults, validate the frontmatter (stage 1), parse the
+body and check it against the frontmatter (stage 2), then fingerprint. Stage 3 (registry, layers,
+graph) needs every contract at once and lives in `hz.contract.resolve` and `hz.contract.project`.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from hz.contract.fingerprint import contract_fingerprint, section_fingerprints, source_fingerprint
+from hz.contract.model import ContractFrontmatter
+from hz.contract.sections import Section
+from hz.contract.validate import Locator
+from hz.diagnostic import Diagnostic, has_errors
+
+SUFFIX = ".prose.md"
+
+
+@dataclass(frozen=True)
+class Contract:
+    """A contract that passed stages 1 and 2: its model, its sections and its fingerprints."""
+
+    path: Path
+    namespace: str
+    name: str
+    frontmatter: ContractFrontmatter  # migrated, defaults filled
+    sections: Mapping[str, Section]  # normalized section name ("done when") -> Section
+    text: str  # canonical full text, `---` form
+    source_fingerprint: str
+    contract_fingerprint: str
+    section_fingerprints: Mapping[str, str]
+    title: str | None = None  # the optional `#` title of the body
+    form: str = "file"  # how the frontmatter was written: "file" (---) or "embedded" (```yaml)
+    _where: Locator | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def qualified_name(self) -> str:
+        return f"{self.namespace}:{self.name}"
+
+    def locate(self, loc: tuple[str | int, ...]) -> tuple[int, int]:
+        """1-based line and column of the YAML node at `loc` (its nearest existing ancestor if absent)."""
+        return self._where.value(loc) if self._where else (1, 1)
+
+    def locate_key(self, loc: tuple[str | int, ...]) -> tuple[int, int]:
+        """Like `locate`, but the position of the key itself (where an unknown or extra key is named)."""
+        return self._where.key(loc) if self._where else (1, 1)
+
+
+@dataclass(frozen=True)
+class LoadResult:
+    contract: Contract | None  # None when an error prevents compiling
+    diagnostics: tuple[Diagnostic, ...]
+
+    @property
+    def ok(self) -> bool:
+        return not has_errors(self.diagnostics)
+
+
+def stem_of(path: Path) -> str:
+    """`weekly-digest.prose.md` -> `weekly-digest` (the name a contract's `name` must equal)."""
+    name = path.name
+    return name[: -len(SUFFIX)] if name.endswith(SUFFIX) else path.stem
+
+
+def load_contract(
+    path: Path, *, text: str | None = None, namespace: str = "team", defaults: Mapping[str, Any] | None = None
+) -> LoadResult:
+    """Load the contract at `path` (or `text`, read from there); its name must equal the file stem."""
+    if text is None:
+        try:
+            text = path.read_bytes().decode("utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            reason = "is not UTF-8" if isinstance(exc, UnicodeDecodeError) else f"cannot be read: {exc.strerror}"
+            return _failed(str(path), 1, 1, "HZC001", f"the file {reason}", "save the contract as UTF-8 text")
+    return _load(text, path=path, namespace=namespace, defaults=defaults, stem=stem_of(path))
+
+
+def load_text(
+    text: str, *, path: str = "<text>", namespace: str = "team", defaults: Mapping[str, Any] | None = None
+) -> LoadResult:
+    """Load a contract from text; `path` is only a label for diagnostics, so no file-name check."""
+    return _load(text, path=Path(path), namespace=namespace, defaults=defaults, stem=None)
+
+
+def _load(text: str, *, path: Path, namespace: str, defaults: Mapping[str, Any] | None, stem: str | None) -> LoadResult:
+    from hz.contract import text as texts
+    from hz.contract.bodycheck import check_body
+    from hz.contract.migrate import SchemaTooNew, migrate
+    from hz.contract.sections import parse_body
+    from hz.contract.validate import check_frontmatter
+    from hz.contract.yamlload import YamlMarks, YamlProblem, load_mapping
+
+    label = str(path)
+    text = texts.normalize(text)
+    split = texts.split_frontmatter(text)
+    if split is None:
+        return _failed(
+            label,
+            1,
+            1,
+            "HZC001",
+            "no frontmatter: the file must start with a --- line or a ```yaml block",
+            "start the file with the frontmatter between two --- lines (`hz workflow new` writes a skeleton)",
+        )
+    where = Locator(YamlMarks(split.yaml), split.yaml_line)
+    try:
+        data = load_mapping(split.yaml)
+    except YamlProblem as problem:
+        hint = "quote the key, or remove the duplicate" if problem.code == "HZC004" else "fix the YAML syntax"
+        return _failed(
+            label, split.yaml_line + problem.line - 1, problem.column, problem.code, problem.message, hint, problem.loc
+        )
+    try:
+        data = migrate(data)
+    except SchemaTooNew as exc:
+        line, column = where.value(("hz", "schema"))
+        return _failed(label, line, column, "HZC003", str(exc), "update hz (`hz system update`) to read this contract")
+    data = apply_defaults(data, defaults)
+    frontmatter, found = check_frontmatter(data, path=label, stem=stem, where=where)
+    if frontmatter is None:
+        return LoadResult(None, tuple(found))
+    body = parse_body(split.body, split.body_line)
+    found += check_body(frontmatter, body, path=label, body_line=split.body_line, where=where.value)
+    if has_errors(found):
+        return LoadResult(None, tuple(found))
+    sections = {s.name: s for s in reversed(body.sections)}  # reversed: the first of duplicates wins
+    section_fps = section_fingerprints(body.sections)
+    canonical = texts.canonical_text(split.yaml, body.canonical)
+    contract = Contract(
+        path=path,
+        namespace=namespace,
+        name=frontmatter.name,
+        frontmatter=frontmatter,
+        sections=MappingProxyType({s.name: sections[s.name] for s in body.sections if s.name in sections}),
+        text=canonical,
+        source_fingerprint=source_fingerprint(canonical),
+        contract_fingerprint=contract_fingerprint(frontmatter, section_fps),
+        section_fingerprints=MappingProxyType(section_fps),
+        title=body.title,
+        form=split.form,
+        _where=where,
+    )
+    return LoadResult(contract, tuple(found))
+
+
+def _failed(
+    path: str, line: int, column: int, code: str, message: str, hint: str, loc: str = "frontmatter"
+) -> LoadResult:
+    return LoadResult(None, (Diagnostic(path, line, column, code, "error", loc, message, hint),))
+
+
+def apply_defaults(data: dict[str, Any], defaults: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Deep-merge directory defaults (the `hz:` mapping of `_defaults.yaml`) under the file's own keys.
+
+    `tz` is not a key of `hz:`: it is the time zone of every schedule entry that names none.
+    """
+    if not defaults or not isinstance(data.get("hz"), dict):
+        return data
+    extra = {key: value for key, value in defaults.items() if key != "tz"}
+    hz = _merge(extra, data["hz"])
+    zone = defaults.get("tz")
+    if isinstance(zone, str) and "schedule" in hz:
+        hz["schedule"] = _with_zone(hz["schedule"], zone)
+    return {**data, "hz": hz}
+
+
+def _merge(under: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
+    out = copy.deepcopy(dict(under))
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def _with_zone(schedule: Any, zone: str) -> Any:
+    def one(entry: Any) -> Any:
+        if isinstance(entry, str):
+            return {"cron": entry, "tz": zone}
+        if isinstance(entry, dict) and "tz" not in entry:
+            return {**entry, "tz": zone}
+        return entry
+
+    return [one(e) for e in schedule] if isinstance(schedule, list) else one(schedule)

@@ -1,0 +1,47 @@
+"""Schema migration of frontmatter: pure functions from schema N to N+1, applied before validation.
+
+`hz.schema` is read first. A contract written for an older schema is lifted step by step to the
+newest one this hz reads, so its fingerprints are computed over the migrated model and survive the
+migration. A schema newer than ours is HZC003: this hz cannot know what it means.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from typing import Any
+
+from hz.contract.model import SCHEMA_VERSION
+
+Migration = Callable[[dict[str, Any]], dict[str, Any]]
+
+# MIGRATIONS[n] lifts schema n to n + 1. Schema 1 is the first, so there is nothing to lift yet; the
+# next schema adds `migrate_1_to_2` here and bumps SCHEMA_VERSION in hz.contract.model.
+MIGRATIONS: dict[int, Migration] = {}
+
+
+class SchemaTooNew(Exception):
+    def __init__(self, found: int) -> None:
+        super().__init__(f"hz.schema is {found}, but this hz reads schema {SCHEMA_VERSION} at most")
+        self.found = found
+
+
+def schema_of(data: dict[str, Any]) -> int | None:
+    """The declared `hz.schema`, or None when it is missing or not a whole number (validation says so)."""
+    hz = data.get("hz")
+    value = hz.get("schema") if isinstance(hz, dict) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def migrate(data: dict[str, Any]) -> dict[str, Any]:
+    """`data` lifted to SCHEMA_VERSION; the input is never modified. Raises SchemaTooNew."""
+    found = schema_of(data)
+    if found is None or found == SCHEMA_VERSION or found < 1:
+        return data
+    if found > SCHEMA_VERSION:
+        raise SchemaTooNew(found)
+    out = copy.deepcopy(data)
+    for version in range(found, SCHEMA_VERSION):
+        out = MIGRATIONS[version](out)
+        out["hz"]["schema"] = version + 1
+    return out

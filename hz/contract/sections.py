@@ -1,0 +1,202 @@
+"""The Markdown body of a contract: its sections, facets and items, and its canonical form.
+
+The body is parsed once with markdown-it-py. Headings are matched by text, not level: a leading title
+that is alone on its level is the document title, and the shallowest level of the remaining headings
+counts as `###` (one deeper as `####`). The canonical form rewrites every heading as ATX at its
+normalized level and every bullet marker as `-`, so cosmetic edits do not change a fingerprint.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from hz.contract.text import strip_comments, tidy
+
+SECTION_LEVEL = 3
+FACET_LEVEL = 4
+_ITEM = re.compile(r"^(`+)(?P<name>[^`]+?)\1\s*:?\s*(?P<text>.*)$", re.DOTALL)
+_BULLET = re.compile(r"^(?P<lead>[ \t]*(?:>[ \t]?)*[ \t]*)[*+-](?=[ \t]|$)")
+
+
+@dataclass(frozen=True)
+class Item:
+    """A backticked list item, `- \\`name\\`: text`, and the `####` facets written under it."""
+
+    name: str
+    text: str
+    line: int
+    facets: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Facet:
+    name: str
+    text: str
+    line: int
+    item: str | None  # the item it follows in its section, if any
+
+
+@dataclass(frozen=True)
+class Section:
+    """One `###` section: `name` is the normalized heading text, `text` its intent text (no comments)."""
+
+    name: str
+    heading: str
+    text: str
+    line: int
+    items: Mapping[str, Item]
+    facets: tuple[Facet, ...]
+    list_items: int  # how many list items of any kind the section holds (Done when needs one)
+
+
+@dataclass(frozen=True)
+class Body:
+    title: str | None
+    sections: tuple[Section, ...]  # in file order, duplicates included
+    canonical: str  # the whole body in canonical form, comments kept
+
+
+@dataclass(frozen=True)
+class _Heading:
+    index: int  # line index within the body
+    level: int  # normalized
+    text: str
+
+
+def section_key(heading: str) -> str:
+    """How a heading is matched: case-insensitive, spaces collapsed, no trailing colon."""
+    return " ".join(heading.replace("`", "").split()).rstrip(":").strip().lower()
+
+
+@cache
+def _markdown() -> Any:
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark")
+
+
+def parse_body(body: str, first_line: int = 1) -> Body:
+    """Parse a normalized body whose first line is line `first_line` of the file."""
+    tokens = _markdown().parse(body)
+    lines: list[str | None] = list(body.split("\n"))
+    headings = _normalize_headings(tokens, lines)
+    _canonical_bullets(tokens, lines)
+    title = headings[0].text if headings and headings[0].level < SECTION_LEVEL else None
+    sections = _sections(tokens, lines, headings, first_line)
+    canonical = tidy("\n".join(line for line in lines if line is not None))
+    return Body(title, tuple(sections), canonical)
+
+
+def _normalize_headings(tokens: list[Any], lines: list[str | None]) -> list[_Heading]:
+    found = [
+        (token.map[0], token.map[1], int(token.tag[1]), tokens[i + 1].content.strip())
+        for i, token in enumerate(tokens)
+        if token.type == "heading_open" and token.level == 0 and token.map
+    ]
+    levels = [level for _, _, level, _ in found]
+    has_title = bool(found) and levels.count(levels[0]) == 1 and min(levels) == levels[0] and len(found) > 1
+    if has_title and section_key(found[0][3]) in KNOWN_NAMES:
+        has_title = False
+    rest = levels[1:] if has_title else levels
+    shift = (min(rest) if rest else SECTION_LEVEL) - SECTION_LEVEL
+    out: list[_Heading] = []
+    for position, (start, end, level, text) in enumerate(found):
+        normalized = 1 if has_title and position == 0 else min(max(level - shift, 1), 6)
+        # Blank lines around every heading, so whether the author left one there is not material.
+        lines[start] = "\n" + "#" * normalized + " " + text + "\n"
+        for index in range(start + 1, end):  # a setext underline has no ATX counterpart
+            lines[index] = None
+        out.append(_Heading(start, normalized, text))
+    return out
+
+
+def _canonical_bullets(tokens: list[Any], lines: list[str | None]) -> None:
+    for token in tokens:
+        if token.type == "list_item_open" and token.markup in "*+" and token.map:
+            line = lines[token.map[0]]
+            if line is not None:
+                lines[token.map[0]] = _BULLET.sub(r"\g<lead>-", line, count=1)
+
+
+def _sections(tokens: list[Any], lines: list[str | None], headings: list[_Heading], first_line: int) -> list[Section]:
+    starts = [h for h in headings if h.level <= SECTION_LEVEL]
+    out: list[Section] = []
+    for number, heading in enumerate(starts):
+        if heading.level < SECTION_LEVEL:
+            continue  # the document title
+        end = starts[number + 1].index if number + 1 < len(starts) else len(lines)
+        out.append(_section(tokens, lines, headings, heading, end, first_line))
+    return out
+
+
+def _section(
+    tokens: list[Any], lines: list[str | None], headings: list[_Heading], heading: _Heading, end: int, first_line: int
+) -> Section:
+    items = _items(tokens, heading.index, end, first_line)
+    facet_heads = [h for h in headings if heading.index < h.index < end and h.level == FACET_LEVEL]
+    facets: list[Facet] = []
+    for head in facet_heads:
+        facet_end = _next_heading(headings, head, end)
+        owner = _owner(items, head.index + first_line, len(facet_heads))
+        text = _intent(lines, head.index + 1, facet_end)
+        facets.append(Facet(head.text.replace("`", ""), text, head.index + first_line, owner))
+    named: dict[str, Item] = {}
+    for item in items:
+        own = tuple(f.name for f in facets if f.item == item.name)
+        named.setdefault(item.name, Item(item.name, item.text, item.line, own))
+    list_items = sum(1 for t in tokens if t.type == "list_item_open" and t.map and heading.index < t.map[0] < end)
+    text = _intent(lines, heading.index + 1, end)
+    return Section(
+        section_key(heading.text), heading.text, text, heading.index + first_line, named, tuple(facets), list_items
+    )
+
+
+def _next_heading(headings: list[_Heading], head: _Heading, end: int) -> int:
+    later = [h.index for h in headings if head.index < h.index < end and h.level <= FACET_LEVEL]
+    return later[0] if later else end
+
+
+def _owner(items: list[Item], line: int, facet_count: int) -> str | None:
+    before = [item for item in items if item.line < line]
+    if before:
+        return before[-1].name
+    # Facets written above a single item still belong to it.
+    return items[0].name if len(items) == 1 and facet_count else None
+
+
+def _items(tokens: list[Any], start: int, end: int, first_line: int) -> list[Item]:
+    out: list[Item] = []
+    for index, token in enumerate(tokens):
+        if token.type != "list_item_open" or token.level != 1 or not token.map or not start < token.map[0] < end:
+            continue
+        inline = tokens[index + 2] if index + 2 < len(tokens) and tokens[index + 2].type == "inline" else None
+        if inline is None or not inline.children or inline.children[0].type != "code_inline":
+            continue
+        match = _ITEM.match(inline.content)
+        if match:
+            text = tidy(strip_comments(match.group("text")))
+            out.append(Item(match.group("name").strip(), text, token.map[0] + first_line))
+    return out
+
+
+def _intent(lines: list[str | None], start: int, end: int) -> str:
+    return tidy(strip_comments("\n".join(line for line in lines[start:end] if line is not None)))
+
+
+# Section names of schema 1, and the OpenProse sections it retired with what replaces them.
+KNOWN_NAMES = frozenset(
+    {"description", "goal", "requires", "maintains", "continuity", "steps", "done when", "invariants", "tools"}
+)
+RETIRED: dict[str, str] = {
+    "criteria": "### Done when",
+    "ensures": "### Done when",
+    "postconditions": "### Done when",
+    "execution": "### Steps (ProseScript is not supported; write ordered guidance instead)",
+    "strategies": "### Steps",
+}
+# Sections that state who, when or background, not what is correct: left out of the contract fingerprint.
+UNFINGERPRINTED = frozenset({"description", "continuity"})

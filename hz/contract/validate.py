@@ -1,0 +1,205 @@
+"""Stage 1 of validation: the frontmatter against the models, with errors in the format's own words.
+
+pydantic reports where a value is wrong; this module says so the way an author reads the file
+(`hz.owner: '@' is not a GitHub handle …`), at the line and column of the YAML node, with an HZC code
+and a hint. Codes that the models raise themselves (HZC011, HZC016) keep their code.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from hz.contract.model import PATTERN_NAMES, ContractFrontmatter
+from hz.contract.yamlload import Loc, YamlMarks
+from hz.diagnostic import Diagnostic
+
+
+@dataclass(frozen=True)
+class Locator:
+    """File positions of frontmatter nodes: YAML positions shifted by where the YAML starts."""
+
+    marks: YamlMarks
+    yaml_line: int
+
+    def value(self, loc: Loc) -> tuple[int, int]:
+        line, column = self.marks.value(loc)
+        return self.yaml_line + line - 1, column
+
+    def key(self, loc: Loc) -> tuple[int, int]:
+        line, column = self.marks.key(loc)
+        return self.yaml_line + line - 1, column
+
+
+def dotted(loc: Loc) -> str:
+    """`('hz', 'publishes', 0, 'action')` -> `hz.publishes[0].action`."""
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "frontmatter"
+
+
+def check_frontmatter(
+    data: dict[str, Any], *, path: str, stem: str | None, where: Locator
+) -> tuple[ContractFrontmatter | None, list[Diagnostic]]:
+    """Validate a migrated, default-filled mapping; the model, or None and the reasons."""
+    from pydantic import ValidationError
+
+    try:
+        frontmatter = ContractFrontmatter.model_validate(data)
+    except ValidationError as exc:
+        return None, _rephrase(exc.errors(), path, where)
+    found: list[Diagnostic] = []
+    if stem is not None and frontmatter.name != stem:
+        line, column = where.value(("name",))
+        found.append(
+            Diagnostic(
+                path,
+                line,
+                column,
+                "HZC010",
+                "error",
+                "name",
+                f"name '{frontmatter.name}' does not match the file name '{stem}.prose.md'",
+                f"rename the file to {frontmatter.name}.prose.md, or set name: {stem}",
+            )
+        )
+    if frontmatter.hz.schedule is None and not frontmatter.hz.inputs:
+        line, column = where.key(("hz",))
+        found.append(
+            Diagnostic(
+                path,
+                line,
+                column,
+                "HZC019",
+                "warning",
+                "hz",
+                "nothing wakes this contract: it has no hz.schedule and no hz.inputs",
+                "add a schedule or an input; until then it runs only when started by hand",
+            )
+        )
+    return frontmatter, found
+
+
+def _rephrase(errors: Iterable[Any], path: str, where: Locator) -> list[Diagnostic]:
+    grouped: dict[Loc, list[Any]] = {}
+    for error in errors:
+        loc = _clean(error["loc"]) + tuple((error.get("ctx") or {}).get("at", ()))
+        grouped.setdefault(loc, []).append(error)
+    found = [_diagnostic(loc, group, path, where) for loc, group in grouped.items()]
+    return sorted(found, key=lambda d: (d.line, d.column, d.code))
+
+
+def _clean(loc: Iterable[Any]) -> Loc:
+    """Drop the names pydantic gives union branches and validator wrappers (`literal['slot']`)."""
+    return tuple(p for p in loc if isinstance(p, int) or not any(c in p for c in "[]()'\"- ") or p.startswith("x-"))
+
+
+def _diagnostic(loc: Loc, group: list[Any], path: str, where: Locator) -> Diagnostic:
+    first = group[0]
+    kind = first["type"]
+    code = kind.upper() if kind.startswith("hzc") else "HZC002"
+    message = " or ".join(dict.fromkeys(_message(e) for e in group)) if len(group) > 1 else _message(first)
+    line, column = where.key(loc) if kind == "extra_forbidden" else where.value(loc)
+    return Diagnostic(path, line, column, code, "error", dotted(loc), message, _hint(kind, loc, first))
+
+
+def _message(error: Any) -> str:
+    kind, value, ctx = error["type"], error.get("input"), error.get("ctx") or {}
+    maker = _MESSAGES.get(kind)
+    return maker(value, ctx, error) if maker else str(error["msg"])
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, str):
+        return repr(value) if len(value) <= 60 else repr(value[:57] + "...")
+    if value is None:
+        return "empty"
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list | tuple):
+        return "a list"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return f"{value!r} ({type(value).__name__})"
+
+
+def _limit(ctx: dict[str, Any], key: str) -> Any:
+    return ctx.get(key, "?")
+
+
+_MESSAGES: dict[str, Callable[[Any, dict[str, Any], Any], str]] = {
+    "missing": lambda v, c, e: f"required key '{e['loc'][-1]}' is missing",
+    "extra_forbidden": lambda v, c, e: f"unknown key '{e['loc'][-1]}'",
+    "string_pattern_mismatch": lambda v, c, e: (
+        f"{_shown(v)} is not {PATTERN_NAMES.get(c.get('pattern', ''), 'valid here')}"
+    ),
+    "string_too_long": lambda v, c, e: f"is too long: at most {_limit(c, 'max_length')} characters",
+    "string_too_short": lambda v, c, e: "must not be empty",
+    "literal_error": lambda v, c, e: f"must be {c.get('expected', '?')}, not {_shown(v)}",
+    "string_type": lambda v, c, e: f"must be text, not {_shown(v)}",
+    "int_type": lambda v, c, e: f"must be a whole number, not {_shown(v)}",
+    "int_from_float": lambda v, c, e: f"must be a whole number, not {_shown(v)}",
+    "int_parsing": lambda v, c, e: f"must be a whole number, not {_shown(v)}",
+    "float_type": lambda v, c, e: f"must be a number, not {_shown(v)}",
+    "float_parsing": lambda v, c, e: f"must be a number, not {_shown(v)}",
+    "bool_type": lambda v, c, e: f"must be true or false, not {_shown(v)}",
+    "bool_parsing": lambda v, c, e: f"must be true or false, not {_shown(v)}",
+    "dict_type": lambda v, c, e: f"must be a mapping of keys to values, not {_shown(v)}",
+    "model_type": lambda v, c, e: f"must be a mapping of keys to values, not {_shown(v)}",
+    "model_attributes_type": lambda v, c, e: f"must be a mapping of keys to values, not {_shown(v)}",
+    "tuple_type": lambda v, c, e: f"must be a list, not {_shown(v)}",
+    "list_type": lambda v, c, e: f"must be a list, not {_shown(v)}",
+    "too_short": lambda v, c, e: (
+        f"needs at least {_limit(c, 'min_length')} entr{'y' if c.get('min_length') == 1 else 'ies'}"
+    ),
+    "too_long": lambda v, c, e: f"takes at most {_limit(c, 'max_length')} entries",
+    "greater_than_equal": lambda v, c, e: f"must be at least {_limit(c, 'ge')}, not {_shown(v)}",
+    "greater_than": lambda v, c, e: f"must be more than {_limit(c, 'gt')}, not {_shown(v)}",
+    "less_than_equal": lambda v, c, e: f"must be at most {_limit(c, 'le')}, not {_shown(v)}",
+}
+
+_HINTS: dict[str, str] = {
+    "hzc011": "a cron has five fields (minute hour day-of-month month day-of-week); "
+    "a zone is an IANA name such as Europe/Berlin",
+    "hzc016": "name an input of hz.inputs, or <input>.<facet> with a facet that input lists",
+    "duration": "write a whole number and a unit: 30s, 15m, 2h, 7d or 1w",
+    "unique": "list each value once",
+    "publish_output": "name one of the outputs under hz.outputs",
+    "missing": "add the key; see docs/schemas/contract-frontmatter-1.json",
+}
+
+
+def _hint(kind: str, loc: Loc, error: Any) -> str:
+    if kind == "extra_forbidden":
+        name = str(loc[-1]) if loc else ""
+        close = difflib.get_close_matches(name, _known_keys(), n=1)
+        if close:
+            return f"did you mean '{close[0]}'?"
+        return "remove it; keys for other tools go at the top level and start with x-" if len(loc) == 1 else "remove it"
+    if kind == "string_pattern_mismatch" and loc[-1:] == ("owner",):
+        return 'write the handle in quotes, such as owner: "@someone" (YAML reads a bare @ as an error)'
+    return _HINTS.get(kind, "")
+
+
+def _known_keys() -> list[str]:
+    from hz.contract import model
+
+    names: set[str] = set()
+    for cls in (
+        model.ContractFrontmatter,
+        model.Hz,
+        model.Input,
+        model.Output,
+        model.Publish,
+        model.Agent,
+        model.Retries,
+        model.Concurrency,
+        model.Cost,
+        model.Cron,
+    ):
+        for field_name, info in cls.model_fields.items():
+            names.add(info.alias or field_name)
+    return sorted(names)

@@ -1,0 +1,162 @@
+"""Loading the frontmatter as YAML 1.2, strictly, with the positions of its nodes on request.
+
+ruamel.yaml's safe loader reads YAML 1.2, so `on:` stays a string key and `yes`/`no` stay strings.
+A duplicate key or a key that is not a string (a number, `null`, a `%YAML 1.1` boolean) is HZC004:
+the file never silently means whatever the last duplicate said.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
+
+Loc = tuple[str | int, ...]
+Position = tuple[int, int]  # 1-based line, column within the YAML text
+
+
+class YamlProblem(Exception):
+    """The YAML could not become a mapping of string keys: HZC001 or HZC004 at a position."""
+
+    def __init__(self, code: str, message: str, line: int, column: int, loc: str = "frontmatter") -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.line = line
+        self.column = column
+        self.loc = loc
+
+
+@cache
+def _yaml() -> Any:
+    from ruamel.yaml import YAML
+
+    return YAML(typ="safe", pure=True)
+
+
+def load_mapping(text: str) -> dict[str, Any]:
+    """The YAML as a plain dict with string keys, or YamlProblem."""
+    from ruamel.yaml.constructor import DuplicateKeyError
+    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+    try:
+        data = _yaml().load(text)
+    except DuplicateKeyError as exc:
+        raise _problem("HZC004", exc) from None
+    except MarkedYAMLError as exc:
+        raise _problem("HZC001", exc) from None
+    except YAMLError as exc:  # unmarked errors (a bad directive, say) still belong to the file
+        raise YamlProblem("HZC001", f"the frontmatter is not valid YAML: {exc}", 1, 1) from None
+    if not isinstance(data, dict):
+        raise YamlProblem("HZC001", "the frontmatter must be a YAML mapping of keys to values", 1, 1)
+    _check_keys(text, data, ())
+    return data
+
+
+def _problem(code: str, exc: Any) -> YamlProblem:
+    mark = exc.problem_mark or exc.context_mark
+    line, column = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+    problem = str(exc.problem or exc.context or "").strip()
+    if code == "HZC004":
+        message = f"{problem}; YAML keys must be unique, and hz never lets a later one win"
+    else:
+        message = f"the frontmatter is not valid YAML: {problem}"
+    return YamlProblem(code, message, line, column)
+
+
+def _check_keys(text: str, value: Any, loc: Loc) -> None:
+    if isinstance(value, dict):
+        for index, (key, item) in enumerate(value.items()):
+            if not isinstance(key, str):
+                line, column = YamlMarks(text).nth_key(loc, index)
+                raise YamlProblem(
+                    "HZC004",
+                    f"key {key!r} is not a string (YAML read it as {type(key).__name__}); put it in quotes",
+                    line,
+                    column,
+                    _dotted(loc) or "frontmatter",
+                )
+            _check_keys(text, item, (*loc, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            _check_keys(text, item, (*loc, index))
+
+
+def _dotted(loc: Loc) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+@dataclass
+class YamlMarks:
+    """Positions of the nodes of a YAML text by key path, composed only when first asked for.
+
+    Loading stays fast because the node tree is built only for a file that has something to report.
+    """
+
+    text: str
+    _values: dict[Loc, Position] = field(default_factory=dict, init=False)
+    _keys: dict[Loc, Position] = field(default_factory=dict, init=False)
+    _order: dict[Loc, list[Position]] = field(default_factory=dict, init=False)
+    _built: bool = field(default=False, init=False)
+
+    def value(self, loc: Loc) -> Position:
+        """The position of the value at `loc`, or of its nearest ancestor that exists."""
+        self._build()
+        return _nearest(self._values, loc)
+
+    def key(self, loc: Loc) -> Position:
+        """The position of the key naming `loc` (for an unknown key), else as `value`."""
+        self._build()
+        return self._keys.get(loc) or _nearest(self._values, loc)
+
+    def nth_key(self, loc: Loc, index: int) -> Position:
+        """The position of the index-th key of the mapping at `loc` (a key that is not a string)."""
+        self._build()
+        keys = self._order.get(loc, [])
+        return keys[index] if index < len(keys) else _nearest(self._values, loc)
+
+    def _build(self) -> None:
+        if self._built:
+            return
+        self._built = True
+        try:
+            node = _yaml().compose(self.text)
+        except Exception:  # marks are a nicety: a text that cannot compose points at its start
+            return
+        if node is not None:
+            for loc, key_node, value_node in _walk(node, ()):
+                self._values[loc] = _position(value_node)
+                if key_node is not None:
+                    self._keys[loc] = _position(key_node)
+                    self._order.setdefault(loc[:-1], []).append(_position(key_node))
+
+
+def _position(node: Any) -> Position:
+    return node.start_mark.line + 1, node.start_mark.column + 1
+
+
+def _nearest(table: dict[Loc, Position], loc: Loc) -> Position:
+    for end in range(len(loc), -1, -1):
+        if (found := table.get(loc[:end])) is not None:
+            return found
+    return 1, 1
+
+
+def _walk(node: Any, loc: Loc) -> Iterator[tuple[Loc, Any, Any]]:
+    from ruamel.yaml.nodes import MappingNode, SequenceNode
+
+    if loc == ():
+        yield (), None, node
+    if isinstance(node, MappingNode):
+        for key_node, value_node in node.value:
+            child = (*loc, key_node.value if isinstance(key_node.value, str) else str(key_node.value))
+            yield child, key_node, value_node
+            yield from _walk(value_node, child)
+    elif isinstance(node, SequenceNode):
+        for index, value_node in enumerate(node.value):
+            yield (*loc, index), None, value_node
+            yield from _walk(value_node, (*loc, index))

@@ -1,0 +1,58 @@
+"""`hz lease`: the leases on refs/hz/lease/<id> (click wiring only)."""
+
+from __future__ import annotations
+
+import click
+
+_remote = click.option("--remote", help="Remote name or URL (default: [state] remote of hz.toml, else origin).")
+
+
+@click.group()
+def lease() -> None:
+    """Leases that decide which runner takes a slot of a team contract."""
+
+
+@lease.command("list")
+@_remote
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def list_(remote: str | None, as_json: bool) -> int:
+    """List every lease on the remote with its holder, token and expiry."""
+    from hz.commands.lease_cmds import default_context, list_command
+
+    return list_command(default_context(remote), as_json)
+
+
+@lease.command("acquire")
+@click.argument("lease_id", metavar="ID")
+@click.option("--slot", required=True, help="The slot, a UTC time such as 2026-10-30T15:00:00Z.")
+@click.option("--ttl", type=click.IntRange(min=1), help="Seconds to hold it (default: [state] lease_ttl_s).")
+@click.option(
+    "--role", type=click.Choice(["owner", "delegate", "actions"]), help="Default: actions in Actions, else owner."
+)
+@click.option("--due", help="When the slot was due (default: the slot); others wait the grace period past it.")
+@_remote
+def acquire(lease_id: str, slot: str, ttl: int | None, role: str | None, due: str | None, remote: str | None) -> int:
+    """Take the lease for a slot: exit 0 if won, 1 if someone else holds it (the holder is printed)."""
+    from hz.commands.lease_cmds import acquire_command, default_context
+
+    return acquire_command(default_context(remote), lease_id, slot, ttl, role, due)
+
+
+@lease.command("renew")
+@click.argument("lease_id", metavar="ID")
+@_remote
+def renew(lease_id: str, remote: str | None) -> int:
+    """Extend a lease this machine holds (exit 1 if it was taken over)."""
+    from hz.commands.lease_cmds import default_context, renew_command
+
+    return renew_command(default_context(remote), lease_id, release=False)
+
+
+@lease.command("release")
+@click.argument("lease_id", metavar="ID")
+@_remote
+def release(lease_id: str, remote: str | None) -> int:
+    """Give a lease up (a commit, never a deletion: its token stays)."""
+    from hz.commands.lease_cmds import default_context, renew_command
+
+    return renew_command(default_context(remote), lease_id, release=True)

@@ -1,0 +1,51 @@
+"""`hz state`: read and guard the team's `hz/state` branch (click wiring only)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import click
+
+
+@click.group()
+def state() -> None:
+    """The team's receipt-grade events on the hz/state branch."""
+
+
+@state.command("log")
+@click.option("--id", "hz_id", metavar="ID", help="Only the events of this Heinzelmännchen.")
+@click.option("--remote", help="Remote name or URL (default: [state] remote of hz.toml, else origin).")
+@click.option("--no-fetch", is_flag=True, help="Read what was fetched last instead of asking the remote.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def log(hz_id: str | None, remote: str | None, no_fetch: bool, as_json: bool) -> int:
+    """Show the events on hz/state, oldest first; VOID marks a write with a stale fencing token."""
+    from hz.commands.state_log import log_command
+    from hz.repo import find_root
+
+    return log_command(find_root(), remote, hz_id, as_json, not no_fetch, os.environ)
+
+
+@state.command("lint")
+@click.option("--range", "span", metavar="A..B", help="Lint only the commits in A..B (default: all of hz/state).")
+@click.option("--hook", is_flag=True, help="Run as a pre-receive hook: read ref updates on stdin.")
+@click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON.")
+def lint(span: str | None, hook: bool, as_json: bool) -> int:
+    """Refuse text, unknown kinds and fields, addresses and rewrites on hz/state."""
+    from hz.commands.state_lint import hook_command, lint_command
+
+    if hook:
+        return hook_command(sys.stdin, os.environ)
+    from hz.repo import find_root
+
+    return lint_command(find_root(), span, as_json)
+
+
+@state.command("install-hook")
+@click.argument("bare", type=click.Path(exists=True, file_okay=False, path_type=Path))
+def install_hook(bare: Path) -> int:
+    """Install the pre-receive hook into a bare (self-hosted) remote so it enforces the lint."""
+    from hz.commands.state_lint import install_hook_command
+
+    return install_hook_command(bare)

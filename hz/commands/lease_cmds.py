@@ -1,0 +1,128 @@
+"""`hz lease list|acquire|renew|release`: leases as scripts and tests drive them."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from hz.errors import EXIT_ERROR, EXIT_OK, HzError
+from hz.gitstate.layout import LEASE_PREFIX
+
+if TYPE_CHECKING:
+    from hz.gitstate.remote import TeamRemote
+    from hz.gitstate.settings import StateSettings
+
+
+@dataclass(frozen=True)
+class LeaseContext:
+    root: Path
+    remote: str | None
+    now: datetime
+    environ: Mapping[str, str]
+
+
+def _team(ctx: LeaseContext) -> tuple[TeamRemote, StateSettings]:
+    from hz.gitstate.remote import TeamRemote
+    from hz.gitstate.settings import load_state_settings
+
+    settings = load_state_settings(ctx.root)
+    return TeamRemote(ctx.root, ctx.remote or settings.remote, ctx.environ), settings
+
+
+def normalize_slot(value: str) -> str:
+    from hz.gitstate.types import format_utc
+
+    try:
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError as exc:
+        raise HzError(f"not a UTC time: {value!r}", hint="give a slot like 2026-10-30T15:00:00Z") from exc
+    if moment.tzinfo is None:
+        raise HzError(f"a slot needs a time zone: {value!r}", hint="end it with Z for UTC")
+    return format_utc(moment)
+
+
+def list_command(ctx: LeaseContext, as_json: bool) -> int:
+    from hz.gitstate.lease import record_at
+
+    team, _ = _team(ctx)
+    tips = team.git.ls_remote(team.remote, f"{LEASE_PREFIX}*")
+    team.bring(dict(tips))
+    records = [record_at(team, tip) for _, tip in sorted(tips.items())]
+    if as_json:
+        click.echo(json.dumps([r.model_dump(mode="json") for r in records if r], indent=2))
+        return EXIT_OK
+    for r in records:
+        if r is not None:
+            click.echo(
+                f"{r.lease}  {r.holder:<22} {r.role:<8} token {r.token:<5} slot {r.slot}  {r.state} until {r.expires}"
+            )
+    return EXIT_OK
+
+
+def acquire_command(
+    ctx: LeaseContext, lease_id: str, slot: str, ttl_s: int | None, role: str | None, due: str | None
+) -> int:
+    from hz.config import load_user_config
+    from hz.gitstate.identity import whoami
+    from hz.gitstate.lease import acquire
+    from hz.gitstate.types import parse_utc
+
+    team, settings = _team(ctx)
+    identity = whoami(ctx.environ, load_user_config(ctx.environ).handle)
+    chosen = role or ("actions" if identity.in_actions else "owner")
+    slot = normalize_slot(slot)
+    outcome = acquire(
+        team,
+        _check_id(lease_id),
+        slot=slot,
+        identity=identity,
+        role=chosen,  # type: ignore[arg-type]
+        now=ctx.now,
+        settings=settings,
+        due=parse_utc(normalize_slot(due or slot)),
+        ttl=timedelta(seconds=ttl_s) if ttl_s else None,
+    )
+    record = outcome.record
+    if outcome.won and record is not None:
+        click.echo(f"won {lease_id} token {record.token} until {record.expires}")
+        return EXIT_OK
+    if outcome.status == "early":
+        click.echo(f"not yet: the owner goes first until {outcome.not_before:%Y-%m-%dT%H:%M:%SZ}")
+    elif outcome.status == "done":
+        click.echo(f"slot {slot} of {lease_id} is done already")
+    elif record is not None:
+        click.echo(f"held by {record.holder} ({record.role}, token {record.token}) until {record.expires}")
+    return EXIT_ERROR
+
+
+def renew_command(ctx: LeaseContext, lease_id: str, release: bool) -> int:
+    from hz.gitstate.lease import renew
+
+    team, settings = _team(ctx)
+    record = renew(team, _check_id(lease_id), ctx.now, settings, release=release)
+    verb = "released" if release else "renewed"
+    click.echo(f"{verb} {lease_id} token {record.token} until {record.expires}")
+    return EXIT_OK
+
+
+def _check_id(lease_id: str) -> str:
+    import re
+
+    if not re.match(r"^hz-[0-9A-HJKMNP-TV-Z]{26}$", lease_id):
+        raise HzError(f"not a Heinzelmännchen id: {lease_id!r}", hint="ids look like hz-01JB… (26 characters)")
+    return lease_id
+
+
+def default_context(remote: str | None) -> LeaseContext:
+    from datetime import UTC
+
+    from hz.repo import find_root
+
+    return LeaseContext(find_root(), remote, datetime.now(UTC), os.environ)

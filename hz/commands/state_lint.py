@@ -1,0 +1,95 @@
+"""`hz state lint` and `hz state install-hook`: keep text and rewrites off `hz/state`."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from hz.diagnostic import Diagnostic, dumps_json, render_all
+from hz.errors import EXIT_ERROR, EXIT_OK, HzError
+from hz.gitstate.layout import STATE_BRANCH, STATE_REF
+
+if TYPE_CHECKING:
+    import pygit2
+
+CANDIDATES = (STATE_REF, f"refs/remotes/origin/{STATE_BRANCH}")
+
+
+def lint_command(root: Path, span: str | None, as_json: bool) -> int:
+    import pygit2
+
+    repo = pygit2.Repository(str(root))
+    if span is not None:
+        return _report(_lint(repo, *_parse_range(repo, span)), as_json)
+    tip = _default_tip(repo)
+    if tip is None:
+        click.echo(f"{STATE_BRANCH}: no such branch yet, nothing to lint")
+        return EXIT_OK
+    return _report(_lint(repo, None, tip), as_json)
+
+
+def _lint(repo: pygit2.Repository, base: str | None, tip: str) -> list[Diagnostic]:
+    from hz.gitstate.lint import lint_range
+
+    return lint_range(repo, base, tip)
+
+
+def _report(found: list[Diagnostic], as_json: bool, err: bool = False) -> int:
+    if as_json:
+        click.echo(dumps_json(found))
+    elif found:
+        click.echo(render_all(found), err=err)
+    else:
+        click.echo(f"{STATE_BRANCH}: clean")
+    return EXIT_ERROR if found else EXIT_OK
+
+
+def _parse_range(repo: pygit2.Repository, span: str) -> tuple[str | None, str]:
+    left, sep, right = span.partition("..")
+    if not sep or not right:
+        raise HzError(f"not a range: {span!r}", hint="give A..B, e.g. --range origin/hz/state..hz/state")
+    base = None if not left or set(left) == {"0"} else _resolve(repo, left)
+    return base, _resolve(repo, right)
+
+
+def _resolve(repo: pygit2.Repository, rev: str) -> str:
+    import pygit2
+
+    try:
+        return str(repo.revparse_single(rev).peel(pygit2.Commit).id)
+    except (KeyError, ValueError) as exc:
+        raise HzError(f"unknown revision {rev!r}", hint="fetch hz/state first") from exc
+
+
+def _default_tip(repo: pygit2.Repository) -> str | None:
+    from hz.gitstate.objects import resolve
+
+    for ref in CANDIDATES:
+        if (tip := resolve(repo, ref)) is not None:
+            return tip
+    return None
+
+
+def hook_command(stdin: Iterable[str], environ: Mapping[str, str] = os.environ) -> int:
+    """Run as the remote's pre-receive hook: findings go to stderr, which git shows the pusher."""
+    from hz.gitstate.hook import run_hook
+
+    found = run_hook(stdin, environ)
+    if found:
+        click.echo(f"hz: refusing this push to {STATE_BRANCH}/leases:", err=True)
+        click.echo(render_all(found), err=True)
+        return EXIT_ERROR
+    return EXIT_OK
+
+
+def install_hook_command(bare: Path) -> int:
+    from hz.gitstate.hook import install_hook
+
+    hook = install_hook(bare, sys.executable)
+    click.echo(f"installed {hook}")
+    return EXIT_OK

@@ -1,0 +1,207 @@
+"""Leases: compare-and-swap on `refs/hz/lease/<id>`, with fencing tokens.
+
+For the turn engine:
+
+    team = TeamRemote(root, settings.remote)
+    outcome = acquire(team, lease_id, slot=..., identity=whoami(environ, handle), role="owner",
+                      now=now, settings=settings, due=slot_due)
+    if outcome.won: ... outcome.record.token is the fencing token turn.started records ...
+
+`acquire` looks with one `git ls-remote` first and pushes only when the lease is free (absent,
+released, or expired beyond the clock-skew margin) or already ours. Its push adds one commit whose
+parent is the tip it saw and carries no force, so of several racing writers the remote lets exactly
+one fast-forward; creating a lease is just as exclusive (`--force-with-lease=<ref>:` demands absence).
+Renewals normally ride along with the events in `StateWriter.flush`; `renew` and `release` push one
+alone. A lease ref is never deleted or rewound: release is a commit too, so the token never resets.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Literal
+
+from hz.errors import HzError
+from hz.fsio import atomic_write
+from hz.gitstate import objects
+from hz.gitstate.events import Role
+from hz.gitstate.identity import Identity
+from hz.gitstate.layout import LEASE_FILE, lease_ref
+from hz.gitstate.lease_record import LeaseRecord
+from hz.gitstate.remote import TeamRemote
+from hz.gitstate.settings import StateSettings
+from hz.gitstate.transport import ZERO
+from hz.gitstate.types import format_utc
+
+Status = Literal["won", "held", "early", "done"]
+
+
+class NotHolder(HzError):
+    """A renewal or release of a lease this member does not hold (any more)."""
+
+
+@dataclass(frozen=True)
+class LeaseView:
+    """A lease as the remote has it now: its tip commit and record (both None: never created)."""
+
+    tip: str | None
+    record: LeaseRecord | None
+
+
+@dataclass(frozen=True)
+class Outcome:
+    status: Status
+    record: LeaseRecord | None
+    tip: str | None
+    not_before: datetime | None = None  # for "early": when a delegate or Actions run may try
+
+    @property
+    def won(self) -> bool:
+        return self.status == "won"
+
+
+def read_lease(team: TeamRemote, lease_id: str) -> LeaseView:
+    tip = team.current(lease_ref(lease_id))
+    return LeaseView(tip, record_at(team, tip))
+
+
+def record_at(team: TeamRemote, tip: str | None) -> LeaseRecord | None:
+    if tip is None:
+        return None
+    data = objects.read_path(team.repo, tip, LEASE_FILE)
+    if data is None:
+        raise HzError(f"lease commit {tip[:12]} has no {LEASE_FILE}", hint="the remote holds a foreign lease ref")
+    return LeaseRecord.from_bytes(data)
+
+
+def acquire(
+    team: TeamRemote,
+    lease_id: str,
+    *,
+    slot: str,
+    identity: Identity,
+    role: Role,
+    now: datetime,
+    settings: StateSettings,
+    due: datetime | None = None,
+    ttl: timedelta | None = None,
+) -> Outcome:
+    """Take the lease for `slot`, or learn who holds it. Owner first: others wait `settings.grace` past `due`."""
+    if role != "owner" and due is not None and now < due + settings.grace:
+        return Outcome("early", None, None, due + settings.grace)
+    view = read_lease(team, lease_id)
+    current = view.record
+    if current is not None and current.holder != identity.holder and not current.is_free(now, settings.skew):
+        return Outcome("held", current, view.tip)
+    if role != "owner" and _slot_done(team, lease_id, slot):
+        return Outcome("done", current, view.tip)
+    if current is not None and current.holder == identity.holder and current.slot == slot and current.state == "held":
+        token = current.token  # taking what we already hold is a renewal
+    else:
+        token = current.token + 1 if current is not None else 1
+    record = LeaseRecord(
+        lease=lease_id,
+        holder=identity.holder,
+        role=role,
+        token=token,
+        slot=slot,
+        acquired=format_utc(now),
+        expires=format_utc(now + (ttl or settings.ttl)),
+    )
+    return _push_record(team, view, record, now)
+
+
+def _push_record(team: TeamRemote, view: LeaseView, record: LeaseRecord, now: datetime) -> Outcome:
+    commit = lease_commit(team, view.tip, record, now)
+    ref = lease_ref(record.lease)
+    result = team.git.push(team.remote, {ref: commit}, {ref: view.tip or ZERO})
+    if result.ok:
+        remember(team, record, commit)
+        return Outcome("won", record, commit)
+    if result.hook_declined:
+        raise HzError(f"the remote refused lease {record.lease}: {result.stderr.strip()}")
+    lost = read_lease(team, record.lease)
+    return Outcome("held", lost.record, lost.tip)
+
+
+def lease_commit(team: TeamRemote, parent: str | None, record: LeaseRecord, now: datetime) -> str:
+    tree = objects.write_tree(team.repo, None, {LEASE_FILE: record.line()})
+    message = f"lease {record.lease} token {record.token} {record.state}\n"
+    return objects.make_commit(team.repo, tree, [parent] if parent else [], message, now)
+
+
+def _slot_done(team: TeamRemote, lease_id: str, slot: str) -> bool:
+    """Has anyone recorded the end of this slot's turn on hz/state (turn.finished or turn.skipped)?"""
+    from hz.gitstate.layout import STATE_REF, event_path
+
+    tip = team.current(STATE_REF)
+    if tip is None:
+        return False
+    key = f"{lease_id}@{slot}"
+    return any(
+        objects.read_path(team.repo, tip, event_path(lease_id, kind, key)) is not None
+        for kind in ("turn.finished", "turn.skipped")
+    )
+
+
+# --- what this machine holds ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Held:
+    """A lease this machine won: the tip it last pushed and the record there."""
+
+    tip: str
+    record: LeaseRecord
+
+
+def remember(team: TeamRemote, record: LeaseRecord, tip: str) -> None:
+    path = team.local_dir / "leases" / f"{record.lease}.json"
+    atomic_write(path, f'{{"tip": "{tip}", "record": {record.line().decode().strip()}}}\n')
+
+
+def forget(team: TeamRemote, lease_id: str) -> None:
+    (team.local_dir / "leases" / f"{lease_id}.json").unlink(missing_ok=True)
+
+
+def held(team: TeamRemote, lease_id: str) -> Held | None:
+    import json
+
+    path = team.local_dir / "leases" / f"{lease_id}.json"
+    if not path.exists():
+        return None
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    return Held(raw["tip"], LeaseRecord.model_validate(raw["record"]))
+
+
+def renewal(
+    team: TeamRemote, mine: Held, now: datetime, ttl: timedelta, *, release: bool = False
+) -> tuple[str, LeaseRecord]:
+    """The commit that extends (or releases) a held lease: parent is the tip we pushed, same token."""
+    changes: dict[str, object] = {"expires": format_utc(now + ttl), "state": "held"}
+    if release:
+        changes = {"expires": format_utc(now), "state": "released"}
+    record = mine.record.model_copy(update=changes)
+    return lease_commit(team, mine.tip, record, now), record
+
+
+def renew(
+    team: TeamRemote, lease_id: str, now: datetime, settings: StateSettings, *, release: bool = False
+) -> LeaseRecord:
+    """Push a renewal (or release) alone; raises NotHolder when the lease moved on without us."""
+    mine = held(team, lease_id)
+    if mine is None:
+        raise NotHolder(f"this machine holds no lease {lease_id}", hint="acquire it first: hz lease acquire")
+    commit, record = renewal(team, mine, now, settings.ttl, release=release)
+    ref = lease_ref(lease_id)
+    result = team.git.push(team.remote, {ref: commit}, {ref: mine.tip})
+    if not result.ok:
+        forget(team, lease_id)
+        now_there = read_lease(team, lease_id).record
+        holder = f"{now_there.holder} (token {now_there.token})" if now_there else "nobody"
+        raise NotHolder(f"lease {lease_id} moved on: held by {holder}", hint="this machine was fenced")
+    if release:
+        forget(team, lease_id)
+    else:
+        remember(team, record, commit)
+    return record

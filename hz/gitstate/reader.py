@@ -1,0 +1,62 @@
+"""Reading `hz/state`: every event in the order it landed, with soft fencing applied.
+
+Soft fencing: walking the history from its root, the reader remembers per lease the highest token
+any earlier commit carried; an event whose token is lower than that was written by a holder that had
+already been replaced, so it is void, even on a remote that cannot push atomically. Only the order
+of commits on the branch counts here, never a machine's clock.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from hz.gitstate.events import Event
+
+if TYPE_CHECKING:
+    import pygit2
+
+
+@dataclass(frozen=True)
+class Landed:
+    event: Event
+    commit: str
+    path: str
+    void: bool
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "commit": self.commit,
+            "path": self.path,
+            "void": self.void,
+            "event": self.event.model_dump(mode="json"),
+        }
+
+
+def history(repo: pygit2.Repository, tip: str) -> Iterator[Landed]:
+    import pygit2
+
+    latest: dict[str, int] = {}
+    walker = repo.walk(tip, pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE)
+    for commit in walker:
+        seen: dict[str, int] = {}
+        for path, data in _added(repo, commit):
+            event = Event.parse_obj_checked(json.loads(data))
+            void = event.token < latest.get(event.lease, 0)
+            seen[event.lease] = max(seen.get(event.lease, 0), event.token)
+            yield Landed(event, str(commit.id), path, void)
+        for lease_id, token in seen.items():
+            latest[lease_id] = max(latest.get(lease_id, 0), token)
+
+
+def _added(repo: pygit2.Repository, commit: Any) -> Iterator[tuple[str, bytes]]:
+    base: Any = commit.parents[0].tree if commit.parents else repo[repo.TreeBuilder().write()]
+    diff: Any = repo.diff(base, commit.tree)
+    found = []
+    for delta in diff.deltas:
+        if delta.status_char() == "A":
+            blob: Any = repo[delta.new_file.id]
+            found.append((delta.new_file.path, bytes(blob.data)))
+    yield from sorted(found, key=lambda item: item[0])

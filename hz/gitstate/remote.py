@@ -1,0 +1,74 @@
+"""One team remote as hz sees it: the local repository's objects, the git CLI, hz's tracking refs.
+
+hz fetches `hz/state` and lease refs into its own namespace, `refs/hz/sync/<remote>/…`, so it never
+moves the member's branches or remote-tracking refs. Private machine state for this (repository,
+remote) pair, the outbox and the leases held, lives under `$HZ_HOME/gitstate/<key>/` (0700).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from collections.abc import Iterable, Mapping
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from hz.config import hz_home
+from hz.fsio import private_dir
+from hz.gitstate import objects
+from hz.gitstate.transport import Git, TransportError
+
+if TYPE_CHECKING:
+    import pygit2
+
+_SIMPLE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+
+
+class TeamRemote:
+    def __init__(self, root: Path, remote: str, environ: Mapping[str, str] = os.environ) -> None:
+        self.root = root
+        self.remote = remote
+        self.git = Git(root, environ)
+        self._environ = environ
+        slug = remote if _SIMPLE.match(remote) else hashlib.sha256(remote.encode()).hexdigest()[:16]
+        self.sync_prefix = f"refs/hz/sync/{slug}/"
+        self._key = hashlib.sha256(f"{root.resolve()}\n{remote}".encode()).hexdigest()[:16]
+
+    @cached_property
+    def repo(self) -> pygit2.Repository:
+        return objects.open_repo(self.root)
+
+    @cached_property
+    def local_dir(self) -> Path:
+        return private_dir(hz_home(self._environ) / "gitstate" / self._key)
+
+    def tracking(self, ref: str) -> str:
+        return self.sync_prefix + ref.removeprefix("refs/")
+
+    def tips(self, refs: Iterable[str]) -> dict[str, str | None]:
+        """The remote's current object id for each ref (None: the ref does not exist), one ls-remote."""
+        wanted = list(refs)
+        found = self.git.ls_remote(self.remote, *wanted)
+        return {ref: found.get(ref) for ref in wanted}
+
+    def bring(self, tips: Mapping[str, str | None]) -> None:
+        """Make sure the objects of these remote tips are local, fetching only what is missing."""
+        missing = [ref for ref, oid in tips.items() if oid is not None and not objects.has_object(self.repo, oid)]
+        if missing:
+            self.git.fetch(self.remote, [f"+{ref}:{self.tracking(ref)}" for ref in missing])
+        for ref, oid in tips.items():
+            if oid is not None:
+                objects.set_ref(self.repo, self.tracking(ref), oid)
+
+    def current(self, ref: str) -> str | None:
+        """ls-remote one ref and bring its objects here; the remote's tip or None."""
+        tips = self.tips([ref])
+        try:
+            self.bring(tips)
+        except TransportError:
+            # the ref moved or vanished between ls-remote and fetch: ask once more
+            tips = self.tips([ref])
+            self.bring(tips)
+        return tips[ref]

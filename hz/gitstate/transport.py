@@ -1,0 +1,117 @@
+"""Talking to the team's remote: every fetch, ls-remote and push goes through the `git` CLI.
+
+Why the CLI and not libgit2 (pygit2) for the network: measured here, libgit2's transport for a path
+or `file://` remote overwrites a ref that moved without checking its old value (two racing writers
+both "win" and events are lost), it has no atomic multi-ref push, and it ignores the credentials,
+ssh configuration and `http.extraheader` (set by actions/checkout) that the user's git already has.
+`git push` sends the old value of every ref it updates and the remote's receive-pack checks it under
+the ref lock, which is the compare-and-swap that leases and fenced writes rely on.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from hz.errors import HzError
+
+ZERO = "0" * 40
+
+
+class TransportError(HzError):
+    """git could not reach or talk to the remote."""
+
+
+@dataclass(frozen=True)
+class RefResult:
+    """One line of `git push --porcelain`: did this ref land, and if not, why."""
+
+    ref: str
+    flag: str  # ' ' fast-forward, '+' forced, '-' deleted, '*' new, '=' up to date, '!' rejected
+    summary: str
+
+    @property
+    def ok(self) -> bool:
+        return self.flag != "!"
+
+
+@dataclass(frozen=True)
+class PushResult:
+    refs: dict[str, RefResult]
+    stderr: str
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.refs) and all(r.ok for r in self.refs.values())
+
+    @property
+    def hook_declined(self) -> bool:
+        return any("hook declined" in r.summary for r in self.refs.values())
+
+
+class Git:
+    """The git CLI bound to one local repository (its objects are where pygit2 writes)."""
+
+    def __init__(self, repo: Path, environ: Mapping[str, str] | None = None) -> None:
+        self.repo = repo
+        env = dict(os.environ if environ is None else environ)
+        env["GIT_TERMINAL_PROMPT"] = "0"  # a daemon must never wait for a password
+        env.setdefault("LC_ALL", "C")  # porcelain and error texts in one language
+        self.env = env
+
+    def run(self, *args: str, check: bool = True, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+        proc = subprocess.run(
+            ["git", "-C", str(self.repo), *args],
+            input=stdin,
+            capture_output=True,
+            text=True,
+            env=self.env,
+            check=False,
+        )
+        if check and proc.returncode != 0:
+            raise TransportError(f"git {args[0]} failed: {proc.stderr.strip() or proc.stdout.strip()}")
+        return proc
+
+    def ls_remote(self, remote: str, *refs: str) -> dict[str, str]:
+        """ref -> object id on the remote, for the refs named (all refs when none are)."""
+        proc = self.run("ls-remote", "--refs", remote, *refs)
+        found: dict[str, str] = {}
+        for line in proc.stdout.splitlines():
+            oid, _, ref = line.partition("\t")
+            found[ref] = oid
+        return found
+
+    def fetch(self, remote: str, refspecs: Sequence[str]) -> None:
+        """Fetch into local (hz-private) refs; a refspec whose source is missing on the remote fails."""
+        self.run("fetch", "--quiet", "--no-tags", "--no-write-fetch-head", remote, *refspecs)
+
+    def push(self, remote: str, updates: Mapping[str, str], expected: Mapping[str, str]) -> PushResult:
+        """Push `updates` (ref -> local commit) atomically, each guarded by its expected old value.
+
+        `expected[ref]` is the object id the remote must still have (`ZERO` or "" for "must not exist").
+        There is never a `+` in a refspec: that would switch the check off.
+        """
+        args = ["push", "--atomic", "--porcelain", "--no-verify", remote]
+        for ref, old in expected.items():
+            args.append(f"--force-with-lease={ref}:{'' if old == ZERO else old}")
+        args.extend(f"{commit}:{ref}" for ref, commit in updates.items())
+        proc = self.run(*args, check=False)
+        result = PushResult(parse_porcelain(proc.stdout), proc.stderr)
+        if not result.refs:
+            raise TransportError(f"git push failed: {proc.stderr.strip()}")
+        return result
+
+
+def parse_porcelain(stdout: str) -> dict[str, RefResult]:
+    """Read `git push --porcelain` output: `<flag>\\t<from>:<to>\\t<summary>` per ref."""
+    results: dict[str, RefResult] = {}
+    for line in stdout.splitlines():
+        parts = line.split("\t")
+        if len(parts) < 3 or len(parts[0]) != 1:
+            continue  # "To <url>" and "Done"
+        _, _, ref = parts[1].partition(":")
+        results[ref] = RefResult(ref, parts[0], parts[2])
+    return results

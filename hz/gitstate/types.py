@@ -1,0 +1,77 @@
+"""The only field types an event on `hz/state` may use: hash, id, key, enum, number, UTC time, handle, asset.
+
+There is deliberately no free string type here. Every string type is a pattern that cannot hold a
+sentence (no spaces, a fixed shape), so a model built from these types cannot carry a draft, a lesson or
+an address. A test walks every event model and fails when a field uses anything else.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import UTC, datetime
+from typing import Annotated
+
+from pydantic import AfterValidator, Field, StringConstraints
+
+ULID = "[0-9A-HJKMNP-TV-Z]{26}"
+
+Hash = Annotated[str, StringConstraints(pattern=r"^sha256:[0-9a-f]{64}$")]
+"""A content fingerprint, `sha256:<64 hex>` (see hz.canonical)."""
+
+HzId = Annotated[str, StringConstraints(pattern=rf"^hz-{ULID}$")]
+"""A Heinzelmännchen id; also the id of its lease."""
+
+Id = Annotated[str, StringConstraints(pattern=rf"^(?:[a-z]{{1,8}}-)?{ULID}$")]
+"""Any other minted id (a turn, a request): a ULID with an optional short lowercase prefix."""
+
+Key = Annotated[str, StringConstraints(pattern=rf"^hz-{ULID}@[A-Za-z0-9._:/@+=~-]{{1,240}}$")]
+"""An idempotency key: the Heinzelmännchen id, `@`, then slot, version, input or asset parts."""
+
+Handle = Annotated[str, StringConstraints(pattern=r"^@[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$")]
+"""A roster handle such as `@priya`."""
+
+Holder = Annotated[str, StringConstraints(pattern=r"^(?:@[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})|actions:[0-9]{1,20})$")]
+"""Who holds a lease: a member's `@handle` or a GitHub Actions run, `actions:<run id>`."""
+
+AssetRef = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9+.-]{0,15}:[A-Za-z0-9._/~+-]{1,200}$")]
+"""Where an output lives, `<scheme>:<path>` (`state:reports/w45.md`, `doc:checkout/weekly-report`)."""
+
+Slug = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_-]{0,63}$")]
+"""A declared name (an input of a contract), used as a map key."""
+
+_UTC_PATTERN = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?Z$"
+
+
+def _parses(value: str) -> str:
+    datetime.fromisoformat(value.replace("Z", "+00:00"))  # raises ValueError for 2026-13-40
+    return value
+
+
+UtcTime = Annotated[str, StringConstraints(pattern=_UTC_PATTERN), AfterValidator(_parses)]
+"""A UTC timestamp, `2026-10-30T15:00:00Z` (fractions of a second allowed)."""
+
+Count = Annotated[int, Field(ge=0, le=10**12)]
+Token = Annotated[int, Field(ge=1, le=2**53)]
+"""A fencing token: increases along a lease's chain, never repeats."""
+
+
+def _finite(value: float) -> float:
+    if not math.isfinite(value):
+        raise ValueError("must be a finite number")
+    return value
+
+
+Amount = Annotated[float, Field(ge=0, le=10**9), AfterValidator(_finite)]
+"""A non-negative quantity: USD, seconds."""
+
+Share = Annotated[float, Field(ge=0, le=1), AfterValidator(_finite)]
+"""A fraction between 0 and 1."""
+
+
+def format_utc(moment: datetime) -> str:
+    """The `UtcTime` form of an aware datetime, to the second (fractions dropped)."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def parse_utc(value: str) -> datetime:
+    return datetime.fromisoformat(value.replace("Z", "+00:00")).astimezone(UTC)

@@ -1,0 +1,180 @@
+"""Writing `hz/state`: a tick's events in one commit, pushed atomically with the writer's lease renewals.
+
+For the turn engine:
+
+    writer = StateWriter(team, settings)
+    writer.queue(event)                  # any number of times during a tick; lands in the outbox
+    result = writer.flush(now)           # once per tick; no push at all when nothing is queued
+    result.fenced                        # lease ids whose lease moved on: record those turns abandoned
+
+`flush` builds one commit on the remote's current tip adding every queued event not yet there,
+lints it, and makes one `git push --atomic` of that commit and a renewal of every lease the events
+name, each ref guarded by `--force-with-lease=<ref>:<expected>`. A holder whose lease was taken over
+is refused by the remote; its events are dropped (they would be void anyway) and reported as fenced.
+A push refused only because `hz/state` moved is replayed on the new tip after a jittered, growing
+pause, at most `settings.push_attempts` times; what is still queued then goes out on the next flush.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from hz.errors import HzError
+from hz.gitstate import lease, objects
+from hz.gitstate.events import Event, path_of
+from hz.gitstate.layout import STATE_REF, lease_ref
+from hz.gitstate.lease_record import LeaseRecord
+from hz.gitstate.lint import check_event_file
+from hz.gitstate.outbox import Outbox
+from hz.gitstate.remote import TeamRemote
+from hz.gitstate.settings import StateSettings
+from hz.gitstate.transport import ZERO, RefResult
+
+BACKOFF_BASE_S = 0.05
+BACKOFF_CAP_S = 2.0
+
+
+class PushRefused(HzError):
+    """The remote (its pre-receive hook) refused our events: a bug or a stricter remote."""
+
+
+@dataclass
+class FlushResult:
+    landed: list[Event] = field(default_factory=list)  # pushed by this flush
+    already: list[Event] = field(default_factory=list)  # found on hz/state already (an earlier, lost reply)
+    fenced: set[str] = field(default_factory=set)  # leases taken over: their turns are abandoned
+    dropped: list[Event] = field(default_factory=list)  # events of fenced leases, never written
+    pending: int = 0  # still queued after the retry bound
+    pushes: int = 0
+    refs: dict[str, RefResult] = field(default_factory=dict)  # per ref, from the last push
+
+
+class StateWriter:
+    def __init__(
+        self,
+        team: TeamRemote,
+        settings: StateSettings,
+        *,
+        rng: random.Random | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.team = team
+        self.settings = settings
+        self.outbox = Outbox(team.local_dir / "outbox")
+        self._rng = rng or random.Random()
+        self._sleep = sleep
+
+    def queue(self, event: Event) -> bool:
+        """Queue an event for the next flush (False: one with the same kind and key is queued already)."""
+        return self.outbox.put(event)
+
+    def flush(self, now: datetime, renew: Iterable[str] = ()) -> FlushResult:
+        """Push what is queued (and renew the named leases) in one atomic push; see the module docstring."""
+        result = FlushResult()
+        events = self.outbox.events()
+        extra = set(renew)
+        events = self._drop_unheld(events, result)
+        attempt = 0
+        while (events or extra) and attempt < max(1, self.settings.push_attempts):
+            attempt += 1
+            events, done = self._attempt(events, extra, now, result)
+            if done:
+                extra = set()
+                break
+            if result.fenced:
+                extra -= result.fenced
+            elif attempt < self.settings.push_attempts:
+                self._sleep(self._rng.uniform(0, min(BACKOFF_CAP_S, BACKOFF_BASE_S * 2**attempt)))
+        result.pending = len(self.outbox)
+        return result
+
+    def _drop_unheld(self, events: list[Event], result: FlushResult) -> list[Event]:
+        """Events whose (lease, token) this machine no longer holds can never be written: fenced."""
+        keep: list[Event] = []
+        for event in events:
+            mine = lease.held(self.team, event.lease)
+            if mine is None or mine.record.token != event.token:
+                result.fenced.add(event.lease)
+                result.dropped.append(event)
+            else:
+                keep.append(event)
+        self.outbox.remove(result.dropped)
+        return keep
+
+    def _attempt(
+        self, events: list[Event], extra: set[str], now: datetime, result: FlushResult
+    ) -> tuple[list[Event], bool]:
+        """One try; returns the events still to write and whether this flush is finished."""
+        tip = self.team.current(STATE_REF)
+        fresh = self._drop_unheld(self._not_there(tip, events, result), result)
+        leases = sorted({e.lease for e in fresh} | extra)
+        if not fresh and not extra:
+            return [], True
+        updates: dict[str, str] = {}
+        expected: dict[str, str] = {}
+        renewed: dict[str, tuple[str, LeaseRecord]] = {}
+        if fresh:
+            updates[STATE_REF] = self._commit(tip, fresh, now)
+            expected[STATE_REF] = tip or ZERO
+        for lease_id in leases:
+            mine = lease.held(self.team, lease_id)
+            if mine is None:
+                result.fenced.add(lease_id)
+                continue
+            renewed[lease_id] = lease.renewal(self.team, mine, now, self.settings.ttl)
+            updates[lease_ref(lease_id)] = renewed[lease_id][0]
+            expected[lease_ref(lease_id)] = mine.tip
+        pushed = self.team.git.push(self.team.remote, updates, expected)
+        result.pushes += 1
+        result.refs = pushed.refs
+        if pushed.ok:
+            for commit, record in renewed.values():
+                lease.remember(self.team, record, commit)
+            if fresh:
+                objects.set_ref(self.team.repo, self.team.tracking(STATE_REF), updates[STATE_REF])
+            self.outbox.remove(fresh)
+            result.landed.extend(fresh)
+            return [], True
+        if pushed.hook_declined:
+            raise PushRefused(f"the remote refused hz/state: {pushed.stderr.strip()}")
+        return self._after_refusal(fresh, renewed, result), False
+
+    def _after_refusal(
+        self, events: list[Event], renewed: dict[str, tuple[str, LeaseRecord]], result: FlushResult
+    ) -> list[Event]:
+        """Find out why: a lease that moved on is fenced (drop its events); otherwise hz/state moved."""
+        mine = {lease_id: lease.held(self.team, lease_id) for lease_id in renewed}
+        tips = self.team.tips(lease_ref(lease_id) for lease_id in renewed)
+        moved = {lid for lid, held in mine.items() if held is None or tips[lease_ref(lid)] != held.tip}
+        for lease_id in moved:
+            lease.forget(self.team, lease_id)
+        result.fenced |= moved
+        dropped = [e for e in events if e.lease in moved]
+        self.outbox.remove(dropped)
+        result.dropped.extend(dropped)
+        return [e for e in events if e.lease not in moved]
+
+    def _not_there(self, tip: str | None, events: list[Event], result: FlushResult) -> list[Event]:
+        """Drop events whose file is on hz/state already: the identity landed once, it never lands twice."""
+        if tip is None:
+            return events
+        there = [e for e in events if objects.read_path(self.team.repo, tip, path_of(e)) is not None]
+        self.outbox.remove(there)
+        result.already.extend(there)
+        return [e for e in events if e not in there]
+
+    def _commit(self, tip: str | None, events: list[Event], now: datetime) -> str:
+        import pygit2
+
+        files = {path_of(e): e.line() for e in events}
+        for path, data in files.items():
+            if problems := check_event_file(path, data):
+                raise HzError(f"refusing to push an event that fails the lint: {problems[0].render()}")
+        base = self.team.repo[tip].peel(pygit2.Tree).id if tip else None
+        tree = objects.write_tree(self.team.repo, base, files)
+        message = f"hz-state: {len(files)} event{'s' if len(files) != 1 else ''}\n"
+        return objects.make_commit(self.team.repo, tree, [tip] if tip else [], message, now)

@@ -1,0 +1,75 @@
+"""Remotes for the gitstate tests: a bare repository by path, and the same over git:// on loopback."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.gitstate.factory import git
+
+
+@pytest.fixture
+def bare(tmp_path: Path) -> Path:
+    path = tmp_path / "served" / "team.git"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    git("init", "-q", "--bare", str(path))
+    return path
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _wait_for(port: int, proc: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError("git daemon exited early")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return
+        except OSError:
+            time.sleep(0.02)
+    raise RuntimeError("git daemon did not start listening")
+
+
+@pytest.fixture
+def loopback(bare: Path) -> Iterator[str]:
+    """`git daemon` serving the bare remote on 127.0.0.1, with push enabled; yields its git:// URL."""
+    base = bare.parent
+    for _ in range(3):
+        port = _free_port()
+        proc = subprocess.Popen(
+            ["git", "daemon", "--reuseaddr", "--export-all", "--enable=receive-pack", f"--base-path={base}",
+             "--listen=127.0.0.1", f"--port={port}", str(base)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        try:
+            _wait_for(port, proc)
+        except RuntimeError:
+            proc.kill()
+            proc.wait()
+            continue
+        try:
+            yield f"git://127.0.0.1:{port}/{bare.name}"
+        finally:
+            proc.terminate()
+            proc.wait()
+        return
+    raise RuntimeError("could not start git daemon")
+
+
+@pytest.fixture(params=["path", "loopback"])
+def remote_url(request: pytest.FixtureRequest, bare: Path) -> str:
+    """The same bare remote, by path and over the loopback network transport."""
+    if request.param == "path":
+        return str(bare)
+    url: str = request.getfixturevalue("loopback")
+    return url

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from functools import cache
 from typing import Any
 
 Loc = tuple[str | int, ...]
@@ -28,8 +27,8 @@ class YamlProblem(Exception):
         self.loc = loc
 
 
-@cache
 def _yaml() -> Any:
+    """A fresh loader each time: a `%YAML 1.1` directive would otherwise stick to a shared one."""
     from ruamel.yaml import YAML
 
     return YAML(typ="safe", pure=True)

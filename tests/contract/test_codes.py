@@ -103,7 +103,7 @@ def test_error_code_and_line(text: str, code: str, fragment: str, column: int | 
     line = line_of(fragment, text)
     assert (code, line) in _codes(result.diagnostics), result.diagnostics
     if column is not None:
-        assert [d.column for d in result.diagnostics if d.code == code][0] == column
+        assert next(d.column for d in result.diagnostics if d.code == code) == column
 
 
 @pytest.mark.parametrize(("text", "code", "fragment"), [w[1:] for w in WARNINGS], ids=[w[0] for w in WARNINGS])

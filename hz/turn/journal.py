@@ -1,38 +1,48 @@
-"""The engine's view of a spine: append an event, read the events back.
+"""The engine's view of one spine: the events so far, and append under the writer's lock.
 
-The spine itself (format, chain, lock, fsync) is `hz.session`; this module only names the small surface
-the turn engine needs, so the engine's logic can be read without the storage details.
+The spine itself (format, chain, lock, fsync) is `hz.session.spine`; a `Journal` opens its writer,
+reads the trusted events once, and keeps that list in step with every append, so the engine never
+rereads the file during a turn.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, Protocol
+from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from hz.session.envelope import Envelope
+from hz.session.spine import SPINE, SpineWriter, read_spine
 
 
-@dataclass(frozen=True)
-class Event:
-    seq: int
-    ts: str
-    turn: str | None
-    kind: str
-    key: str | None
-    data: Mapping[str, Any]
+class Journal:
+    def __init__(self, writer: SpineWriter, clock: Callable[[], datetime]) -> None:
+        self.writer = writer
+        self.directory = writer.directory
+        self._clock = clock
+        self._events: list[Envelope] = read_spine(writer.directory / SPINE).events
 
+    @classmethod
+    def open(
+        cls, agent_dir: Path, *, clock: Callable[[], datetime], timeout: float, listeners: list[Any] | None = None
+    ) -> Journal:
+        writer = SpineWriter.open(agent_dir, timeout=timeout, listeners=listeners, now=clock())
+        return cls(writer, clock)
 
-class Journal(Protocol):
-    def append(self, kind: str, data: Mapping[str, Any], *, turn: str | None, key: str | None) -> Event: ...
+    def close(self) -> None:
+        self.writer.close()
 
-    def events(self) -> Sequence[Event]: ...
+    def __enter__(self) -> Journal:
+        return self
 
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
-def of_turn(events: Sequence[Event], turn: str) -> list[Event]:
-    return [e for e in events if e.turn == turn]
+    def append(self, kind: str, data: Mapping[str, Any], *, turn: str | None, key: str | None) -> Envelope:
+        envelope = self.writer.append(kind, dict(data), turn=turn, key=key, now=self._clock())
+        self._events.append(envelope)
+        return envelope
 
-
-def last_of(events: Sequence[Event], kind: str, *, key: str | None = None) -> Event | None:
-    for event in reversed(events):
-        if event.kind == kind and (key is None or event.key == key):
-            return event
-    return None
+    def events(self) -> Sequence[Envelope]:
+        return self._events

@@ -12,7 +12,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from hz.turn.journal import Event, Journal
+from hz.session.envelope import Envelope
+from hz.turn.journal import Journal
 
 State = Literal["none", "started", "done", "failed"]
 
@@ -39,7 +40,7 @@ class Done:
 
 
 class Ledger:
-    def __init__(self, journal: Journal, turn: str, events: list[Event], environ: Mapping[str, str]) -> None:
+    def __init__(self, journal: Journal, turn: str, events: list[Envelope], environ: Mapping[str, str]) -> None:
         self._journal = journal
         self._turn = turn
         self._environ = environ
@@ -47,7 +48,7 @@ class Ledger:
         for event in events:
             self._note(event)
 
-    def _note(self, event: Event) -> None:
+    def _note(self, event: Envelope) -> None:
         key = event.data.get("key")
         if not isinstance(key, str):
             return

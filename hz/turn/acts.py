@@ -1,0 +1,113 @@
+"""The act step: hz, in code, does what the outcome asks, each effect once per key.
+
+A draft is placed through its target under the ledger; lessons, a question, a summary are journalled
+once per id or key. The draft's text lives in the turn body, never in the spine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import partial
+from typing import Any
+
+from hz.canonical import fingerprint, fingerprint_bytes
+from hz.session.bodies import append_body, read_body
+from hz.turn import drafts, history
+from hz.turn.causes import format_slot, place_draft_key
+from hz.turn.engine import Deps, Turn
+from hz.turn.journal import Journal
+from hz.turn.ledger import Effect, Ledger
+from hz.turn.targets import target_for
+
+
+def render_output(facets: tuple[str, ...], texts: Mapping[str, str]) -> str:
+    """One output's Markdown: a `## <facet>` section per facet, in the contract's order."""
+    return "\n".join(f"## {facet}\n\n{texts[facet].strip()}\n" for facet in facets)
+
+
+def act_on(journal: Journal, turn: Turn, deps: Deps) -> str | None:
+    outcome = turn.outcome or {}
+    kind = outcome.get("kind")
+    if kind == "draft":
+        return place_drafts(journal, turn, deps, outcome["drafts"])
+    if kind == "lessons":
+        record_lessons(journal, turn, outcome["lessons"])
+    elif kind == "question":
+        ask(journal, turn, str(outcome["question"]))
+    elif kind == "summary":
+        write_summary(journal, turn, outcome["summary"])
+    elif kind == "amendment":
+        from hz.turn.amend import propose
+
+        propose(journal, turn, deps, outcome["amendment"])
+    return None
+
+
+def place_drafts(journal: Journal, turn: Turn, deps: Deps, texts: Mapping[str, Mapping[str, str]]) -> str:
+    plan = turn.plan
+    ledger = Ledger(journal, turn.id, history.of_turn(journal.events(), turn.id), deps.environ)
+    noted = {r["placing"]["key"] for r in read_body(journal.directory, turn.id).records if "placing" in r}
+    hashes: dict[str, str] = {}
+    for output in sorted(plan.outputs):
+        target = target_for(plan, output, turn.slot)
+        key = place_draft_key(plan.agent_id, plan.version, format_slot(turn.slot), target.asset)
+        text = render_output(plan.outputs[output], texts[output])
+        if key not in noted:  # what was there before, so `hz reject` can put it back
+            append_body(
+                journal.directory, turn.id, {"placing": _placing(turn, key, target.asset, target.current(), text)}
+            )
+        tag = drafts.Tag(plan.name, plan.version, key)
+        done = ledger.run(Effect(key, "place_draft", partial(target.write, tag, text), partial(target.lookup, key)))
+        hashes[output] = done.hash
+        if history.placed_draft(journal.events(), key) is None:
+            data = {
+                "key": key,
+                "asset": target.asset,
+                "hash": done.hash,
+                "contract_version": plan.version,
+                "place": target.place,
+            }
+            journal.append("draft.placed", data, turn=turn.id, key=key)
+    return next(iter(hashes.values())) if len(hashes) == 1 else fingerprint(hashes)
+
+
+def record_lessons(journal: Journal, turn: Turn, lessons: list[Mapping[str, Any]]) -> None:
+    known = {e.data.get("lesson_id") for e in journal.events() if e.kind == "lesson.recorded"}
+    for index, lesson in enumerate(lessons, start=1):
+        lesson_id = f"{turn.id}.{index}"
+        if lesson_id in known:
+            continue
+        hunks = [fingerprint_bytes(str(h).encode()) for h in lesson.get("hunks", ())]
+        data: dict[str, Any] = {"lesson_id": lesson_id, "sentence": str(lesson["sentence"])[:1000], "hunks": hunks}
+        approval = next((k for k in turn.keys if "@approval:" in k), None)
+        if approval:
+            data["approval_key"] = approval.split("@approval:", 1)[1]
+        journal.append("lesson.recorded", data, turn=turn.id, key=None)
+
+
+def ask(journal: Journal, turn: Turn, question: str) -> None:
+    key = f"{turn.plan.agent_id}@question:{turn.id}"
+    if not any(e.kind == "question.asked" and e.data.get("key") == key for e in journal.events()):
+        journal.append("question.asked", {"key": key, "question": question[:1000]}, turn=turn.id, key=key)
+
+
+def write_summary(journal: Journal, turn: Turn, summary: Mapping[str, Any], *, keep: int = 5) -> None:
+    previous = history.last_of(journal.events(), "summary.written")
+    data: dict[str, Any] = {
+        "asset": str(summary.get("asset") or turn.plan.name)[:1000],
+        "wants": str(summary.get("user_wants") or "-")[:1000],
+        "decisions": [str(d)[:1000] for d in summary.get("decisions", ())],
+        "open_questions": [str(q)[:1000] for q in summary.get("open_questions", ())],
+        "sources": [str(s)[:200] for s in summary.get("sources_watched", ())],
+        "kept_turns": keep,
+    }
+    if summary.get("next_deadline"):
+        data["next_deadline"] = summary["next_deadline"]
+    if previous is not None:
+        data["previous_seq"] = previous.seq
+    journal.append("summary.written", data, turn=turn.id, key=None)
+
+
+def _placing(turn: Turn, key: str, asset: str, previous: str | None, text: str) -> dict[str, Any]:
+    root = str(turn.plan.root) if turn.plan.root else None
+    return {"key": key, "asset": asset, "previous": previous, "text": text, "root": root, "scope": turn.plan.scope}

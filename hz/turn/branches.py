@@ -1,0 +1,126 @@
+"""Team drafts on branches: `hz/draft/<agent id>/<slot>` in the contract's own repository.
+
+A team contract's `state:<path>` output is reviewed truth on `main`, so its draft never touches the
+work tree: it is a commit on the draft branch that changes that one file, made with a private index
+(`GIT_INDEX_FILE`) and `git commit-tree`, whose subject is the draft's tag line (agent, contract
+version, key). The branch is found again by that key before anything is written. Merging the branch
+into `main` approves the draft; deleting it unmerged rejects it. The slot in the branch name is UTC
+`YYYY-MM-DDTHHMMZ` (a ref name may not hold `:`).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from hz.errors import HzError
+from hz.turn import drafts
+
+ZERO = "0" * 40
+
+
+class GitFailed(HzError):
+    """A git command hz ran to place or inspect a draft branch failed."""
+
+
+def branch_name(agent_id: str, slot: datetime) -> str:
+    return f"hz/draft/{agent_id}/{slot.astimezone(UTC).strftime('%Y-%m-%dT%H%MZ')}"
+
+
+def _git(root: Path, *args: str, stdin: bytes | None = None, env: dict[str, str] | None = None) -> str:
+    done = subprocess.run(
+        ["git", "-C", str(root), *args], input=stdin, capture_output=True, env=env or None, check=False
+    )
+    if done.returncode != 0:
+        raise GitFailed(f"git {' '.join(args[:2])} failed: {done.stderr.decode(errors='replace').strip()}")
+    return done.stdout.decode("utf-8", errors="replace").strip()
+
+
+def _rev(root: Path, ref: str) -> str | None:
+    done = subprocess.run(
+        ["git", "-C", str(root), "rev-parse", "-q", "--verify", f"{ref}^{{commit}}"], capture_output=True, check=False
+    )
+    return done.stdout.decode().strip() if done.returncode == 0 else None
+
+
+def main_ref(root: Path) -> str:
+    for ref in ("refs/heads/main", "refs/heads/master"):
+        if _rev(root, ref):
+            return ref
+    return "HEAD"
+
+
+@dataclass(frozen=True)
+class BranchTarget:
+    root: Path
+    asset: str
+    place: str  # the branch name
+    path: str  # the file's path in the repository
+
+    @classmethod
+    def create(cls, root: Path, agent_id: str, asset: str, slot: datetime) -> BranchTarget:
+        path = asset.partition(":")[2].lstrip("/")
+        if not path or ".." in Path(path).parts:
+            raise drafts.DraftTargetError(f"the target {asset!r} leaves the repository", hint="use a path inside it")
+        return cls(root, asset, branch_name(agent_id, slot), path)
+
+    def _commit_of(self, key: str) -> str | None:
+        if _rev(self.root, f"refs/heads/{self.place}") is None:
+            return None
+        log = _git(self.root, "log", "--format=%H %s", f"refs/heads/{self.place}", "--", self.path)
+        for line in log.splitlines():
+            commit, _, subject = line.partition(" ")
+            tag = drafts.Tag.parse(subject)
+            if tag is not None and tag.key == key:
+                return commit
+        return None
+
+    def _file_at(self, rev: str) -> str | None:
+        done = subprocess.run(
+            ["git", "-C", str(self.root), "show", f"{rev}:{self.path}"], capture_output=True, check=False
+        )
+        return done.stdout.decode("utf-8") if done.returncode == 0 else None
+
+    def lookup(self, key: str) -> str | None:
+        commit = self._commit_of(key)
+        text = self._file_at(commit) if commit else None
+        return None if text is None else drafts.draft_hash(text)
+
+    def current(self) -> str | None:
+        return self._file_at(main_ref(self.root))
+
+    def write(self, tag: drafts.Tag, text: str) -> str:
+        body = text if text.endswith("\n") else text + "\n"
+        old = _rev(self.root, f"refs/heads/{self.place}")
+        base = old or _rev(self.root, main_ref(self.root))
+        blob = _git(self.root, "hash-object", "-w", "--stdin", stdin=body.encode("utf-8"))
+        with tempfile.TemporaryDirectory() as scratch:
+            env = {**os.environ, "GIT_INDEX_FILE": str(Path(scratch) / "index")}
+            if base:
+                _git(self.root, "read-tree", base, env=env)
+            _git(self.root, "update-index", "--add", "--cacheinfo", f"100644,{blob},{self.path}", env=env)
+            tree = _git(self.root, "write-tree", env=env)
+        parents = ["-p", base] if base else []
+        commit = _git(self.root, "commit-tree", tree, *parents, "-m", tag.line())
+        _git(self.root, "update-ref", f"refs/heads/{self.place}", commit, old or ZERO)
+        return drafts.draft_hash(body)
+
+    def observe(self, key: str) -> drafts.Observation:
+        commit = self._commit_of(key)
+        main = main_ref(self.root)
+        if commit is not None:
+            merged = subprocess.run(
+                ["git", "-C", str(self.root), "merge-base", "--is-ancestor", commit, main],
+                capture_output=True,
+                check=False,
+            )
+            if merged.returncode == 0:
+                return drafts.Observation("approved", self._file_at(main))
+            tip = _git(self.root, "log", "-1", "--format=%s", f"refs/heads/{self.place}", "--", self.path)
+            tag = drafts.Tag.parse(tip)
+            return drafts.Observation("pending" if tag is None or tag.key == key else "superseded")
+        return drafts.Observation("rejected")

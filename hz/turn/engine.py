@@ -1,0 +1,179 @@
+"""The turn engine: one wake walked through gather → think → outcome → act → finish, checkpointed.
+
+Each step appends its `turn.step` event before the next begins, and whatever a later step needs that
+the spine must not hold (fetched inputs, the model's transcript, the draft's text) goes to the turn body
+first. A process that dies anywhere leaves a spine the next tick resumes from: the steps already
+recorded are not run again, an interrupted think is rerun from its recorded messages, and effects go
+through the ledger, so nothing is placed or spent twice. A turn past its timeout, or resumed more than
+`max_resumes` times, is finished `abandoned` instead. A turn runs under the `Plan` it started with.
+
+The caller holds the spine's lock (a `Journal`) for the whole turn: one writer per spine.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from hz.config import HeinzelSettings
+from hz.runners.base import Runner
+from hz.session.bodies import append_body, body_ref, read_body
+from hz.session.envelope import Envelope
+from hz.session.kinds import VOCABULARY_VERSION
+from hz.turn import history
+from hz.turn.causes import Cause, Wake
+from hz.turn.crash import crashpoint
+from hz.turn.journal import Journal
+from hz.turn.plan import Plan
+
+DISPOSITION = {
+    "draft": "drafted",
+    "question": "asked",
+    "lessons": "learned",
+    "amendment": "proposed",
+    "summary": "learned",
+    "nothing": "skipped",
+}
+
+
+@dataclass(frozen=True)
+class Gathered:
+    values: Mapping[str, Mapping[str, Any]]  # input -> facet -> canonical value
+    fingerprints: Mapping[str, str]  # input -> fingerprint of its facets
+
+
+@dataclass
+class Deps:
+    """Everything a turn reaches outside its spine, passed in so a turn is a function of its inputs."""
+
+    runner: Runner
+    settings: HeinzelSettings
+    environ: Mapping[str, str]
+    clock: Callable[[], datetime]
+    gather: Callable[[Plan, datetime], Gathered]
+    spent_today: Callable[[], float] = lambda: 0.0
+    next_due: Callable[[], datetime | None] = lambda: None
+
+
+@dataclass(frozen=True)
+class TurnResult:
+    turn: str
+    disposition: str
+    reason: str | None = None
+    usd: float = 0.0
+    follow_up: tuple[Cause, ...] = ()
+
+
+@dataclass
+class Turn:
+    """The working memory of one turn, rebuilt from its events and body on resume."""
+
+    id: str
+    plan: Plan
+    started: Envelope
+    slot: datetime
+    steps: list[str] = field(default_factory=list)
+    gathered: Gathered | None = None
+    outcome: dict[str, Any] | None = None
+    usage: dict[str, Any] = field(default_factory=dict)
+    started_monotonic: float = field(default_factory=time.monotonic)
+
+    @property
+    def cause(self) -> str:
+        return str(self.started.data["cause"])
+
+    @property
+    def causes(self) -> list[str]:
+        return [str(c) for c in self.started.data.get("causes", [self.cause])]
+
+    @property
+    def keys(self) -> list[str]:
+        return [str(k) for k in self.started.data.get("keys", [])]
+
+
+def new_turn_id(now: datetime) -> str:
+    from ulid import ULID
+
+    return str(ULID.from_datetime(now))
+
+
+def turn_slot(wake_or_started: Wake | Envelope) -> datetime:
+    """The slot a turn drafts for: its schedule slot, else the minute it started."""
+    if isinstance(wake_or_started, Wake):
+        for cause in wake_or_started.causes:
+            if cause.kind == "schedule":
+                return cause.due
+        return wake_or_started.oldest_due.replace(second=0, microsecond=0)
+    keys = [str(k) for k in wake_or_started.data.get("keys", [])]
+    causes = [str(c) for c in wake_or_started.data.get("causes", [])]
+    for kind, key in zip(causes, keys, strict=False):
+        if kind == "schedule":
+            return datetime.strptime(key.rsplit("@", 1)[1], "%Y-%m-%dT%H:%MZ").replace(tzinfo=UTC)
+    return history.parse_ts(wake_or_started.ts).replace(second=0, microsecond=0)
+
+
+def skip(journal: Journal, wake: Wake, reason: str, *, moved: list[str], next_due: datetime | None) -> Envelope:
+    """One line, no body, no model: the slot was looked at and nothing needed doing (or could be paid)."""
+    data: dict[str, Any] = {"causes": [c.kind for c in wake.causes], "keys": list(wake.keys), "reason": reason}
+    data["moved"] = moved
+    if next_due is not None:
+        data["next_due"] = next_due.isoformat()
+    return journal.append("turn.skipped", data, turn=None, key=wake.key)
+
+
+def start(journal: Journal, plan: Plan, wake: Wake, deps: Deps) -> TurnResult:
+    """Begin a new turn for `wake` and walk it to its end."""
+    now = deps.clock()
+    turn_id = new_turn_id(now)
+    data: dict[str, Any] = {
+        "cause": wake.cause.kind,
+        "causes": [c.kind for c in wake.causes],
+        "keys": list(wake.keys),
+        "contract_version": plan.version,
+        "skills": dict(plan.skills),
+        "lessons_seq": history.last_lesson_seq(journal.events()),
+        "vocabulary": VOCABULARY_VERSION,
+    }
+    for cause in wake.causes:
+        if cause.kind == "retry":
+            data.update(parent_turn=cause.detail.get("parent_turn"), from_step=cause.detail.get("from_step"))
+            if cause.detail.get("hint"):
+                data["hint"] = cause.detail["hint"]
+    started = journal.append("turn.started", data, turn=turn_id, key=wake.key)
+    append_body(journal.directory, turn_id, {"plan": _plan_record(plan), "requests": _request_ids(wake)})
+    crashpoint("turn.started", deps.environ)
+    turn = Turn(turn_id, plan, started, turn_slot(wake))
+    from hz.turn.walk import walk
+
+    return walk(journal, turn, deps)
+
+
+def resume(journal: Journal, open_turn: history.OpenTurn, plan: Plan, deps: Deps) -> TurnResult:
+    """Continue an open turn at its last checkpoint, or abandon it when it ran too long or too often."""
+    from hz.turn.walk import abandon, restore, walk
+
+    now = deps.clock()
+    if open_turn.running_seconds(now) > plan.timeout_s:
+        return abandon(journal, open_turn, plan, deps, reason="timeout")
+    resumes = sum(1 for r in read_body(journal.directory, open_turn.turn).records if "resumed" in r)
+    if resumes >= deps.settings.max_resumes:
+        return abandon(journal, open_turn, plan, deps, reason="max-resumes")
+    append_body(journal.directory, open_turn.turn, {"resumed": resumes + 1, "at": open_turn.last_step or "started"})
+    turn = restore(journal, open_turn, plan)
+    return walk(journal, turn, deps)
+
+
+def body_reference(journal: Journal, turn: str) -> dict[str, Any] | None:
+    ref = body_ref(journal.directory, turn)
+    return None if ref is None else ref.as_dict()
+
+
+def _plan_record(plan: Plan) -> dict[str, Any]:
+    return {"version": plan.version, "fingerprint": plan.fingerprint}
+
+
+def _request_ids(wake: Wake) -> list[str]:
+    return [c.detail["request_id"] for c in wake.causes if "request_id" in c.detail]

@@ -1,0 +1,73 @@
+"""The think request of a turn: its deterministic context, the caps, the steering feed, the prior transcript."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hz.runners.base import ContextMessage, ThinkRequest
+from hz.session.bodies import append_body, read_body
+from hz.session.inbox import list_requests
+from hz.turn import context, history, steering
+from hz.turn.engine import Deps, Turn
+from hz.turn.journal import Journal
+
+
+def build_request(journal: Journal, turn: Turn, deps: Deps, *, budget_usd: float) -> ThinkRequest:
+    built = context.build(material(journal, turn))
+    prior = tuple(r["think"] for r in read_body(journal.directory, turn.id).records if "think" in r)
+    running = (deps.clock() - history.parse_ts(turn.started.ts)).total_seconds()
+
+    def record(entry: dict[str, Any]) -> None:
+        append_body(journal.directory, turn.id, {"think": entry})
+
+    return ThinkRequest(
+        agent_id=turn.plan.agent_id,
+        turn_id=turn.id,
+        instructions=built.instructions,
+        messages=tuple(ContextMessage("user", f"[{b.title}]\n{b.text}") for b in built.blocks),
+        inputs=turn.gathered.values if turn.gathered else {},
+        outputs=dict(turn.plan.outputs),
+        want=steering.wanted(turn),
+        max_tokens=turn.plan.max_tokens,
+        max_usd=budget_usd,
+        timeout_s=max(1.0, turn.plan.timeout_s - running),
+        steering=steering.steering_feed(journal, turn, deps),
+        prior=prior,
+        record=record,
+        model=turn.plan.model,
+        max_turns=turn.plan.max_turns,
+        cwd=turn.plan.root,
+    )
+
+
+def material(journal: Journal, turn: Turn) -> context.Material:
+    """What the model may see, all of it read from the spine as it stood when the turn started."""
+    events = [e for e in journal.events() if e.seq < turn.started.seq]
+    pinned = int(turn.started.data.get("lessons_seq", 0))
+    summary, past = history.since_summary(events)
+    return context.Material(
+        contract_body=turn.plan.body,
+        lessons=[sentence for _, sentence in history.active_lessons(journal.events(), up_to_seq=pinned)],
+        summary=summary,
+        history=past,
+        last_approved=last_approved(journal, events),
+        inputs=turn.gathered.values if turn.gathered else None,
+        asked=asked_texts(journal, turn) + steering.steered_texts(journal, turn),
+    )
+
+
+def asked_texts(journal: Journal, turn: Turn) -> list[str]:
+    """The user's words behind this turn's asked and retry causes, from the inbox (never the spine)."""
+    wanted = {k.rsplit("@", 1)[-1] for k in turn.keys}
+    texts = [r.text for r in list_requests(journal.directory) if r.request_id in wanted and r.text]
+    hint = turn.started.data.get("hint")
+    return [*texts, f"Try again: {hint}"] if hint else texts
+
+
+def last_approved(journal: Journal, events: list[Any]) -> str | None:
+    for event in reversed(events):
+        if event.kind == "approval.observed" and event.data.get("decision") == "approved" and event.turn:
+            for record in read_body(journal.directory, event.turn).records:
+                if "approval" in record:
+                    return str(record["approval"]["approved"])
+    return None

@@ -1,0 +1,63 @@
+"""Single flight and steering: one turn at a time per agent, and messages that reach the running turn.
+
+Every message is in the agent's inbox (`hz.session.inbox`) before anything acts on it. The turn that
+holds the spine's lock takes new messages in at each step boundary and before each model request: during
+gather and think a message is `turn.steered` and reaches the model with its next request; from act on,
+or when its sender asked for "after this" (`when_busy: follow-up`), it is `turn.requested` and becomes
+the next turn. When the turn ends, all requested causes run as one follow-up turn, never in parallel.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from hz.session.inbox import Request, list_requests
+from hz.turn import history
+from hz.turn.causes import asked_key
+from hz.turn.engine import Deps, Turn
+from hz.turn.journal import Journal
+
+_STEERABLE = frozenset({"gather", "think"})
+
+
+def wanted(turn: Turn) -> frozenset[str]:
+    """The outcome kinds this turn may produce."""
+    if turn.cause == "approval":
+        return frozenset({"lessons", "nothing"})
+    return frozenset({"draft", "question", "amendment", "nothing"})
+
+
+def new_requests(journal: Journal) -> list[Request]:
+    taken = history.taken_requests(journal.events())
+    return [r for r in list_requests(journal.directory) if r.request_id not in taken]
+
+
+def take_requests(journal: Journal, turn: Turn, step: str, deps: Deps) -> list[Request]:
+    """Journal the inbox's new messages at a step boundary; return those that steer this turn."""
+    steered: list[Request] = []
+    for request in new_requests(journal):
+        if step in _STEERABLE and request.when_busy == "steer":
+            journal.append(
+                "turn.steered", {"request_id": request.request_id, "hash": request.hash}, turn=turn.id, key=None
+            )
+            steered.append(request)
+        else:
+            key = asked_key(turn.plan.agent_id, request.request_id)
+            journal.append("turn.requested", {"cause": "asked", "key": key}, turn=turn.id, key=key)
+    return steered
+
+
+def steered_texts(journal: Journal, turn: Turn) -> list[str]:
+    """The words of every message steered into this turn so far, oldest first."""
+    ids = [str(e.data["request_id"]) for e in journal.events() if e.kind == "turn.steered" and e.turn == turn.id]
+    by_id = {r.request_id: r.text for r in list_requests(journal.directory)}
+    return [by_id[i] for i in ids if i in by_id]
+
+
+def steering_feed(journal: Journal, turn: Turn, deps: Deps) -> Callable[[], list[str]]:
+    """What the runner drains before each next model request."""
+
+    def drain() -> list[str]:
+        return [r.text for r in take_requests(journal, turn, "think", deps)]
+
+    return drain

@@ -1,0 +1,77 @@
+"""Where a turn's draft of one output goes, and how to find it there again by its key.
+
+`target_for(plan, output, slot)` picks the place: a personal contract drafts in place in the user's
+working tree (`hz.turn.drafts`), a team contract on a `hz/draft/<agent>/<slot>` branch of its repository
+(`hz.turn.branches`). Both answer the same questions, so the engine and the ledger never care which.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Protocol
+
+from hz.errors import HzError
+from hz.turn import drafts
+from hz.turn.plan import Plan
+
+
+class Target(Protocol):
+    @property
+    def asset(self) -> str:
+        """The output's target with its slot filled in, e.g. `state:reports/2026-W45.md`."""
+        ...
+
+    @property
+    def place(self) -> str:
+        """Where a person finds the draft: a path in the work tree, a branch name."""
+        ...
+
+    def lookup(self, key: str) -> str | None: ...
+
+    def write(self, tag: drafts.Tag, text: str) -> str: ...
+
+    def current(self) -> str | None: ...
+
+    def observe(self, key: str) -> drafts.Observation: ...
+
+
+@dataclass(frozen=True)
+class FileTarget:
+    """A file in the user's working tree, drafted in place under a tag line."""
+
+    asset: str
+    place: str
+    path: Path
+
+    def lookup(self, key: str) -> str | None:
+        return drafts.find_placed(self.path, key)
+
+    def write(self, tag: drafts.Tag, text: str) -> str:
+        return drafts.place(self.path, tag, text)
+
+    def current(self) -> str | None:
+        try:
+            return self.path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return None
+
+    def observe(self, key: str) -> drafts.Observation:
+        return drafts.observe(self.path, key)
+
+
+def target_for(plan: Plan, output: str, slot: datetime) -> Target:
+    return target_at(plan.root, plan.scope, plan.agent_id, drafts.expand_target(plan.targets[output], slot), slot)
+
+
+def target_at(root: Path | None, scope: str, agent_id: str, asset: str, slot: datetime) -> Target:
+    """The target of an asset whose slot placeholders are already filled in."""
+    if root is None:
+        raise HzError(f"{agent_id} has no working tree to draft into", hint="run hz from its repository")
+    if scope == "team" and asset.startswith("state:"):
+        from hz.turn.branches import BranchTarget
+
+        return BranchTarget.create(root, agent_id, asset, slot)
+    path = drafts.target_path(root, asset, slot)
+    return FileTarget(asset, str(path.relative_to(root.resolve())), path)

@@ -1,0 +1,212 @@
+"""Walking a turn through its five steps, each one checkpointed before the next starts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hz.runners.base import BudgetExceeded, RunnerError, ThinkResult
+from hz.session.bodies import append_body, read_body
+from hz.session.kinds import STEPS
+from hz.turn import history, steering
+from hz.turn.caps import Caps, decide
+from hz.turn.causes import Cause
+from hz.turn.crash import crashpoint
+from hz.turn.engine import DISPOSITION, Deps, Gathered, Turn, TurnResult, body_reference, turn_slot
+from hz.turn.journal import Journal
+from hz.turn.plan import Plan
+
+# The outcome kinds `turn.step` may name (a summary is recorded as its own event).
+_STEP_OUTCOMES = frozenset({"draft", "lessons", "amendment", "question", "nothing"})
+
+
+class Finished(Exception):
+    """A step ended the turn early (a cap, a failure); carries the result of the finish it wrote."""
+
+    def __init__(self, result: TurnResult) -> None:
+        super().__init__(result.disposition)
+        self.result = result
+
+
+def walk(journal: Journal, turn: Turn, deps: Deps) -> TurnResult:
+    try:
+        for step in STEPS[:-1]:
+            if step in turn.steps:
+                continue
+            steering.take_requests(journal, turn, step, deps)
+            STEP_FUNCTIONS[step](journal, turn, deps)
+            crashpoint(f"step.{step}", deps.environ)
+        steering.take_requests(journal, turn, "finish", deps)
+        return finish(journal, turn, deps, disposition=_disposition(turn), reason=_reason(turn))
+    except Finished as done:
+        return done.result
+
+
+def restore(journal: Journal, open_turn: history.OpenTurn, plan: Plan) -> Turn:
+    turn = Turn(open_turn.turn, plan, open_turn.started, turn_slot(open_turn.started))
+    turn.steps = list(open_turn.steps)
+    for record in read_body(journal.directory, turn.id).records:
+        if "gather" in record:
+            turn.gathered = Gathered(record["gather"]["values"], record["gather"]["fingerprints"])
+        elif "outcome" in record:
+            turn.outcome, turn.usage = record["outcome"], record.get("usage", {})
+    return turn
+
+
+def checkpoint(journal: Journal, turn: Turn, step: str, **data: Any) -> None:
+    journal.append("turn.step", {"step": step, **data}, turn=turn.id, key=None)
+    turn.steps.append(step)
+
+
+def gather(journal: Journal, turn: Turn, deps: Deps) -> None:
+    if turn.cause == "approval":
+        from hz.turn.approvals import gather_approval
+
+        turn.gathered = gather_approval(journal, turn)
+    else:
+        turn.gathered = deps.gather(turn.plan, turn.slot)
+    append_body(
+        journal.directory,
+        turn.id,
+        {"gather": {"values": turn.gathered.values, "fingerprints": turn.gathered.fingerprints}},
+    )
+    fingerprints = {k: v for k, v in turn.gathered.fingerprints.items() if v.startswith("sha256:")}
+    checkpoint(journal, turn, "gather", inputs=fingerprints, body_ref=body_reference(journal, turn.id))
+
+
+def think(journal: Journal, turn: Turn, deps: Deps) -> None:
+    from hz.turn.request import build_request
+
+    plan = turn.plan
+    agent_spent = history.spent_since(journal.events(), _day_start(deps))
+    caps = Caps(
+        _contract_cap(plan, agent_spent), deps.settings.max_usd, deps.settings.max_usd_per_day, deps.spent_today()
+    )
+    decision = decide(caps, deps.runner.worst_case_usd(plan.max_tokens))
+    if not decision.allowed:
+        raise Finished(finish(journal, turn, deps, disposition="skipped", reason="cap"))
+    request = build_request(journal, turn, deps, budget_usd=decision.budget_usd)
+    try:
+        result: ThinkResult = deps.runner.think(request)
+    except BudgetExceeded as exc:
+        turn.usage = _usage(exc.usage)
+        raise Finished(finish(journal, turn, deps, disposition="skipped", reason="cap", error=exc.message)) from None
+    except RunnerError as exc:
+        turn.usage = _usage(exc.usage)
+        raise Finished(finish(journal, turn, deps, disposition="failed", reason="runner", error=exc.message)) from None
+    turn.outcome, turn.usage = result.outcome.model_dump(mode="json"), _usage(result.usage)
+    append_body(journal.directory, turn.id, {"outcome": turn.outcome, "usage": turn.usage})
+    kind = turn.outcome["kind"]
+    checkpoint(
+        journal,
+        turn,
+        "think",
+        outcome=kind if kind in _STEP_OUTCOMES else None,
+        tokens=turn.usage["tokens"],
+        tokens_cached=turn.usage["tokens_cached"],
+        usd=turn.usage["usd"],
+        body_ref=body_reference(journal, turn.id),
+    )
+
+
+def outcome(journal: Journal, turn: Turn, deps: Deps) -> None:
+    from hz.runners.outcome import Outcome, outcome_problems
+
+    assert turn.outcome is not None, "think records the outcome before outcome runs"
+    parsed = Outcome.model_validate(turn.outcome)
+    want = steering.wanted(turn)
+    outputs = dict(turn.plan.outputs) if parsed.kind == "draft" else {}
+    problems = outcome_problems(parsed, want, outputs)
+    if problems:
+        error = "; ".join(problems)[:1900]
+        raise Finished(finish(journal, turn, deps, disposition="failed", reason="outcome", error=error))
+    kind = parsed.kind
+    checkpoint(journal, turn, "outcome", outcome=kind if kind in _STEP_OUTCOMES else None)
+
+
+def act(journal: Journal, turn: Turn, deps: Deps) -> None:
+    from hz.turn.acts import act_on
+
+    output_hash = act_on(journal, turn, deps)
+    if output_hash is not None:
+        turn.usage["output_hash"] = output_hash
+    checkpoint(journal, turn, "act")
+
+
+STEP_FUNCTIONS = {"gather": gather, "think": think, "outcome": outcome, "act": act}
+
+
+def finish(
+    journal: Journal, turn: Turn, deps: Deps, *, disposition: str, reason: str | None, error: str | None = None
+) -> TurnResult:
+    usage = turn.usage
+    data: dict[str, Any] = {
+        "disposition": disposition,
+        "cause": turn.cause,
+        "causes": turn.causes,
+        "usd": float(usage.get("usd", 0.0)),
+        "tokens": int(usage.get("tokens", 0)),
+        "tokens_cached": int(usage.get("tokens_cached", 0)),
+        "duration_s": round(max(0.0, (deps.clock() - history.parse_ts(turn.started.ts)).total_seconds()), 3),
+        "contract_version": turn.plan.version,
+        "contract_fingerprint": turn.plan.fingerprint if turn.plan.fingerprint.startswith("sha256:") else None,
+        "inputs": dict(turn.gathered.fingerprints) if turn.gathered else {},
+        "output_hash": usage.get("output_hash"),
+        "body_ref": body_reference(journal, turn.id),
+        "reason": reason,
+        "error": error,
+        "step": turn.steps[-1] if turn.steps and disposition in {"failed", "abandoned"} else None,
+    }
+    if turn.outcome and turn.outcome.get("report"):
+        data["report"] = str(turn.outcome["report"])[:1000]
+    due = deps.next_due()
+    if due is not None:
+        data["next_due"] = due.isoformat()
+    journal.append("turn.finished", {k: v for k, v in data.items() if v is not None}, turn=turn.id, key=None)
+    crashpoint("turn.finished", deps.environ)
+    return TurnResult(turn.id, disposition, reason, float(data["usd"]), _follow_ups(journal, turn))
+
+
+def abandon(journal: Journal, open_turn: history.OpenTurn, plan: Plan, deps: Deps, *, reason: str) -> TurnResult:
+    turn = restore(journal, open_turn, plan)
+    error = f"stopped at step {turn.steps[-1] if turn.steps else 'gather'}: {reason}"
+    return finish(journal, turn, deps, disposition="abandoned", reason=reason, error=error)
+
+
+def _follow_ups(journal: Journal, turn: Turn) -> tuple[Cause, ...]:
+    started = history.started_keys(journal.events())
+    follow: list[Cause] = []
+    for event in journal.events():
+        if event.kind == "turn.requested" and event.turn == turn.id and event.data["key"] not in started:
+            request_id = str(event.data["key"]).rsplit("@", 1)[-1]
+            due = history.parse_ts(event.ts)
+            detail = {"request_id": request_id} if event.data["cause"] == "asked" else {}
+            follow.append(Cause(str(event.data["cause"]), str(event.data["key"]), due, detail))
+    return tuple(follow)
+
+
+def _disposition(turn: Turn) -> str:
+    kind = (turn.outcome or {}).get("kind", "nothing")
+    return DISPOSITION.get(str(kind), "skipped")
+
+
+def _reason(turn: Turn) -> str | None:
+    return "nothing-to-do" if _disposition(turn) == "skipped" else None
+
+
+def _usage(usage: Any) -> dict[str, Any]:
+    return {
+        "tokens": int(usage.input_tokens + usage.output_tokens),
+        "tokens_cached": int(usage.cached_tokens),
+        "usd": float(usage.usd),
+    }
+
+
+def _contract_cap(plan: Plan, agent_spent_today: float) -> float | None:
+    if plan.contract_usd is None:
+        return None
+    return max(0.0, plan.contract_usd - agent_spent_today)
+
+
+def _day_start(deps: Deps) -> Any:
+    now = deps.clock()
+    return now.replace(hour=0, minute=0, second=0, microsecond=0)

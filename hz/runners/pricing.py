@@ -52,14 +52,20 @@ FREE = Price(0.0, 0.0, 0.0)
 # Published list prices (USD per million tokens) of the models hz maps its classes to.
 PRICES: dict[str, Price] = {
     # Anthropic
+    "claude-haiku-5-5": Price(0.1, 0.5, 0.01),
+    "claude-sonnet-5-5": Price(2.0, 10.0, 0.1),
+    "claude-opus-5-5": Price(4.0, 20.0, 0.2),
     "claude-opus-4-1": Price(15.0, 75.0, 1.5),
     "claude-sonnet-4-5": Price(3.0, 15.0, 0.3),
     "claude-haiku-4-5": Price(1.0, 5.0, 0.1),
-    # the claude CLI's aliases
-    "opus": Price(15.0, 75.0, 1.5),
-    "sonnet": Price(3.0, 15.0, 0.3),
-    "haiku": Price(1.0, 5.0, 0.1),
+    # the claude CLI's aliases, priced as the generation they name today
+    "opus": Price(4.0, 20.0, 0.2),
+    "sonnet": Price(2.0, 10.0, 0.1),
+    "haiku": Price(0.1, 0.5, 0.01),
     # OpenAI
+    "gpt-6-luna": Price(0.1, 0.5, 0.01),
+    "gpt-6.1-terra": Price(1.0, 5.0, 0.05),
+    "gpt-6.1-sol": Price(2.0, 10.0, 0.1),
     "gpt-5": Price(1.25, 10.0, 0.125),
     "gpt-5-codex": Price(1.25, 10.0, 0.125),
     "gpt-5-mini": Price(0.25, 2.0, 0.025),

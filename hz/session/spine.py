@@ -298,6 +298,14 @@ def _highest_seq(path: Path) -> int:
     return seq
 
 
+def try_lock(directory: Path) -> int | None:
+    """The spine's lock if nobody holds it right now (release by closing the descriptor), else None."""
+    try:
+        return _lock(directory / LOCK, 0.0)
+    except LockTimeout:
+        return None
+
+
 def _lock(path: Path, timeout: float) -> int:
     fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, FILE_MODE)
     deadline = time.monotonic() + timeout

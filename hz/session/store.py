@@ -1,0 +1,105 @@
+"""The session store: agent folders under `$HZ_HOME/heinzel/`, their one writer, reads and the index.
+
+API (stable, the turn engine builds on it):
+
+    store = Store.from_environ(environ)            # or Store(root)
+    store.create(agent_id)                          # <root>/<id>/ (0700)
+    with store.writer(agent_id, timeout=10) as w:   # the spine's lock, held for the block
+        envelope = w.append(kind, data, turn=..., key=..., now=...)   # validated, fsynced, indexed
+    store.read(agent_id)                            # SpineRead: events + problems
+    store.index                                     # hz.session.index.Index, caught up on open
+    store.close()
+
+`writer` marks the agent dirty in the index before the first append and applies every appended line to
+the index right after it is durable; the mark is cleared (still under the lock) once the index holds
+everything, so a crash at any point leaves a mark that the next `Index.open` resolves.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
+
+from hz.errors import HzError
+from hz.fsio import private_dir
+from hz.session.envelope import Envelope
+from hz.session.index import Index
+from hz.session.spine import SPINE, SpineRead, SpineWriter, read_spine
+
+HEINZEL = "heinzel"
+AGENT_ID = re.compile(r"^hz-[0-9A-HJKMNP-TV-Z]{26}$")
+
+
+class UnknownAgent(HzError):
+    """No session folder for that id."""
+
+
+class Store:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._index: Index | None = None
+
+    @classmethod
+    def from_environ(cls, environ: Mapping[str, str] = os.environ) -> Store:
+        from hz.config import hz_home
+
+        return cls(hz_home(environ) / HEINZEL)
+
+    def close(self) -> None:
+        if self._index is not None:
+            self._index.close()
+            self._index = None
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def index(self) -> Index:
+        if self._index is None:
+            self._index = Index.open(private_dir(self.root))
+        return self._index
+
+    def agent_dir(self, agent_id: str) -> Path:
+        if not AGENT_ID.match(agent_id):
+            raise UnknownAgent(f"{agent_id!r} is not a Heinzelmännchen id", hint="ids look like hz-01J…(26 chars)")
+        return self.root / agent_id
+
+    def exists(self, agent_id: str) -> bool:
+        return (self.agent_dir(agent_id) / SPINE).is_file()
+
+    def create(self, agent_id: str) -> Path:
+        directory = self.agent_dir(agent_id)
+        if directory.exists():
+            raise HzError(f"{agent_id} exists already; ids are never reused")
+        private_dir(self.root)
+        directory.mkdir(mode=0o700)
+        return directory
+
+    @contextmanager
+    def writer(self, agent_id: str, *, timeout: float = 10.0, now: datetime | None = None) -> Iterator[SpineWriter]:
+        directory = self.agent_dir(agent_id)
+        if not directory.is_dir():
+            raise UnknownAgent(f"no session for {agent_id} under {self.root}")
+        index = self.index
+        index.mark_dirty(agent_id)
+
+        def listener(envelope: Envelope, size: int, head: str) -> None:
+            index.record(agent_id, envelope, size, head)
+
+        writer = SpineWriter.open(directory, timeout=timeout, listeners=[listener], now=now)
+        try:
+            yield writer
+            index.catch_up(agent_id)
+            index.clear_dirty(agent_id)
+        finally:
+            writer.close()
+
+    def read(self, agent_id: str) -> SpineRead:
+        return read_spine(self.agent_dir(agent_id) / SPINE)

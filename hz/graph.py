@@ -154,8 +154,9 @@ def _disable(
     return disabled
 
 
-def _spread(starts: Iterable[str], successors: Mapping[str, set[str]], disabled: dict[str, Disabled],
-            reason: Disabled) -> None:  # fmt: skip
+def _spread(
+    starts: Iterable[str], successors: Mapping[str, set[str]], disabled: dict[str, Disabled], reason: Disabled
+) -> None:
     queue = deque(starts)
     seen = set(queue)
     while queue:
@@ -191,14 +192,15 @@ def render_text(graph: Graph) -> str:
         upstream = ", ".join(f"{e.source}#{e.facet or '*'}" for e in graph.upstream(name))
         line = f"{node.height}  {name}" + (f"  <- {upstream}" if upstream else "")
         if reason := graph.disabled.get(name):
-            line += f"  [disabled: {_reason_text(reason)}]"
+            line += f"  [disabled: {describe(reason)}]"
         lines.append(line)
     for cycle in graph.cycles:
         lines.append(f"cycle: {' -> '.join(cycle)}")
     return "\n".join(lines)
 
 
-def _reason_text(reason: Disabled) -> str:
+def describe(reason: Disabled) -> str:
+    """Why a contract is disabled, in words."""
     return {
         "cycle": f"on cycle {reason.cause}",
         "downstream-of-cycle": f"downstream of cycle {reason.cause}",

@@ -1,0 +1,154 @@
+"""Compiling a repository: every layer's contracts loaded, checked against each other and wired into a graph.
+
+A contract that does not compile never stops the others: it is left out with its diagnostics, and only
+the contracts that read it (directly or further down) are disabled. `hz workflow validate`, `hz graph`,
+`hz codeowners`, the tick and `hz source list` all start here.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from hz.contract.layers import ContractFile, Layer, LayerKind, contract_files, discover_layers
+from hz.contract.names import Entry, check_names, resolve_name
+from hz.diagnostic import Diagnostic, has_errors
+from hz.graph import Graph, build_graph
+
+if TYPE_CHECKING:
+    from hz.contract.load import Contract
+
+
+@dataclass(frozen=True)
+class CompiledContract:
+    file: ContractFile
+    contract: Contract | None  # None when it did not pass stages 1 and 2
+    enabled: bool
+    height: int
+    disabled: str | None  # why it is off, in words; None when enabled
+
+    @property
+    def qualified_name(self) -> str:
+        return self.file.qualified_name
+
+    @property
+    def name(self) -> str:
+        return self.file.name
+
+    @property
+    def namespace(self) -> str:
+        return self.file.layer.namespace
+
+    @property
+    def layer(self) -> LayerKind:
+        return self.file.layer.kind
+
+    @property
+    def path(self) -> str:
+        return self.file.display
+
+
+@dataclass(frozen=True)
+class Compiled:
+    root: Path | None
+    layers: tuple[Layer, ...]
+    contracts: tuple[CompiledContract, ...]  # wake order: height, then qualified name
+    diagnostics: tuple[Diagnostic, ...]
+    graph: Graph
+    overridden: Mapping[str, str]  # replaced qualified name -> replacing one
+
+    @property
+    def ok(self) -> bool:
+        return not has_errors(self.diagnostics)
+
+    def get(self, name: str) -> CompiledContract:
+        """A contract by qualified or bare name (team > project > me > module); HzError when unknown."""
+        wanted = resolve_name(name, [(c.qualified_name, c.layer) for c in self.contracts], self.overridden)
+        return next(c for c in self.contracts if c.qualified_name == wanted)
+
+    def in_layer(self, kind: LayerKind) -> list[CompiledContract]:
+        return [c for c in self.contracts if c.layer == kind]
+
+
+def compile_repository(
+    root: Path | None,
+    environ: Mapping[str, str] = os.environ,
+    *,
+    now: datetime | None = None,
+    cwd: Path | None = None,
+    layers: list[Layer] | None = None,
+) -> Compiled:
+    """Discover every layer (or use `layers`), load each contract, apply stage 3 and build the graph."""
+    from hz.contract.defaults import load_defaults
+    from hz.contract.link import graph_diagnostics, link
+    from hz.contract.policy import Policies, load_policies
+    from hz.contract.resolve import check_registry
+
+    layers = discover_layers(root, environ, cwd=cwd) if layers is None else layers
+    diagnostics: list[Diagnostic] = []
+    entries: list[Entry] = []
+    for layer in layers:
+        defaults: Mapping[str, Any] | None = None
+        if layer.kind == "team":
+            defaults, found = load_defaults(layer)
+            diagnostics += found
+        for file in contract_files(layer):
+            contract, found = _load(file, defaults)
+            diagnostics += found
+            entries.append(Entry(file, contract))
+
+    names = check_names(entries)
+    diagnostics += names.diagnostics
+    rejected = set(names.rejected)
+    policies = load_policies(root) if root is not None else Policies({})
+    moment = now or datetime.now(UTC)
+    for entry in entries:
+        if entry.contract is not None and entry.file.qualified_name not in rejected:
+            found = check_registry(entry.contract, entry.file.display, policies=policies, now=moment)
+            diagnostics += found
+            if has_errors(found):
+                rejected.add(entry.file.qualified_name)
+
+    compiled = {e.file.qualified_name for e in entries if e.contract is not None} - rejected
+    links = link(entries, names.overridden, compiled)
+    diagnostics += links.diagnostics
+    rejected |= links.rejected
+    in_graph = [e.file.qualified_name for e in entries if e.file.qualified_name not in names.overridden]
+    broken = [name for name in in_graph if name not in compiled or name in rejected]
+    graph = build_graph(in_graph, links.edges, broken=broken)
+    diagnostics += graph_diagnostics(graph, links)
+    contracts = _assemble(entries, graph, names.overridden)
+    return Compiled(root, tuple(layers), contracts, tuple(sorted(set(diagnostics))), graph, names.overridden)
+
+
+def _load(file: ContractFile, defaults: Mapping[str, Any] | None) -> tuple[Contract | None, list[Diagnostic]]:
+    from hz.contract.load import load_contract
+
+    try:
+        text = file.path.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = "is not UTF-8" if isinstance(exc, UnicodeDecodeError) else f"cannot be read: {exc.strerror}"
+        problem = Diagnostic(file.display, 1, 1, "HZC001", "error", "file", f"the file {reason}", "save it as UTF-8")
+        return None, [problem]
+    result = load_contract(Path(file.display), text=text, namespace=file.layer.namespace, defaults=defaults)
+    return result.contract, list(result.diagnostics)
+
+
+def _assemble(entries: list[Entry], graph: Graph, overridden: Mapping[str, str]) -> tuple[CompiledContract, ...]:
+    from hz.graph import describe
+
+    out: list[CompiledContract] = []
+    for entry in entries:
+        name = entry.file.qualified_name
+        if name in overridden:
+            out.append(CompiledContract(entry.file, entry.contract, False, 0, f"overridden by {overridden[name]}"))
+            continue
+        node = graph.nodes[name]
+        reason = graph.disabled.get(name)
+        why = describe(reason) if reason is not None else None
+        out.append(CompiledContract(entry.file, entry.contract, node.enabled, node.height, why))
+    return tuple(sorted(out, key=lambda c: (c.qualified_name in overridden, c.height, c.qualified_name)))

@@ -3,9 +3,10 @@
 Never authoritative: every row comes from spine events through `hz.session.projection`, and deleting
 the file loses nothing. Per spine it keeps the byte size, last seq and head hash it has read, so
 catching up reads only the new lines and notices when a spine no longer continues what it saw (then
-that agent's rows are rebuilt). A writer marks its agent dirty before appending and clears the mark
-after the index has the new lines, so opening the index after a crash catches up exactly those agents
-instead of looking at every spine. A different `SCHEMA_VERSION` drops and rebuilds everything.
+that agent's rows are rebuilt). Every spine writer leaves a mark in `<root>/.pending/` before it
+appends (`hz.session.spine.mark_pending`), cleared once the index has caught up under the lock, so
+opening the index catches up exactly the spines someone wrote to (after a crash too) instead of
+looking at every spine. A different `SCHEMA_VERSION` drops and rebuilds everything.
 
 Plain sqlite3 and orjson only: the idle tick imports this without pydantic.
 
@@ -29,7 +30,7 @@ from hz.fsio import private_dir
 from hz.session import projection
 from hz.session.envelope import Envelope
 from hz.session.schema import SCHEMA, SCHEMA_VERSION, TABLES
-from hz.session.spine import SPINE, read_spine, try_lock
+from hz.session.spine import SPINE, clear_pending, pending, read_spine, try_lock
 
 INDEX = "index.sqlite"
 Row = dict[str, Any]
@@ -120,20 +121,20 @@ class Index:
             changed = [a for a in present if stored.get(a) != (self.root / a / SPINE).stat().st_size]
             gone = set(stored) - set(present)
         else:
-            changed = [r["agent"] for r in self.db.execute("SELECT agent FROM dirty")]
-            gone = set()
+            changed, gone = pending(self.root), set()
         for agent in gone:
             with self._tx() as db:
                 self._forget(db, agent)
         return sum(self._settle_dirty(agent) for agent in changed)
 
     def _settle_dirty(self, agent: str) -> int:
-        """Catch up; clear the dirty mark only when no writer holds the spine (else that writer will)."""
-        fd = try_lock(self.root / agent) if (self.root / agent).is_dir() else None
+        """Catch up; clear the pending mark only when no writer holds the spine (else that writer will)."""
+        directory = self.root / agent
+        fd = try_lock(directory) if directory.is_dir() else None
         try:
-            count = self.catch_up(agent)
-            if fd is not None or not (self.root / agent).is_dir():
-                self.clear_dirty(agent)
+            count = self.catch_up(agent) if directory.is_dir() else 0
+            if fd is not None or not directory.is_dir():
+                clear_pending(directory)
             return count
         finally:
             if fd is not None:
@@ -171,9 +172,8 @@ class Index:
 
     def _forget(self, db: sqlite3.Connection, agent: str) -> None:
         for table in TABLES:
-            if table != "dirty":
-                column = "id" if table == "agents" else "agent"
-                db.execute(f"DELETE FROM {table} WHERE {column} = ?", (agent,))
+            column = "id" if table == "agents" else "agent"
+            db.execute(f"DELETE FROM {table} WHERE {column} = ?", (agent,))
 
     def record(self, agent: str, event: Envelope, size: int, head: str) -> None:
         """Apply one freshly appended line (a writer's listener); fall back to catching up on any gap."""
@@ -188,12 +188,6 @@ class Index:
                 "UPDATE spines SET size = ?, last_seq = ?, head = ? WHERE agent = ?", (size, event.seq, head, agent)
             )
             projection.settle(db, agent)
-
-    def mark_dirty(self, agent: str) -> None:
-        self.db.execute("INSERT OR IGNORE INTO dirty VALUES (?)", (agent,))
-
-    def clear_dirty(self, agent: str) -> None:
-        self.db.execute("DELETE FROM dirty WHERE agent = ?", (agent,))
 
     # --- queries ---------------------------------------------------------------------------------
 
@@ -312,8 +306,4 @@ class Index:
 
     def dump(self) -> dict[str, list[tuple[Any, ...]]]:
         """Every derived row, sorted: what the equality test of rebuilt and incremental compares."""
-        return {
-            table: sorted(tuple(r) for r in self.db.execute(f"SELECT * FROM {table}"))
-            for table in TABLES
-            if table != "dirty"
-        }
+        return {table: sorted(tuple(r) for r in self.db.execute(f"SELECT * FROM {table}")) for table in TABLES}

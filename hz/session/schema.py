@@ -6,15 +6,14 @@ the index is thrown away and replayed, which is cheap and always right.
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
-TABLES = ("spines", "dirty", "agents", "assets", "watched", "versions", "turns", "waits", "keys", "effects",
+TABLES = ("spines", "agents", "assets", "watched", "versions", "turns", "waits", "keys", "effects",
           "drafts", "lessons", "amendments", "questions", "costs")  # fmt: skip
 
 SCHEMA = """
 CREATE TABLE spines (agent TEXT PRIMARY KEY, size INTEGER NOT NULL, last_seq INTEGER NOT NULL, head TEXT,
                      broken_seq INTEGER, problem TEXT);
-CREATE TABLE dirty (agent TEXT PRIMARY KEY);
 CREATE TABLE agents (
     id TEXT PRIMARY KEY, name TEXT NOT NULL, namespace TEXT NOT NULL, handle TEXT, origin TEXT, source TEXT,
     created_at TEXT, approved INTEGER NOT NULL DEFAULT 0, paused INTEGER NOT NULL DEFAULT 0,

@@ -27,13 +27,14 @@ from pathlib import Path
 from typing import Any
 
 from hz.errors import HzError, LockTimeout
-from hz.fsio import FILE_MODE, fsync_dir
+from hz.fsio import FILE_MODE, fsync_dir, private_dir
 from hz.session.envelope import Envelope, EnvelopeError, format_line, format_ts, line_hash, parse_line
 from hz.session.kinds import KINDS
 from hz.session.migrate import migrate
 
 SPINE = "session.jsonl"
 LOCK = "lock"
+PENDING = ".pending"  # <root>/.pending/<agent id>: a writer opened this spine since the index last caught up
 _POLL_S = 0.005
 
 
@@ -169,6 +170,7 @@ class SpineWriter:
         """Lock, read the tail, cut a torn line off and record that (through `listeners` too)."""
         lock_fd = _lock(directory / LOCK, timeout)
         try:
+            mark_pending(directory)
             path = directory / SPINE
             created = not path.exists()
             fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC, FILE_MODE)
@@ -296,6 +298,32 @@ def _highest_seq(path: Path) -> int:
         except EnvelopeError:
             continue
     return seq
+
+
+def mark_pending(directory: Path) -> None:
+    """Leave a durable mark, before the first append, that the index must catch up with this spine.
+
+    Any writer leaves it, whoever opened it, so an index never misses lines appended by a process that
+    died or did not talk to the index; the index clears it once it has read everything under the lock.
+    """
+    marker = directory.parent / PENDING / directory.name
+    if marker.exists():
+        return
+    private_dir(marker.parent)
+    os.close(os.open(marker, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, FILE_MODE))
+    fsync_dir(marker.parent)
+
+
+def clear_pending(directory: Path) -> None:
+    """Called with the spine's lock held, once the index holds every line of it."""
+    (directory.parent / PENDING / directory.name).unlink(missing_ok=True)
+
+
+def pending(root: Path) -> list[str]:
+    try:
+        return sorted(os.listdir(root / PENDING))
+    except FileNotFoundError:
+        return []
 
 
 def try_lock(directory: Path) -> int | None:

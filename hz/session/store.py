@@ -10,16 +10,18 @@ API (stable, the turn engine builds on it):
     store.index                                     # hz.session.index.Index, caught up on open
     store.close()
 
-`writer` marks the agent dirty in the index before the first append and applies every appended line to
-the index right after it is durable; the mark is cleared (still under the lock) once the index holds
-everything, so a crash at any point leaves a mark that the next `Index.open` resolves.
+`writer` applies every appended line to the index right after it is durable. The spine writer leaves a
+pending mark before its first append; the store clears it (still under the lock) once the index holds
+everything, so a crash at any point leaves a mark that the next `Index.open` resolves. A caller that
+uses `SpineWriter` directly (the turn engine's journal) is caught up the same way on the next open, or
+at once when it passes `listeners=[store.index_listener(agent_id)]`.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
@@ -28,7 +30,7 @@ from hz.errors import HzError
 from hz.fsio import private_dir
 from hz.session.envelope import Envelope
 from hz.session.index import Index
-from hz.session.spine import SPINE, SpineRead, SpineWriter, read_spine
+from hz.session.spine import SPINE, SpineRead, SpineWriter, clear_pending, read_spine
 
 HEINZEL = "heinzel"
 AGENT_ID = re.compile(r"^hz-[0-9A-HJKMNP-TV-Z]{26}$")
@@ -88,7 +90,6 @@ class Store:
         if not directory.is_dir():
             raise UnknownAgent(f"no session for {agent_id} under {self.root}")
         index = self.index
-        index.mark_dirty(agent_id)
 
         def listener(envelope: Envelope, size: int, head: str) -> None:
             index.record(agent_id, envelope, size, head)
@@ -97,9 +98,18 @@ class Store:
         try:
             yield writer
             index.catch_up(agent_id)
-            index.clear_dirty(agent_id)
+            clear_pending(directory)
         finally:
             writer.close()
+
+    def index_listener(self, agent_id: str) -> Callable[[Envelope, int, str], None]:
+        """A `SpineWriter` listener that keeps the index in step line by line."""
+        index = self.index
+
+        def listener(envelope: Envelope, size: int, head: str) -> None:
+            index.record(agent_id, envelope, size, head)
+
+        return listener
 
     def read(self, agent_id: str) -> SpineRead:
         return read_spine(self.agent_dir(agent_id) / SPINE)

@@ -81,7 +81,7 @@ def hook_command(stdin: Iterable[str], environ: Mapping[str, str] = os.environ) 
 
     found = run_hook(stdin, environ)
     if found:
-        click.echo(f"hz: refusing this push to {STATE_BRANCH}/leases:", err=True)
+        click.echo("hz: the hz/state lint refuses this push:", err=True)
         click.echo(render_all(found), err=True)
         return EXIT_ERROR
     return EXIT_OK

@@ -12,12 +12,12 @@ the kind's payload. Every model forbids unknown fields and uses only the types o
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from hz.canonical import canonical_json
-from hz.gitstate.types import AssetRef, Count, Handle, Hash, HzId, Id, Key, Share, Slug, Token, UtcTime
+from hz.gitstate.types import Amount, AssetRef, Count, Handle, Hash, HzId, Id, Key, Share, Slug, Token, UtcTime
 
 Cause = Literal["schedule", "source-changed", "discovered", "asked", "approval", "created", "retry", "stale"]
 Role = Literal["owner", "delegate", "actions"]
@@ -64,10 +64,10 @@ class TurnEnded(_Strict):
     disposition: Disposition
     reason: Reason | None = None
     moved: list[Slug] = Field(default_factory=list, max_length=64)
-    cost_usd: Annotated[float, Field(ge=0, le=10**6)] = 0.0
+    cost_usd: Amount = 0.0
     tokens: Count = 0
     tokens_cached: Count = 0
-    duration_s: Annotated[float, Field(ge=0, le=10**7)] = 0.0
+    duration_s: Amount = 0.0
     contract_fp: Hash | None = None
     input_fps: dict[Slug, Hash] = Field(default_factory=dict, max_length=64)
     draft_hash: Hash | None = None

@@ -109,9 +109,13 @@ def _check_event(path: str, line: str, raw: dict[str, Any], loc: str) -> list[Di
             )
         ]
     try:
-        event = Event.parse_obj_checked(raw)
+        event = Event.model_validate(raw)
     except ValidationError as exc:
         return [_from_error(path, line, loc, err) for err in exc.errors()]
+    try:
+        PAYLOADS[event.kind].model_validate(event.data)
+    except ValidationError as exc:
+        return [_from_error(path, line, loc, err, ("data",)) for err in exc.errors()]
     if path_of(event) != path:
         return [_diag(path, "HZS011", loc, f"kind and key belong at {path_of(event)}")]
     return []
@@ -132,8 +136,8 @@ def _field_names(value: Any, prefix: str = "") -> Iterator[str]:
             yield from _field_names(child, prefix)
 
 
-def _from_error(path: str, line: str, loc: str, err: Any) -> Diagnostic:
-    field = ".".join(str(p) for p in err["loc"])
+def _from_error(path: str, line: str, loc: str, err: Any, prefix: tuple[str, ...] = ()) -> Diagnostic:
+    field = ".".join(str(p) for p in (*prefix, *err["loc"]))
     last = str(err["loc"][-1]) if err["loc"] else ""
     where = f"{loc} {field}".strip()
     if err["type"] == "extra_forbidden":

@@ -147,8 +147,14 @@ class StateWriter:
         self, events: list[Event], renewed: dict[str, tuple[str, LeaseRecord]], result: FlushResult
     ) -> list[Event]:
         """Find out why: a lease that moved on is fenced (drop its events); otherwise hz/state moved."""
-        mine = {lease_id: lease.held(self.team, lease_id) for lease_id in renewed}
-        tips = self.team.tips(lease_ref(lease_id) for lease_id in renewed)
+        return self._fence(events, set(renewed), result)
+
+    def _fence(self, events: list[Event], lease_ids: set[str], result: FlushResult) -> list[Event]:
+        """Ask the remote where these leases are; those no longer at our tip are fenced, their events dropped."""
+        if not lease_ids:
+            return events
+        mine = {lease_id: lease.held(self.team, lease_id) for lease_id in lease_ids}
+        tips = self.team.tips(lease_ref(lease_id) for lease_id in sorted(lease_ids))
         moved = {lid for lid, held in mine.items() if held is None or tips[lease_ref(lid)] != held.tip}
         for lease_id in moved:
             lease.forget(self.team, lease_id)
@@ -159,13 +165,21 @@ class StateWriter:
         return [e for e in events if e.lease not in moved]
 
     def _not_there(self, tip: str | None, events: list[Event], result: FlushResult) -> list[Event]:
-        """Drop events whose file is on hz/state already: the identity landed once, it never lands twice."""
+        """Drop events whose identity is on hz/state already: an identity lands once, never twice.
+
+        The same bytes there mean an earlier push of ours landed; other bytes mean another runner
+        wrote it, so we check whether our lease moved on (fenced) and drop ours either way.
+        """
         if tip is None:
             return events
-        there = [e for e in events if objects.read_path(self.team.repo, tip, path_of(e)) is not None]
-        self.outbox.remove(there)
-        result.already.extend(there)
-        return [e for e in events if e not in there]
+        there = {id(e): objects.read_path(self.team.repo, tip, path_of(e)) for e in events}
+        same = [e for e in events if there[id(e)] == e.line()]
+        other = [e for e in events if there[id(e)] not in (None, e.line())]
+        self.outbox.remove(same + other)
+        result.already.extend(same)
+        result.dropped.extend(other)
+        rest = [e for e in events if there[id(e)] is None]
+        return self._fence(rest, {e.lease for e in other}, result)
 
     def _commit(self, tip: str | None, events: list[Event], now: datetime) -> str:
         import pygit2

@@ -1,0 +1,130 @@
+"""The writer: one commit per flush, atomic with the lease renewal, replays, outbox, hard fencing."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from hz.gitstate.identity import whoami
+from hz.gitstate.layout import STATE_REF
+from hz.gitstate.lease import acquire
+from hz.gitstate.lint import lint_range
+from hz.gitstate.reader import history
+from hz.gitstate.remote import TeamRemote
+from hz.gitstate.settings import StateSettings
+from hz.gitstate.writer import StateWriter
+from tests.gitstate.factory import finished, git, hz_id, new_clone, placed, started
+
+NOW = datetime(2026, 10, 30, 15, 0, tzinfo=UTC)
+SLOT = "2026-10-30T15:00:00Z"
+SETTINGS = StateSettings(lease_ttl_s=600, clock_skew_s=30)
+
+
+def member(tmp_path: Path, name: str, url: str) -> TeamRemote:
+    env = {"HZ_HOME": str(tmp_path / f"home-{name}"), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    return TeamRemote(new_clone(tmp_path / name), url, env)
+
+
+def holder(tmp_path: Path, name: str, url: str, agent: str, now: datetime = NOW) -> tuple[TeamRemote, int]:
+    team = member(tmp_path, name, url)
+    outcome = acquire(team, agent, slot=SLOT, identity=whoami({"HZ_HANDLE": name}), role="owner", now=now,
+                      settings=SETTINGS)  # fmt: skip
+    assert outcome.won and outcome.record is not None
+    return team, outcome.record.token
+
+
+def state_log(bare: Path) -> list[str]:
+    return git("--git-dir", str(bare), "log", "--format=%s", "hz/state").splitlines()
+
+
+def test_a_tick_is_one_commit_and_one_push_with_the_renewal(tmp_path: Path, remote_url: str, bare: Path) -> None:
+    team, token = holder(tmp_path, "ann", remote_url, hz_id(1))
+    writer = StateWriter(team, SETTINGS)
+    assert writer.queue(started(hz_id(1), SLOT, token))
+    assert writer.queue(finished(hz_id(1), SLOT, token))
+    assert not writer.queue(finished(hz_id(1), SLOT, token))  # the same identity is queued once
+    result = writer.flush(NOW + timedelta(minutes=1))
+    assert (len(result.landed), result.pushes, result.pending, result.fenced) == (2, 1, 0, set())
+    assert {ref: r.flag for ref, r in result.refs.items()} == {
+        "refs/heads/hz/state": "*",
+        f"refs/hz/lease/{hz_id(1)}": " ",
+    }
+    assert state_log(bare) == ["hz-state: 2 events"]
+    expires = git("--git-dir", str(bare), "show", f"refs/hz/lease/{hz_id(1)}:lease.json")
+    assert '"expires":"2026-10-30T15:11:00Z"' in expires
+    assert writer.flush(NOW).pushes == 0  # nothing happened: no push
+
+
+def test_an_event_already_on_the_branch_is_not_written_twice(tmp_path: Path, bare: Path) -> None:
+    team, token = holder(tmp_path, "ann", str(bare), hz_id(1))
+    writer = StateWriter(team, SETTINGS)
+    writer.queue(started(hz_id(1), SLOT, token))
+    writer.flush(NOW)
+    # a crash after the push and before the outbox was cleaned: the same event is queued again
+    writer.queue(started(hz_id(1), SLOT, token))
+    result = writer.flush(NOW)
+    assert (len(result.already), result.landed, result.pushes) == (1, [], 0)
+    # the same identity made again (another time stamp): the first one stays, ours is dropped, not fenced
+    writer.queue(started(hz_id(1), SLOT, token, ts="2026-10-30T15:00:09Z"))
+    result = writer.flush(NOW)
+    assert (len(result.dropped), result.fenced, result.pushes, result.pending) == (1, set(), 0, 0)
+    assert state_log(bare) == ["hz-state: 1 event"]
+
+
+def test_concurrent_writers_replay_onto_each_other(tmp_path: Path, bare: Path) -> None:
+    writers = []
+    for n in range(3):
+        team, token = holder(tmp_path, f"m{n}", str(bare), hz_id(n))
+        writers.append((StateWriter(team, StateSettings(push_attempts=50), sleep=lambda s: None), hz_id(n), token))
+
+    def run(writer: StateWriter, agent: str, token: int) -> int:
+        landed = 0
+        for batch in range(4):
+            for i in range(3):
+                writer.queue(placed(agent, batch * 3 + i, token))
+            landed += len(writer.flush(NOW).landed)
+        return landed
+
+    with ThreadPoolExecutor(3) as pool:
+        counts = list(pool.map(lambda w: run(*w), writers))
+    assert counts == [12, 12, 12]
+    team = writers[0][0].team
+    tip = team.current(STATE_REF)
+    assert tip is not None
+    assert lint_range(team.repo, None, tip) == []
+    assert len({(e.event.kind, e.event.key) for e in history(team.repo, tip)}) == 36
+    assert len(list(history(team.repo, tip))) == 36
+
+
+def test_a_taken_over_holder_is_fenced_by_the_remote(tmp_path: Path, bare: Path) -> None:
+    ann, ann_token = holder(tmp_path, "ann", str(bare), hz_id(1))
+    writer = StateWriter(ann, SETTINGS)
+    writer.queue(started(hz_id(1), SLOT, ann_token))
+    # ann sleeps past expiry; bob takes over and writes
+    later = NOW + timedelta(minutes=11)
+    bob, bob_token = holder(tmp_path, "bob", str(bare), hz_id(1), now=later)
+    bob_writer = StateWriter(bob, SETTINGS)
+    bob_writer.queue(started(hz_id(1), SLOT, bob_token))
+    assert bob_writer.flush(later).landed
+    result = writer.flush(later)
+    assert (result.fenced, len(result.dropped), result.landed, result.pending) == ({hz_id(1)}, 1, [], 0)
+    tip = bob.current(STATE_REF)
+    assert tip is not None
+    assert [(e.event.token, e.void) for e in history(bob.repo, tip)] == [(2, False)]
+
+
+def test_a_fenced_push_changes_nothing_on_the_remote(tmp_path: Path, bare: Path) -> None:
+    ann, ann_token = holder(tmp_path, "ann", str(bare), hz_id(1))
+    writer = StateWriter(ann, SETTINGS)
+    writer.queue(placed(hz_id(1), 1, ann_token))
+    later = NOW + timedelta(minutes=11)
+    holder(tmp_path, "bob", str(bare), hz_id(1), now=later)
+    lease_before = git("--git-dir", str(bare), "rev-parse", f"refs/hz/lease/{hz_id(1)}")
+    result = writer.flush(later)
+    assert (result.fenced, len(result.dropped), result.pushes) == ({hz_id(1)}, 1, 1)
+    assert result.refs[f"refs/hz/lease/{hz_id(1)}"].summary == "[rejected] (stale info)"
+    assert result.refs["refs/heads/hz/state"].summary == "[rejected] (atomic push failed)"
+    assert git("--git-dir", str(bare), "for-each-ref", "refs/heads") == ""
+    assert git("--git-dir", str(bare), "rev-parse", f"refs/hz/lease/{hz_id(1)}") == lease_before
+    assert writer.flush(later).pushes == 0  # the dropped event is gone from the outbox

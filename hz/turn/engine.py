@@ -151,17 +151,23 @@ def start(journal: Journal, plan: Plan, wake: Wake, deps: Deps) -> TurnResult:
     return walk(journal, turn, deps)
 
 
-def resume(journal: Journal, open_turn: history.OpenTurn, plan: Plan, deps: Deps) -> TurnResult:
-    """Continue an open turn at its last checkpoint, or abandon it when it ran too long or too often."""
+def resume(
+    journal: Journal, open_turn: history.OpenTurn, plan: Plan, deps: Deps, *, counted: bool = True
+) -> TurnResult:
+    """Continue an open turn at its last checkpoint, or abandon it when it ran too long or too often.
+
+    A resume after a crash is `counted` against `max_resumes`; one after a wait fired is not.
+    """
     from hz.turn.walk import abandon, restore, walk
 
     now = deps.clock()
     if open_turn.running_seconds(now) > plan.timeout_s:
         return abandon(journal, open_turn, plan, deps, reason="timeout")
-    resumes = sum(1 for r in read_body(journal.directory, open_turn.turn).records if "resumed" in r)
-    if resumes >= deps.settings.max_resumes:
-        return abandon(journal, open_turn, plan, deps, reason="max-resumes")
-    append_body(journal.directory, open_turn.turn, {"resumed": resumes + 1, "at": open_turn.last_step or "started"})
+    if counted:
+        resumes = sum(1 for r in read_body(journal.directory, open_turn.turn).records if "resumed" in r)
+        if resumes >= deps.settings.max_resumes:
+            return abandon(journal, open_turn, plan, deps, reason="max-resumes")
+        append_body(journal.directory, open_turn.turn, {"resumed": resumes + 1, "at": open_turn.last_step or "started"})
     turn = restore(journal, open_turn, plan)
     return walk(journal, turn, deps)
 

@@ -36,6 +36,9 @@ class Plan:
     model: str | None = None
     max_turns: int | None = None
     skills: Mapping[str, str] = field(default_factory=dict)  # name -> fingerprint
+    schedule: tuple[Any, ...] = ()  # hz.schedule.Cron values
+    catch_up: str = "latest"
+    contract: Any = field(default=None, compare=False, repr=False)  # the loaded contract, for gather
 
 
 def _seconds(value: Any, default: float) -> float:
@@ -46,8 +49,12 @@ def _seconds(value: Any, default: float) -> float:
     return default
 
 
-def plan_from_contract(contract: Any, *, agent_id: str, name: str, version: int, root: Path | None) -> Plan:
+def plan_from_contract(
+    contract: Any, *, agent_id: str, name: str, version: int, root: Path | None, default_tz: str = "UTC"
+) -> Plan:
     """Read a loaded contract (`hz.contract.load.Contract`) into a plan."""
+    from hz.schedule import crons_from
+
     hz = contract.frontmatter.hz
     outputs = {n: tuple(getattr(o, "facets", ()) or ("text",)) for n, o in hz.outputs.items()}
     targets = {n: str(o.target) for n, o in hz.outputs.items()}
@@ -73,6 +80,9 @@ def plan_from_contract(contract: Any, *, agent_id: str, name: str, version: int,
         runner=str(getattr(agent, "runner", None) or "any"),
         model=getattr(agent, "model", None),
         max_turns=getattr(agent, "max_turns", None),
+        schedule=crons_from(getattr(hz, "schedule", None), default_tz),
+        catch_up=str(getattr(hz, "catch_up", "latest")),
+        contract=contract,
     )
 
 

@@ -1,0 +1,60 @@
+"""`hz tick`: one deterministic tick, reported in one line per turn (or as JSON)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+
+from hz.errors import EXIT_OK, HzError
+
+
+def parse_now(value: str) -> datetime:
+    try:
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise HzError(f"--now {value!r} is not an ISO 8601 time", hint="e.g. --now 2026-10-30T15:00Z") from None
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def repo_root(environ: Mapping[str, str] = os.environ) -> Path | None:
+    """The repository the tick runs in, when it runs in one: drafts of its contracts go there."""
+    from hz.errors import NotInRepository
+    from hz.repo import find_root
+
+    try:
+        return find_root()
+    except NotInRepository:
+        return None
+
+
+def run_tick_command(*, now: datetime | None, as_json: bool, environ: Mapping[str, str] = os.environ) -> int:
+    from hz.daemon import tick
+
+    report = tick(root=repo_root(environ), environ=environ, now=now)
+    if as_json:
+        import json
+
+        print(json.dumps(report.to_json(), indent=2, sort_keys=True))
+        return EXIT_OK
+    for line in render_report(report):
+        print(line)
+    return EXIT_OK
+
+
+def render_report(report: object) -> list[str]:
+    from hz.daemon import TickReport
+
+    assert isinstance(report, TickReport)
+    lines: list[str] = []
+    for entry in report.woken:
+        what = entry.get("disposition") or entry.get("reason") or entry["action"]
+        usd = f" {entry['usd']:.2f} USD" if entry.get("usd") else ""
+        detail = f" ({entry['reason']})" if entry.get("reason") and entry.get("disposition") else ""
+        lines.append(f"{entry['agent']}: {entry['action']} -> {what}{detail}{usd}")
+    lines.extend(f"{name}: deferred to the next tick (max_wakes_per_tick)" for name in report.deferred)
+    lines.extend(f"{name}: busy in another process" for name in report.busy)
+    if not lines:
+        lines.append("nothing due")
+    return lines

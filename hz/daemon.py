@@ -1,0 +1,114 @@
+"""The tick: decide without a model which agents are due, wake them, and run each wake as one turn.
+
+`tick(...)` is a function of (the index, the spines, the sources, now): it asks the index what is due
+(schedule slots, waits whose time came, turns a crash left open, drafts awaiting a decision, inputs to
+recheck) and, on an idle machine, returns after those few indexed queries without importing anything
+heavy. Only when something is due does it load contracts, sources and runners (`hz.turn.ticking`).
+`run_daemon(...)` loops ticks until SIGTERM or SIGINT, finishing the tick in progress first.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+
+@dataclass
+class TickReport:
+    now: datetime
+    woken: list[dict[str, Any]] = field(default_factory=list)  # one entry per turn run, resumed or skipped
+    deferred: list[str] = field(default_factory=list)  # agents left for the next tick (max_wakes_per_tick)
+    busy: list[str] = field(default_factory=list)  # agents another process holds
+    pushed: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "now": self.now.astimezone(UTC).isoformat().replace("+00:00", "Z"),
+            "woken": self.woken,
+            "deferred": self.deferred,
+            "busy": self.busy,
+            "pushed": self.pushed,
+        }
+
+
+@dataclass(frozen=True)
+class Pending:
+    """What the index says needs attention this tick (the idle path reads only this)."""
+
+    due: list[dict[str, Any]]
+    waits: list[dict[str, Any]]
+    running: list[dict[str, Any]]
+    drafts: list[dict[str, Any]]
+    watched: list[dict[str, Any]]
+
+    def empty(self) -> bool:
+        return not (self.due or self.waits or self.running or self.drafts or self.watched)
+
+
+def pending(index: Any, now: datetime) -> Pending:
+    """A handful of indexed queries: what is due, waiting, open, undecided or watched."""
+    return Pending(
+        due=index.due(now),
+        waits=index.waits_due(now),
+        running=index.running_turns(),
+        drafts=index.drafts(status="pending"),
+        watched=index.watched(),
+    )
+
+
+def tick(
+    *,
+    root: Path | None,
+    environ: Mapping[str, str] = os.environ,
+    now: datetime | None = None,
+    runner: Any = None,
+) -> TickReport:
+    """One deterministic tick at `now` (default: the clock)."""
+    from hz.session.store import Store
+
+    moment = now or datetime.now(UTC)
+    with Store.from_environ(environ) as store:
+        work = pending(store.index, moment)
+        if work.empty():
+            return TickReport(moment)
+        from hz.turn.ticking import run_tick
+
+        return run_tick(store, work, root=root, environ=environ, now=moment, runner=runner)
+
+
+def run_daemon(
+    *,
+    root: Path | None,
+    interval_s: float,
+    environ: Mapping[str, str] = os.environ,
+    on_tick: Callable[[TickReport], None] | None = None,
+    max_ticks: int | None = None,
+) -> int:
+    """Tick every `interval_s` seconds until SIGTERM/SIGINT; the tick in progress always completes."""
+    stop = threading.Event()
+
+    def request_stop(signum: int, frame: FrameType | None) -> None:
+        stop.set()
+
+    previous = {sig: signal.signal(sig, request_stop) for sig in (signal.SIGTERM, signal.SIGINT)}
+    ticks = 0
+    try:
+        while not stop.is_set():
+            report = tick(root=root, environ=environ)
+            ticks += 1
+            if on_tick is not None:
+                on_tick(report)
+            if max_ticks is not None and ticks >= max_ticks:
+                break
+            stop.wait(interval_s)
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    return ticks

@@ -1,0 +1,176 @@
+"""One agent's share of a tick, under its spine's lock: open turns first, then one wake of new causes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from hz.session.store import Store
+from hz.turn import approvals, engine, history, waits
+from hz.turn.caps import Caps, decide
+from hz.turn.causes import Cause, Wake, approval_key, coalesce, source_changed_key
+from hz.turn.engine import Deps, TurnResult
+from hz.turn.journal import Journal
+from hz.turn.plan import Plan
+
+if TYPE_CHECKING:
+    from hz.turn.ticking import Candidate
+
+MAX_FOLLOW_UPS = 5  # follow-up turns in one tick; more wait for the next tick's inbox check
+
+
+@dataclass
+class AgentWork:
+    journal: Journal
+    candidate: Candidate
+    deps: Deps
+    store: Store
+    now: datetime
+
+    @property
+    def plan(self) -> Plan:
+        return self.candidate.plan
+
+    @property
+    def name(self) -> str:
+        return str(self.candidate.row["name"])
+
+    def run(self) -> list[dict[str, Any]]:
+        entries = [e for ot in history.open_turns(self.journal.events()) if (e := self._open(ot)) is not None]
+        causes = [*self.candidate.causes, *self._approvals(entries), *self._moved()]
+        taken = history.settled_keys(self.journal.events()) | history.started_keys(self.journal.events())
+        causes = [c for c in causes if c.key not in taken]
+        if causes:
+            entries.extend(self._wake(coalesce(self.plan.agent_id, causes)))
+        return entries
+
+    # --- open turns ---------------------------------------------------------------------------
+
+    def _open(self, open_turn: history.OpenTurn) -> dict[str, Any] | None:
+        plan = self._pinned(open_turn)
+        if open_turn.waiting is None:
+            result = engine.resume(self.journal, open_turn, plan, self.deps)
+            return self._entry("resumed", result)
+        wait = waits.Wait.from_event(
+            open_turn.turn,
+            history.parse_ts(open_turn.waiting.ts),
+            open_turn.waiting.data,
+            timedelta(days=self.deps.settings.max_wait_days),
+        )
+        fired = waits.woken_by(wait, self._world())
+        if fired is None:
+            return None
+        if self._superseded(open_turn, wait):
+            from hz.turn.walk import abandon
+
+            return self._entry("resumed", abandon(self.journal, open_turn, plan, self.deps, reason="superseded"))
+        self.journal.append("turn.resumed", {"woken_by": fired, "step": wait.step}, turn=open_turn.turn, key=None)
+        open_turn.waiting = None
+        return self._entry("resumed", engine.resume(self.journal, open_turn, plan, self.deps, counted=False))
+
+    def _pinned(self, open_turn: history.OpenTurn) -> Plan:
+        version = int(open_turn.started.data.get("contract_version", self.plan.version))
+        if version == self.plan.version:
+            return self.plan
+        from hz.turn.agents import load_plan
+
+        return load_plan(self.journal.directory, self.candidate.row, version, root=self.plan.root)
+
+    def _superseded(self, open_turn: history.OpenTurn, wait: waits.Wait) -> bool:
+        return any(
+            e.kind == "draft.placed" and e.turn != open_turn.turn and history.parse_ts(e.ts) >= wait.since
+            for e in self.journal.events()
+        )
+
+    def _world(self) -> waits.World:
+        events = self.journal.events()
+        decided = {str(e.data["key"]) for e in events if e.kind == "approval.observed"}
+        answered = {str(e.data["key"]) for e in events if e.kind == "question.answered"}
+        return waits.World(self.now, self._fingerprints(), decided, answered)
+
+    # --- new causes ---------------------------------------------------------------------------
+
+    def _approvals(self, entries: list[dict[str, Any]]) -> list[Cause]:
+        causes: list[Cause] = []
+        for key, seen in approvals.observe_all(self.journal, self.plan.agent_id):
+            if seen.state == "approved":
+                causes.append(Cause("approval", approval_key(self.plan.agent_id, key), self.now, {"draft_key": key}))
+            else:
+                approvals.record_rejection(self.journal, key, approver=None)
+                entries.append({"agent": self.name, "action": "rejected", "key": key})
+        return causes
+
+    def _fingerprints(self) -> dict[str, str]:
+        if not self.plan.inputs:
+            return {}
+        return dict(self.deps.gather(self.plan, _minute(self.now)).fingerprints)
+
+    def _last_inputs(self) -> dict[str, str] | None:
+        last = history.last_of([e for e in self.journal.events() if e.kind == "turn.finished"], "turn.finished")
+        return None if last is None else {str(k): str(v) for k, v in last.data.get("inputs", {}).items()}
+
+    def _moved(self) -> list[Cause]:
+        """Inputs the contract wakes on whose fingerprint moved since the last turn saw them."""
+        if not self.plan.inputs or not self._watched():
+            return []
+        last = self._last_inputs()
+        if last is None:
+            return []
+        current = self._fingerprints()
+        wake_on = self.plan.wake_on if self.plan.wake_on is not None else self.plan.inputs
+        return [
+            Cause("source-changed", source_changed_key(self.plan.agent_id, name, fp), self.now, {"input": name})
+            for name, fp in sorted(current.items())
+            if name in wake_on and last.get(name) not in (None, fp)
+        ]
+
+    def _watched(self) -> bool:
+        return bool(self.candidate.row.get("inputs")) and self.candidate.row.get("inputs") != "{}"
+
+    # --- running one wake ---------------------------------------------------------------------
+
+    def _wake(self, wake: Wake) -> list[dict[str, Any]]:
+        due = self.deps.next_due()
+        if self._over_cap():
+            engine.skip(self.journal, wake, "cap", moved=[], next_due=due)
+            return [{"agent": self.name, "action": "skipped", "reason": "cap", "cause": wake.cause.kind}]
+        if wake.kinds() == {"schedule"} and self.plan.render_on_schedule == "if-moved":
+            moved = self._moved_since_last(wake)
+            if moved is not None and not moved:
+                engine.skip(self.journal, wake, "nothing-moved", moved=[], next_due=due)
+                return [{"agent": self.name, "action": "skipped", "reason": "nothing-moved", "cause": "schedule"}]
+        entries: list[dict[str, Any]] = []
+        result = engine.start(self.journal, self.plan, wake, self.deps)
+        entries.append(self._entry("started", result))
+        for _ in range(MAX_FOLLOW_UPS):
+            if not result.follow_up:
+                break
+            result = engine.start(self.journal, self.plan, coalesce(self.plan.agent_id, result.follow_up), self.deps)
+            entries.append(self._entry("started", result))
+        return entries
+
+    def _moved_since_last(self, wake: Wake) -> list[str] | None:
+        last = self._last_inputs()
+        if last is None:
+            return None  # never rendered: render now
+        current = self.deps.gather(self.plan, engine.turn_slot(wake)).fingerprints
+        return sorted(n for n, fp in current.items() if last.get(n) != fp)
+
+    def _over_cap(self) -> bool:
+        deps = self.deps
+        spent = history.spent_since(self.journal.events(), self.now.replace(hour=0, minute=0, second=0, microsecond=0))
+        contract = None if self.plan.contract_usd is None else max(0.0, self.plan.contract_usd - spent)
+        caps = Caps(contract, deps.settings.max_usd, deps.settings.max_usd_per_day, deps.spent_today())
+        return not decide(caps, deps.runner.worst_case_usd(self.plan.max_tokens)).allowed
+
+    def _entry(self, action: str, result: TurnResult) -> dict[str, Any]:
+        entry: dict[str, Any] = {"agent": self.name, "action": action, "turn": result.turn}
+        entry.update(disposition=result.disposition, usd=result.usd)
+        if result.reason:
+            entry["reason"] = result.reason
+        return entry
+
+
+def _minute(moment: datetime) -> datetime:
+    return moment.replace(second=0, microsecond=0)

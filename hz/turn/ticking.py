@@ -1,0 +1,169 @@
+"""The working half of a tick: turn what the index says is due into wakes, order them, run them.
+
+Per agent with something to do, under its spine's lock: first the turns a crash or a wait left open
+(resumed at their checkpoint, or abandoned), then the new causes not yet settled, coalesced into one
+wake. A schedule-only wake of an `if-moved` contract whose inputs did not move is one `turn.skipped`
+line and no model call; a wake whose worst case would cross a cap is skipped with reason `cap`. Wakes
+run in graph-height order, then oldest due first, at most `max_wakes_per_tick`; the rest stay due.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from hz.config import HeinzelSettings, load_user_config
+from hz.daemon import Pending, TickReport
+from hz.errors import HzError, LockTimeout
+from hz.session.store import Store
+from hz.turn import history
+from hz.turn.causes import Cause, approval_key, coalesce, schedule_key, source_changed_key
+from hz.turn.engine import Deps, Gathered
+from hz.turn.journal import Journal
+from hz.turn.plan import Plan
+
+
+@dataclass
+class Candidate:
+    agent_id: str
+    row: dict[str, Any]
+    plan: Plan
+    causes: list[Cause] = field(default_factory=list)
+    has_open: bool = False
+    height: int = 0
+
+    @property
+    def due(self) -> str:
+        """Oldest due first: the earliest cause, else the index's next due slot."""
+        if self.causes:
+            return min(c.due for c in self.causes).isoformat()
+        return str(self.row.get("next_due") or "9999")
+
+
+def run_tick(
+    store: Store, work: Pending, *, root: Path | None, environ: Mapping[str, str], now: datetime, runner: Any
+) -> TickReport:
+    config = load_user_config(environ)
+    settings = config.heinzel
+    report = TickReport(now)
+    candidates = _candidates(store, work, root=root, now=now, default_tz=config.timezone or "UTC")
+    _apply_heights(candidates, root, environ)
+    candidates.sort(key=lambda c: (c.height, c.due, c.agent_id))
+    budget = settings.max_wakes_per_tick
+    for candidate in candidates:
+        if budget <= 0:
+            report.deferred.append(candidate.row["name"])
+            continue
+        try:
+            entries = _work_agent(store, candidate, settings, environ=environ, now=now, runner=runner)
+        except LockTimeout:
+            report.busy.append(candidate.row["name"])
+            continue
+        report.woken.extend(entries)
+        budget -= sum(1 for e in entries if e["action"] in {"started", "resumed"})
+    return report
+
+
+def _candidates(store: Store, work: Pending, *, root: Path | None, now: datetime, default_tz: str) -> list[Candidate]:
+    from hz.turn.agents import load_plan
+
+    ids: dict[str, None] = {}
+    for rows in (work.running, work.waits, work.due, work.drafts, work.watched):
+        for row in rows:
+            ids.setdefault(str(row.get("agent") or row.get("id")), None)
+    due_ids = {str(r["id"]) for r in work.due}
+    found: list[Candidate] = []
+    for agent_id in ids:
+        found_row = store.index.agent(agent_id)
+        if found_row is None:
+            continue
+        row = found_row
+        if row["state"] in {"proposed", "paused", "retired"} or not row.get("contract_version"):
+            continue
+        plan = load_plan(store.agent_dir(agent_id), row, int(row["contract_version"]), root=root, default_tz=default_tz)
+        candidate = Candidate(agent_id, row, plan, has_open=True)
+        if agent_id in due_ids:
+            candidate.causes.extend(_schedule_causes(plan, row, now))
+        found.append(candidate)
+    return found
+
+
+def _schedule_causes(plan: Plan, row: Mapping[str, Any], now: datetime) -> list[Cause]:
+    from hz.schedule import slots_to_run
+
+    if not plan.schedule or not row.get("next_due"):
+        return []
+    since = history.parse_ts(str(row["next_due"])) - timedelta(microseconds=1)
+    policy: Any = plan.catch_up
+    slots = slots_to_run(plan.schedule, since=since, now=now, policy=policy, limit=1)
+    return [Cause("schedule", schedule_key(plan.agent_id, slot), slot, {"slot": slot.isoformat()}) for slot in slots]
+
+
+def next_due(plan: Plan, after: datetime) -> datetime | None:
+    from hz.schedule import next_slot
+
+    return next_slot(plan.schedule, after) if plan.schedule else None
+
+
+def _apply_heights(candidates: list[Candidate], root: Path | None, environ: Mapping[str, str]) -> None:
+    """Graph height of each candidate's contract, from the compiled repository when there is one."""
+    if root is None or len(candidates) < 2:
+        return
+    try:
+        from hz.contract.project import compile_repository
+
+        compiled = compile_repository(root, environ)
+    except (ImportError, HzError):
+        return
+    heights = {
+        str(getattr(c, "name", "")): int(getattr(c, "height", 0) or 0) for c in getattr(compiled, "contracts", ())
+    }
+    for candidate in candidates:
+        candidate.height = heights.get(str(candidate.row.get("contract_name") or candidate.row["name"]), 0)
+
+
+def _work_agent(
+    store: Store,
+    candidate: Candidate,
+    settings: HeinzelSettings,
+    *,
+    environ: Mapping[str, str],
+    now: datetime,
+    runner: Any,
+) -> list[dict[str, Any]]:
+    from hz.turn.agentwork import AgentWork
+
+    with store.writer(candidate.agent_id, timeout=0.2, now=now) as writer:
+        journal = Journal(writer, lambda: now)
+        deps = _deps(store, candidate.plan, settings, environ=environ, now=now, runner=runner)
+        return AgentWork(journal, candidate, deps, store=store, now=now).run()
+
+
+def _deps(
+    store: Store, plan: Plan, settings: HeinzelSettings, *, environ: Mapping[str, str], now: datetime, runner: Any
+) -> Deps:
+    from hz.turn.gather import gather_inputs, pick_runner
+
+    day = now.strftime("%Y-%m-%d")
+    cache: dict[tuple[str, datetime], Gathered] = {}
+
+    def gather(p: Plan, slot: datetime) -> Gathered:
+        if (p.agent_id, slot) not in cache:
+            cache[(p.agent_id, slot)] = gather_inputs(p, slot, environ=environ, now=now)
+        return cache[(p.agent_id, slot)]
+
+    return Deps(
+        runner=runner or pick_runner(plan, environ),
+        settings=settings,
+        environ=environ,
+        clock=lambda: now,
+        gather=gather,
+        spent_today=lambda: store.index.cost_on(day),
+        next_due=lambda: next_due(plan, now),
+    )
+
+
+__all__ = ["Candidate", "approval_key", "coalesce", "next_due", "run_tick", "source_changed_key"]

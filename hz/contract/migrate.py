@@ -8,7 +8,7 @@ migration. A schema newer than ours is HZC003: this hz cannot know what it means
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from hz.contract.model import SCHEMA_VERSION
@@ -21,8 +21,8 @@ MIGRATIONS: dict[int, Migration] = {}
 
 
 class SchemaTooNew(Exception):
-    def __init__(self, found: int) -> None:
-        super().__init__(f"hz.schema is {found}, but this hz reads schema {SCHEMA_VERSION} at most")
+    def __init__(self, found: int, newest: int = SCHEMA_VERSION) -> None:
+        super().__init__(f"hz.schema is {found}, but this hz reads schema {newest} at most")
         self.found = found
 
 
@@ -33,15 +33,17 @@ def schema_of(data: dict[str, Any]) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def migrate(data: dict[str, Any]) -> dict[str, Any]:
-    """`data` lifted to SCHEMA_VERSION; the input is never modified. Raises SchemaTooNew."""
+def migrate(
+    data: dict[str, Any], *, migrations: Mapping[int, Migration] = MIGRATIONS, newest: int = SCHEMA_VERSION
+) -> dict[str, Any]:
+    """`data` lifted to the newest schema; the input is never modified. Raises SchemaTooNew."""
     found = schema_of(data)
-    if found is None or found == SCHEMA_VERSION or found < 1:
+    if found is None or found == newest or found < 1:
         return data
-    if found > SCHEMA_VERSION:
-        raise SchemaTooNew(found)
+    if found > newest:
+        raise SchemaTooNew(found, newest)
     out = copy.deepcopy(data)
-    for version in range(found, SCHEMA_VERSION):
-        out = MIGRATIONS[version](out)
+    for version in range(found, newest):
+        out = migrations[version](out)
         out["hz"]["schema"] = version + 1
     return out

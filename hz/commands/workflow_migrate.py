@@ -1,0 +1,117 @@
+"""`hz workflow migrate [PATH…] [--write]`: lift contract files to the newest frontmatter schema.
+
+Only the frontmatter is rewritten, and only when its schema is older than this hz reads; the body is
+kept byte for byte. Fingerprints survive, because they are computed over the migrated model anyway.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import click
+
+from hz.errors import EXIT_ERROR, EXIT_OK
+
+
+@dataclass(frozen=True)
+class FileMigration:
+    path: Path
+    found: int | None  # the schema the file declares (None: missing or unreadable)
+    text: str | None  # the migrated file text, None when nothing changes
+    problem: str | None = None
+
+
+def run_migrate(
+    paths: Sequence[Path], *, write: bool, environ: Mapping[str, str] = os.environ, cwd: Path | None = None
+) -> int:
+    from hz.commands.workflow_validate import expand
+    from hz.repo import find_root
+
+    root = find_root(cwd)
+    files = expand(paths, cwd or Path.cwd()) if paths else _repository_files(root)
+    status = EXIT_OK
+    for item in (plan_file(path) for path in files):
+        status = max(status, _report(item, root, write))
+    # --- Adoption of contracts as Heinzelmännchen (issue 4) goes here, after the schema step. ---
+    return status
+
+
+def _repository_files(root: Path) -> list[Path]:
+    from hz.contract.layers import SUFFIX
+
+    folders = [root / "workflows", root / ".heinzel" / "workflows"]
+    return sorted(p for folder in folders if folder.is_dir() for p in folder.iterdir() if p.name.endswith(SUFFIX))
+
+
+def plan_file(path: Path) -> FileMigration:
+    from hz.contract.migrate import SchemaTooNew
+
+    try:
+        text = path.read_text(encoding="utf-8")
+        found, migrated = migrate_text(text)
+    except (OSError, UnicodeDecodeError, ValueError, SchemaTooNew) as exc:
+        return FileMigration(path, None, None, str(exc))
+    return FileMigration(path, found, migrated)
+
+
+def migrate_text(text: str) -> tuple[int | None, str | None]:
+    """The declared schema and the migrated text (None when already current). ValueError: no YAML."""
+    from hz.contract.migrate import SchemaTooNew, migrate, schema_of
+    from hz.contract.model import SCHEMA_VERSION
+    from hz.contract.text import normalize, split_frontmatter
+    from hz.contract.yamlload import YamlProblem, load_mapping
+
+    normalized = normalize(text)
+    split = split_frontmatter(normalized)
+    if split is None:
+        raise ValueError("no frontmatter")
+    try:
+        data = load_mapping(split.yaml)
+    except YamlProblem as problem:
+        raise ValueError(f"line {split.yaml_line + problem.line - 1}: {problem.message}") from None
+    found = schema_of(data)
+    if found is not None and found > SCHEMA_VERSION:
+        raise SchemaTooNew(found)
+    if found is None or found == SCHEMA_VERSION:
+        return found, None
+    return found, "---\n" + dump_yaml(migrate(data)) + "---\n" + split.body
+
+
+def dump_yaml(data: Mapping[str, object]) -> str:
+    import io
+
+    from ruamel.yaml import YAML
+
+    yaml = YAML(typ="safe", pure=True)
+    yaml.default_flow_style = False
+    yaml.sort_base_mapping_type_on_output = False  # type: ignore[assignment]
+    stream = io.StringIO()
+    yaml.dump(dict(data), stream)
+    return stream.getvalue()
+
+
+def _report(item: FileMigration, root: Path, write: bool) -> int:
+    shown = item.path.relative_to(root) if item.path.is_relative_to(root) else item.path
+    if item.problem is not None:
+        click.echo(f"{shown}: cannot migrate: {item.problem}", err=True)
+        return EXIT_ERROR
+    if item.text is None:
+        click.echo(f"{shown}: schema {item.found}, up to date")
+        return EXIT_OK
+    if write:
+        _replace(item.path, item.text)
+        click.echo(f"{shown}: migrated from schema {item.found}")
+    else:
+        click.echo(f"{shown}: schema {item.found}, would migrate (run with --write)")
+    return EXIT_OK
+
+
+def _replace(path: Path, text: str) -> None:
+    """Rewrite a file of the work tree in one step, keeping its mode (not hz's private 0600)."""
+    temporary = path.with_name(f".{path.name}.migrating")
+    temporary.write_text(text, encoding="utf-8")
+    temporary.chmod(path.stat().st_mode & 0o777)
+    os.replace(temporary, path)

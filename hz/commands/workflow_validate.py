@@ -1,0 +1,82 @@
+"""`hz workflow validate [PATH…]`: stages 1–3 for files, directories or the whole repository."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+
+import click
+
+from hz.commands.workflow_common import compile_here, summary
+from hz.diagnostic import Diagnostic, dumps_json, has_errors, render_all
+from hz.errors import EXIT_ERROR, EXIT_OK, HzError, NotInRepository
+
+SUFFIX = ".prose.md"
+
+
+def run_validate(
+    paths: Sequence[Path], *, as_json: bool, environ: Mapping[str, str] = os.environ, cwd: Path | None = None
+) -> int:
+    diagnostics, checked = _validate(paths, environ, cwd)
+    if as_json:
+        click.echo(dumps_json(diagnostics))
+    else:
+        if diagnostics:
+            click.echo(render_all(diagnostics))
+        errors = sum(1 for d in diagnostics if d.is_error)
+        click.echo(summary(checked, errors, len(diagnostics) - errors))
+    return EXIT_ERROR if has_errors(diagnostics) else EXIT_OK
+
+
+def _validate(paths: Sequence[Path], environ: Mapping[str, str], cwd: Path | None) -> tuple[list[Diagnostic], int]:
+    if not paths:
+        compiled = compile_here(environ, cwd)
+        return list(compiled.diagnostics), len(compiled.contracts)
+    files = expand(paths, cwd or Path.cwd())
+    try:
+        compiled = compile_here(environ, cwd)
+    except NotInRepository:
+        return _standalone(files), len(files)
+    by_path = {c.file.path.resolve(): c for c in compiled.contracts}
+    inside = {by_path[f].path for f in files if f in by_path}
+    found = [d for d in compiled.diagnostics if d.path in inside]
+    return found + _standalone([f for f in files if f not in by_path]), len(files)
+
+
+def expand(paths: Sequence[Path], cwd: Path) -> list[Path]:
+    """Files as given, directories as the `*.prose.md` files directly in them; all resolved."""
+    out: list[Path] = []
+    for given in paths:
+        path = given if given.is_absolute() else cwd / given
+        if path.is_dir():
+            out += sorted(p.resolve() for p in path.iterdir() if p.name.endswith(SUFFIX) and p.is_file())
+        elif path.is_file():
+            out.append(path.resolve())
+        else:
+            raise HzError(f"no such file or directory: {given}", hint="pass contract files or directories")
+    return out
+
+
+def _standalone(files: Sequence[Path]) -> list[Diagnostic]:
+    """Files outside every layer: stages 1 and 2, and the registry checks of stage 3."""
+    from hz.contract.load import load_contract
+    from hz.contract.policy import Policies
+    from hz.contract.resolve import check_registry
+
+    found: list[Diagnostic] = []
+    for path in files:
+        label = _label(path)
+        result = load_contract(Path(label))
+        found += result.diagnostics
+        if result.contract is not None:
+            found += check_registry(result.contract, label, policies=Policies({}), now=datetime.now(UTC))
+    return found
+
+
+def _label(path: Path) -> str:
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)

@@ -37,8 +37,8 @@ def diff(current: str | None, wanted: str) -> str:
     """A unified diff from the file on disk (None: missing) to what it should say; empty when in sync."""
     before = (current or "").splitlines(keepends=True)
     after = wanted.splitlines(keepends=True)
-    label = FILE_NAME if current is not None else "/dev/null"
-    return "".join(difflib.unified_diff(before, after, fromfile=f"a/{label}", tofile=f"b/{FILE_NAME}"))
+    source = f"a/{FILE_NAME}" if current is not None else "/dev/null"
+    return "".join(difflib.unified_diff(before, after, fromfile=source, tofile=f"b/{FILE_NAME}"))
 
 
 def _escape(path: str) -> str:

@@ -1,0 +1,16 @@
+"""`hz graph`: click wiring only; the work is in `hz.commands.graph`."""
+
+from __future__ import annotations
+
+import click
+
+
+@click.command()
+@click.option("--mermaid", "fmt", flag_value="mermaid", help="Print a Mermaid flowchart.")
+@click.option("--json", "fmt", flag_value="json", help="Print JSON: nodes (name, height, enabled) and edges.")
+@click.option("--observed", is_flag=True, help="Also show edges observed in action logs.")
+def graph(fmt: str | None, observed: bool) -> int:
+    """Show how contracts feed each other: explicit contract: inputs, wake order and disabled contracts."""
+    from hz.commands.graph import run_graph
+
+    return run_graph("mermaid" if fmt == "mermaid" else "json" if fmt == "json" else "text", observed=observed)

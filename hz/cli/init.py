@@ -1,0 +1,14 @@
+"""`hz init`: click wiring only; the work is in `hz.commands.init`."""
+
+from __future__ import annotations
+
+import click
+
+
+@click.command()
+@click.option("--owner", help="Default owner of the team's contracts, @handle (default: your configured handle).")
+def init(owner: str | None) -> int:
+    """Scaffold a team repository: workflows/, policies/, CODEOWNERS and GitHub Actions workflows."""
+    from hz.commands.init import run_init
+
+    return run_init(owner=owner)

@@ -1,0 +1,77 @@
+"""`hz codeowners`: print, write or check the CODEOWNERS generated from the team's contracts."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from hz.errors import EXIT_ERROR, EXIT_OK
+
+if TYPE_CHECKING:
+    from hz.codeowners import Ownership
+
+
+def run_codeowners(
+    *,
+    write: bool = False,
+    check: bool = False,
+    as_json: bool = False,
+    environ: Mapping[str, str] = os.environ,
+    cwd: Path | None = None,
+) -> int:
+    from hz.codeowners import FILE_NAME, diff, render
+    from hz.repo import find_root
+
+    root = find_root(cwd)
+    entries = ownerships(root, environ)
+    wanted = render(entries)
+    if as_json:
+        click.echo(json.dumps([{"path": e.path, "owners": e.handles()} for e in sorted(entries)], indent=2))
+        return EXIT_OK
+    if not (write or check):
+        click.echo(wanted, nl=False)
+        return EXIT_OK
+    target = root / FILE_NAME
+    current = target.read_text(encoding="utf-8") if target.is_file() else None
+    if current == wanted:
+        click.echo(f"{FILE_NAME} is up to date ({_count(entries)})")
+        return EXIT_OK
+    if check:
+        click.echo(diff(current, wanted), nl=False)
+        click.echo(f"{FILE_NAME} is out of date; run `hz codeowners --write`", err=True)
+        return EXIT_ERROR
+    replace_file(target, wanted)
+    click.echo(f"wrote {FILE_NAME} ({_count(entries)})")
+    return EXIT_OK
+
+
+def ownerships(root: Path, environ: Mapping[str, str] = os.environ) -> list[Ownership]:
+    """Owner and maintainers of every team-layer contract that compiles."""
+    from hz.codeowners import Ownership
+    from hz.contract.layers import discover_layers
+    from hz.contract.project import compile_repository
+
+    team = [layer for layer in discover_layers(root, environ, cwd=root) if layer.kind == "team"]
+    compiled = compile_repository(root, environ, cwd=root, layers=team)
+    return [
+        Ownership(c.path, c.contract.frontmatter.hz.owner, c.contract.frontmatter.hz.maintainers)
+        for c in compiled.contracts
+        if c.contract is not None
+    ]
+
+
+def replace_file(path: Path, text: str) -> None:
+    """Write a repository file atomically with ordinary permissions (0644), replacing what was there."""
+    tmp = path.with_name(f".{path.name}.hz-tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.chmod(0o644)
+    os.replace(tmp, path)
+
+
+def _count(entries: list[Ownership]) -> str:
+    return f"{len(entries)} contract{'' if len(entries) == 1 else 's'}"

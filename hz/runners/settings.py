@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hz.errors import ConfigError
-from hz.runners.pricing import Price, price_table
+from hz.runners.pricing import PRICES, Price, price_table
 
 RUNNER_NAMES = ("offline", "model", "claude-code", "codex")
 MODEL_CLASSES = ("fast", "balanced", "deep")
@@ -83,7 +83,7 @@ class RunnerSettings:
     endpoint: EndpointSettings = field(default_factory=EndpointSettings)
     claude_code: CliSettings = field(default_factory=lambda: CliSettings("claude"))
     codex: CliSettings = field(default_factory=lambda: CliSettings("codex"))
-    prices: Mapping[str, Price] = field(default_factory=dict)
+    prices: Mapping[str, Price] = field(default_factory=lambda: dict(PRICES))
 
     @classmethod
     def from_config(cls, raw: Mapping[str, Any]) -> RunnerSettings:

@@ -1,0 +1,40 @@
+"""`hz heinzel prune` and `hz heinzel reindex`: expiry of bodies and requests, and rebuilding the index."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import TextIO
+
+from hz.config import load_user_config
+from hz.session.bodies import prune_bodies
+from hz.session.inbox import prune_requests
+from hz.session.store import Store
+
+
+def prune_command(out: TextIO, *, json_output: bool, environ: Mapping[str, str], now: datetime | None = None) -> int:
+    """Delete turn bodies and inbox requests older than `[heinzel] retention_days` (0 keeps all)."""
+    days = load_user_config(environ).heinzel.retention_days
+    moment = now or datetime.now(UTC)
+    deleted: list[str] = []
+    with Store.from_environ(environ) as store:
+        for agent_id in store.index.spine_ids():
+            directory = store.agent_dir(agent_id)
+            found = prune_bodies(directory, now=moment, retention_days=days)
+            found += prune_requests(directory, now=moment, retention_days=days)
+            deleted += [str(path.relative_to(store.root)) for path in found]
+    if json_output:
+        out.write(json.dumps({"retention_days": days, "deleted": deleted}, indent=2) + "\n")
+    elif days <= 0:
+        out.write("retention_days is 0: bodies are kept forever, nothing pruned\n")
+    else:
+        out.write(f"pruned {len(deleted)} file(s) older than {days} days\n")
+    return 0
+
+
+def reindex_command(out: TextIO, *, environ: Mapping[str, str]) -> int:
+    with Store.from_environ(environ) as store:
+        count = store.index.rebuild()
+    out.write(f"rebuilt the index from {count} spine(s)\n")
+    return 0

@@ -1,0 +1,118 @@
+"""`hz heinzel new|amend|lessons|dismiss|retire|unretire|rename|pause|unpause`: the user's own actions."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TextIO
+
+from hz.config import load_user_config
+from hz.errors import HzError
+from hz.heinzel import amendments, lifecycle
+from hz.heinzel.lessons import dismiss, lessons
+from hz.session.store import Store
+
+
+def _now(now: datetime | None) -> datetime:
+    return now or datetime.now(UTC)
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise HzError(f"cannot read {path}: {exc}", hint="pass a UTF-8 .prose.md file") from None
+
+
+def new_command(
+    out: TextIO, name: str, source: Path, *, namespace: str, environ: Mapping[str, str], now: datetime | None = None
+) -> int:
+    config = load_user_config(environ)
+    with Store.from_environ(environ) as store:
+        agent_id = lifecycle.create(
+            store, _read(source), label=str(source), namespace=namespace, handle=config.handle,
+            origin=lifecycle.Origin("file", source.name), now=_now(now), name=name,
+        )  # fmt: skip
+    out.write(f"{namespace}:{name} is proposed ({agent_id}): read its contract, then `hz approve {name}`\n")
+    return 0
+
+
+def amend_command(
+    out: TextIO,
+    name: str,
+    source: Path,
+    *,
+    sentence: str | None,
+    environ: Mapping[str, str],
+    now: datetime | None = None,
+) -> int:
+    with Store.from_environ(environ) as store:
+        row = lifecycle.resolve(store, name)
+        proposal = amendments.propose_by_user(store, row, _read(source), now=_now(now), sentence=sentence)
+    widens = f" (widens {', '.join(proposal.widens)})" if proposal.widens else ""
+    out.write(
+        f"amendment {proposal.amendment_id} of {row['name']} proposed{widens}: `hz approve {proposal.amendment_id}`\n"
+    )
+    return 0
+
+
+def lessons_command(out: TextIO, name: str, *, json_output: bool, environ: Mapping[str, str]) -> int:
+    with Store.from_environ(environ) as store:
+        row = lifecycle.resolve(store, name)
+        found = lessons(store, row)
+    if json_output:
+        out.write(json.dumps([lesson.as_dict() for lesson in found], indent=2, ensure_ascii=False) + "\n")
+        return 0
+    out.write(f"what {row['name']} learned from you\n")
+    for n, lesson in enumerate(found, start=1):
+        mark = "  (dismissed: never shown to a model again)" if lesson.dismissed else ""
+        out.write(f"{n}. {lesson.sentence}{mark}\n   {lesson.lesson_id} · {lesson.recorded_at}\n")
+        for hunk in lesson.hunks:
+            shown = "(the diff expired with the turn's body)" if hunk is None else hunk.rstrip("\n")
+            out.write("".join(f"   | {line}\n" for line in shown.split("\n")))
+    if not found:
+        out.write("nothing yet: lessons come from your edits of approved drafts\n")
+    return 0
+
+
+def dismiss_command(
+    out: TextIO, name: str, lesson: str, *, environ: Mapping[str, str], now: datetime | None = None
+) -> int:
+    with Store.from_environ(environ) as store:
+        row = lifecycle.resolve(store, name)
+        changed = dismiss(store, row, lesson, now=_now(now))
+    out.write(f"lesson {lesson} of {row['name']} {'dismissed' if changed else 'was already dismissed'}\n")
+    return 0
+
+
+def state_command(
+    out: TextIO, action: str, name: str, *, environ: Mapping[str, str], now: datetime | None = None
+) -> int:
+    """retire | unretire | pause | unpause."""
+    tz = load_user_config(environ).timezone or "UTC"
+    with Store.from_environ(environ) as store:
+        row = lifecycle.resolve(store, name)
+        moment = _now(now)
+        if action == "retire":
+            lifecycle.retire(store, row, now=moment)
+        elif action == "pause":
+            lifecycle.pause(store, row, now=moment)
+        elif action == "unretire":
+            lifecycle.unretire(store, row, now=moment, default_tz=tz)
+        else:
+            lifecycle.unpause(store, row, now=moment, default_tz=tz)
+        state = store.index.agent(row["id"])["state"]  # type: ignore[index]
+    out.write(f"{row['namespace']}:{row['name']} is {state}\n")
+    return 0
+
+
+def rename_command(
+    out: TextIO, name: str, new_name: str, *, environ: Mapping[str, str], now: datetime | None = None
+) -> int:
+    with Store.from_environ(environ) as store:
+        row = lifecycle.resolve(store, name)
+        lifecycle.rename(store, row, new_name, now=_now(now))
+    out.write(f"{row['namespace']}:{row['name']} is now {row['namespace']}:{new_name} ({row['id']})\n")
+    return 0

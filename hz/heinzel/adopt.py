@@ -1,0 +1,127 @@
+"""Adopting a repository's contracts: each one becomes a Heinzelmännchen at v1, asleep. Idempotent.
+
+For every contract of the repository's own layers (team `workflows/`, project `.heinzel/workflows/`)
+that compiles: when no agent of that namespace and name exists, one is created with the file's text as
+version 1, approved (the repository's review is the approval) and so asleep. When one exists and its
+current version has the same intent fingerprint, nothing happens; when the file says something else,
+the edit is proposed as the user's amendment (once: a pending amendment with that fingerprint counts).
+Running it twice changes nothing.
+
+A version is stored self-contained: the directory's `_defaults.yaml` is merged into the frontmatter,
+so a turn that loads `v<n>.prose.md` alone sees what the repository meant.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from hz.heinzel.amendments import propose
+from hz.heinzel.lifecycle import Origin, create
+from hz.heinzel.versions import compile_text
+from hz.session.store import Store
+
+LAYERS = ("team", "project")
+
+
+@dataclass(frozen=True)
+class Adopted:
+    namespace: str
+    name: str
+    agent_id: str | None
+    action: str  # "created" | "unchanged" | "amendment proposed" | "skipped: <why>"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"namespace": self.namespace, "name": self.name, "id": self.agent_id, "action": self.action}
+
+
+def self_contained(text: str, defaults: Mapping[str, Any] | None) -> str:
+    """The contract text with the directory defaults merged into its frontmatter (unchanged without)."""
+    if not defaults:
+        return text
+    import io
+
+    from ruamel.yaml import YAML
+
+    from hz.contract import text as texts
+    from hz.contract.load import apply_defaults
+    from hz.contract.yamlload import load_mapping
+
+    split = texts.split_frontmatter(texts.normalize(text))
+    if split is None:
+        return text
+    merged = apply_defaults(dict(load_mapping(split.yaml)), defaults)
+    yaml = YAML(typ="safe", pure=True)
+    yaml.default_flow_style = False
+    yaml.sort_base_mapping_type_on_output = False  # type: ignore[assignment]
+    out = io.StringIO()
+    yaml.dump(_plain(merged), out)
+    return f"---\n{out.getvalue()}---\n{split.body}"
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+def adopt(
+    store: Store,
+    root: Path,
+    *,
+    now: datetime,
+    handle: str | None,
+    environ: Mapping[str, str],
+    default_tz: str = "UTC",
+) -> list[Adopted]:
+    from hz.contract.defaults import load_defaults
+    from hz.contract.layers import contract_files, discover_layers
+
+    results: list[Adopted] = []
+    for layer in discover_layers(root, environ, cwd=root):
+        if layer.kind not in LAYERS:
+            continue
+        defaults, _ = load_defaults(layer) if layer.kind == "team" else (None, [])
+        for file in contract_files(layer):
+            text = self_contained(file.path.read_text(encoding="utf-8"), defaults)
+            results.append(_adopt_one(store, text, file.display, layer.namespace, file.name, now, handle, default_tz))
+    return results
+
+
+def _adopt_one(
+    store: Store, text: str, shown: str, namespace: str, name: str, now: datetime, handle: str | None, tz: str
+) -> Adopted:
+    from hz.heinzel.versions import ContractInvalid
+
+    try:
+        contract = compile_text(text, label=shown, namespace=namespace)
+    except ContractInvalid:
+        return Adopted(namespace, name, None, "skipped: does not compile (hz workflow validate)")
+    row = store.index.agent(contract.name, namespace)
+    if row is None:
+        agent_id = create(
+            store, text, label=shown, namespace=namespace, handle=handle, origin=Origin("adopted", shown),
+            now=now, approve=True, default_tz=tz,
+        )  # fmt: skip
+        return Adopted(namespace, contract.name, agent_id, "created")
+    if row["state"] in ("retired", "proposed") or row["contract_fingerprint"] == contract.contract_fingerprint:
+        return Adopted(namespace, contract.name, row["id"], "unchanged")
+    waiting = store.index.amendments(row["id"])
+    if any(a["status"] == "pending" and a["contract_fingerprint"] == contract.contract_fingerprint for a in waiting):
+        return Adopted(namespace, contract.name, row["id"], "unchanged")
+    with store.writer(row["id"], now=now) as writer:
+        propose(
+            lambda kind, data: writer.append(kind, data, now=now),
+            store.agent_dir(row["id"]),
+            base_version=row["contract_version"],
+            namespace=namespace,
+            text=text,
+            by="user",
+            sentence=f"the repository's {shown} changed",
+        )
+    return Adopted(namespace, contract.name, row["id"], "amendment proposed")

@@ -1,0 +1,147 @@
+"""Amendments: a proposed new text of the contract, by the agent or by the user, approved into v n+1.
+
+The rule that keeps an agent from granting itself permissions lives here, in code: an amendment the
+agent proposes that widens the frontmatter (`hz.heinzel.widening`) is recorded and refused at once with
+HZC050; the same text proposed by the user is an ordinary pending amendment. `hz approve` turns a
+pending amendment into the next version. The proposed text is kept in
+`<id>/contract/amendments/<amendment id>.prose.md`; the spine holds only its fingerprints.
+
+`propose(...)` takes an `append(kind, data)` callable so that it works both under the store's writer
+(the user's commands) and inside a running turn that already holds the lock (`hz.heinzel.turns`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from hz.diagnostic import Diagnostic
+from hz.errors import HzError
+from hz.fsio import atomic_write
+from hz.heinzel.lifecycle import next_due
+from hz.heinzel.states import require
+from hz.heinzel.versions import amendment_path, compile_text, facts, load_version, store_version
+from hz.heinzel.widening import widened
+from hz.session.index import Row
+from hz.session.store import Store
+
+Append = Callable[[str, dict[str, Any]], object]
+
+
+@dataclass(frozen=True)
+class Proposal:
+    amendment_id: str
+    widens: tuple[str, ...]
+    refusal: Diagnostic | None  # HZC050 when the agent proposed a widening
+
+    @property
+    def refused(self) -> bool:
+        return self.refusal is not None
+
+
+def new_amendment_id() -> str:
+    from ulid import ULID
+
+    return f"am-{ULID()}"
+
+
+def propose(
+    append: Append,
+    agent_dir: Path,
+    *,
+    base_version: int,
+    namespace: str,
+    text: str,
+    by: str,
+    sentence: str | None = None,
+    amendment_id: str | None = None,
+) -> Proposal:
+    """Compile `text`, compare it with `base_version`, record the proposal (and a refusal, if due)."""
+    amendment_id = amendment_id or new_amendment_id()
+    path = amendment_path(agent_dir, amendment_id)
+    new = compile_text(text, label=str(path), namespace=namespace)
+    old = load_version(agent_dir, base_version, namespace)
+    widens = tuple(widened(old.frontmatter, new.frontmatter))
+    atomic_write(path, text)
+    data: dict[str, Any] = {
+        "amendment_id": amendment_id,
+        "by": by,
+        "base_version": base_version,
+        "contract_fingerprint": new.contract_fingerprint,
+        "source_fingerprint": new.source_fingerprint,
+        "widens": list(widens),
+    }
+    if sentence:
+        data["sentence"] = sentence
+    append("amendment.proposed", data)
+    if by != "agent" or not widens:
+        return Proposal(amendment_id, widens, None)
+    append("amendment.refused", {"amendment_id": amendment_id, "code": "HZC050", "widens": list(widens)})
+    line, column = new.locate(tuple(widens[0].split(".")))
+    refusal = Diagnostic(
+        str(path),
+        line,
+        column,
+        "HZC050",
+        "error",
+        widens[0],
+        f"a Heinzelmännchen may not widen its own contract ({', '.join(widens)}); the amendment is refused",
+        "only you can widen it: propose the same text yourself (hz heinzel amend NAME --from FILE)",
+    )
+    return Proposal(amendment_id, widens, refusal)
+
+
+def propose_by_user(store: Store, row: Row, text: str, *, now: datetime, sentence: str | None = None) -> Proposal:
+    require("amend", row["name"], row["state"])
+    with store.writer(row["id"], now=now) as writer:
+        return propose(
+            lambda kind, data: writer.append(kind, data, now=now),
+            store.agent_dir(row["id"]),
+            base_version=row["contract_version"],
+            namespace=row["namespace"],
+            text=text,
+            by="user",
+            sentence=sentence,
+        )
+
+
+def pending(store: Store, row: Row, amendment_id: str) -> Row:
+    for amendment in store.index.amendments(row["id"]):
+        if amendment["amendment_id"] == amendment_id:
+            if amendment["status"] != "pending":
+                raise HzError(f"amendment {amendment_id} of {row['name']} is {amendment['status']}, not pending")
+            return amendment
+    raise HzError(f"{row['name']} has no amendment {amendment_id}", hint=f"hz heinzel show {row['name']}")
+
+
+def approve(
+    store: Store, row: Row, amendment_id: str, *, by: str | None, now: datetime, default_tz: str = "UTC"
+) -> int:
+    """Make a pending amendment the next version; return the new version number."""
+    proposal = pending(store, row, amendment_id)
+    if proposal["base_version"] != row["contract_version"]:
+        raise HzError(
+            f"amendment {amendment_id} was written against v{proposal['base_version']}, "
+            f"and {row['name']} is at v{row['contract_version']} now",
+            hint="decline it and propose the change again on the current version",
+        )
+    directory = store.agent_dir(row["id"])
+    path = amendment_path(directory, amendment_id)
+    text = path.read_text(encoding="utf-8")
+    contract = compile_text(text, label=str(path), namespace=row["namespace"])
+    version = int(row["contract_version"]) + 1
+    store_version(directory, version, text, contract)
+    data = {"version": version, "amendment_id": amendment_id, "by": by, **facts(contract)}
+    data["next_due"] = next_due(contract, now, default_tz)
+    with store.writer(row["id"], now=now) as writer:
+        writer.append("contract.amended", data, now=now)
+    return version
+
+
+def decline(store: Store, row: Row, amendment_id: str, *, now: datetime) -> None:
+    pending(store, row, amendment_id)
+    with store.writer(row["id"], now=now) as writer:
+        writer.append("amendment.declined", {"amendment_id": amendment_id}, now=now)

@@ -1,0 +1,149 @@
+"""Creating a Heinzelmännchen and the user's actions on it: approve, retire, unretire, rename, pause.
+
+Each action checks the state the index shows (`hz.heinzel.states`), then appends one event under the
+agent's lock; the index follows from the event. `now` and the time zone are passed in.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from hz.errors import HzError
+from hz.heinzel.identity import BadName, check_name, check_namespace, new_agent_id
+from hz.heinzel.states import require
+from hz.heinzel.versions import compile_text, facts, load_version, store_version
+from hz.session.index import Row
+from hz.session.store import Store
+
+if TYPE_CHECKING:
+    from hz.contract.load import Contract
+
+
+class UnknownHeinzel(HzError):
+    """No Heinzelmännchen by that name or id."""
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a new agent comes from: `file` (hz heinzel new --from), `adopted` (a repository's contract)."""
+
+    kind: str
+    source: str | None = None
+
+
+def resolve(store: Store, name_or_id: str) -> Row:
+    """An agent by id, by `namespace:name`, or by a name that is unique across namespaces."""
+    index = store.index
+    namespace, _, name = name_or_id.rpartition(":")
+    if namespace:
+        row = index.agent(name, namespace)
+        rows = [row] if row else []
+    else:
+        rows = [r for r in [index.agent(name_or_id)] if r] if name.startswith("hz-") else index.named(name)
+    if not rows:
+        raise UnknownHeinzel(f"no Heinzelmännchen named {name_or_id}", hint="hz heinzel list shows them all")
+    if len(rows) > 1:
+        choices = ", ".join(f"{r['namespace']}:{r['name']}" for r in rows)
+        raise UnknownHeinzel(f"{name_or_id} names several Heinzelmännchen: {choices}", hint="qualify it: me:NAME")
+    return rows[0]
+
+
+def next_due(contract: Contract, now: datetime, default_tz: str) -> str | None:
+    """The first schedule slot after `now` (ISO UTC), or None for a contract without a schedule."""
+    from hz.schedule import crons_from, next_slot
+
+    slot = next_slot(crons_from(contract.frontmatter.hz.schedule, default_tz), now)
+    return None if slot is None else slot.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def create(
+    store: Store,
+    text: str,
+    *,
+    label: str,
+    namespace: str,
+    handle: str | None,
+    origin: Origin,
+    now: datetime,
+    name: str | None = None,
+    approve: bool = False,
+    default_tz: str = "UTC",
+) -> str:
+    """Compile `text` as version 1 of a new agent (proposed, or asleep when `approve`); return its id."""
+    check_namespace(namespace)
+    contract = compile_text(text, label=label, namespace=namespace)
+    agent_name = check_name(name or contract.name)
+    taken = store.index.agent(agent_name, namespace)
+    if taken is not None:
+        raise BadName(
+            f"{namespace}:{agent_name} exists already ({taken['id']}, {taken['state']})",
+            hint="pick another name with --name, or rename the other one",
+        )
+    agent_id = new_agent_id()
+    directory = store.create(agent_id)
+    store_version(directory, 1, text, contract)
+    created: dict[str, Any] = {"agent_id": agent_id, "name": agent_name, "namespace": namespace, "origin": origin.kind}
+    if handle:
+        created["handle"] = handle
+    if origin.source:
+        created["source"] = origin.source
+    with store.writer(agent_id, now=now) as writer:
+        writer.append("heinzel.created", created, now=now)
+        writer.append("contract.proposed", {"name": contract.name, **facts(contract)}, now=now)
+        if approve:
+            due = next_due(contract, now, default_tz)
+            writer.append("contract.approved", {"version": 1, "by": handle, "next_due": due}, now=now)
+    return agent_id
+
+
+def approve_agent(store: Store, row: Row, *, by: str | None, now: datetime, default_tz: str = "UTC") -> None:
+    """The user approves version 1: only now may the agent wake on its own."""
+    require("approve", row["name"], row["state"])
+    contract = load_version(store.agent_dir(row["id"]), 1, row["namespace"])
+    with store.writer(row["id"], now=now) as writer:
+        due = next_due(contract, now, default_tz)
+        writer.append("contract.approved", {"version": 1, "by": by, "next_due": due}, now=now)
+
+
+def _current_due(store: Store, row: Row, now: datetime, default_tz: str) -> str | None:
+    version = row["contract_version"] or 1
+    return next_due(load_version(store.agent_dir(row["id"]), version, row["namespace"]), now, default_tz)
+
+
+def retire(store: Store, row: Row, *, now: datetime) -> None:
+    require("retire", row["name"], row["state"])
+    with store.writer(row["id"], now=now) as writer:
+        writer.append("heinzel.retired", {}, now=now)
+
+
+def unretire(store: Store, row: Row, *, now: datetime, default_tz: str = "UTC") -> None:
+    require("unretire", row["name"], row["state"])
+    data = {"next_due": _current_due(store, row, now, default_tz)} if row["approved"] else {}
+    with store.writer(row["id"], now=now) as writer:
+        writer.append("heinzel.unretired", data, now=now)
+
+
+def pause(store: Store, row: Row, *, now: datetime) -> None:
+    require("pause", row["name"], row["state"])
+    with store.writer(row["id"], now=now) as writer:
+        writer.append("heinzel.paused", {"reason": "user"}, now=now)
+
+
+def unpause(store: Store, row: Row, *, now: datetime, default_tz: str = "UTC") -> None:
+    require("unpause", row["name"], row["state"])
+    with store.writer(row["id"], now=now) as writer:
+        writer.append("heinzel.unpaused", {"next_due": _current_due(store, row, now, default_tz)}, now=now)
+
+
+def rename(store: Store, row: Row, new_name: str, *, now: datetime) -> None:
+    require("rename", row["name"], row["state"])
+    check_name(new_name)
+    if new_name == row["name"]:
+        return
+    taken = store.index.agent(new_name, row["namespace"])
+    if taken is not None:
+        raise BadName(f"{row['namespace']}:{new_name} exists already ({taken['id']})")
+    with store.writer(row["id"], now=now) as writer:
+        writer.append("heinzel.renamed", {"name": new_name, "previous": row["name"]}, now=now)

@@ -36,6 +36,7 @@ CATCH_UP_POLICIES: tuple[CatchUp, ...] = ("latest", "all", "skip")
 # candidate is final once the wall-clock cursor is this far past it.
 _MARGIN = timedelta(hours=3)
 _SECOND = timedelta(seconds=1)
+_MINUTE = timedelta(minutes=1)
 
 
 class ScheduleError(HzError):
@@ -146,43 +147,66 @@ def slots_to_run(
 
 
 def _forward(cron: Cron, start: datetime) -> Iterator[datetime]:
-    """The slots of one cron strictly after `start`, ascending and without duplicates."""
+    """The slots of one cron strictly after `start`, ascending and without duplicates.
+
+    Away from DST changes wall-clock order is UTC order and each slot is final at once. Near a change a
+    slot waits in `pending` until the wall-clock cursor is `_MARGIN` past it.
+    """
     zone, every_hour = cron.zone, cron.every_hour
-    cursor = _iterator(cron.expr, _wall(start, zone) - _MARGIN)
+    margin = timedelta(0) if _stable(start, zone) else _MARGIN
+    cursor = _iterator(cron.expr, _wall(start, zone) - margin)
     pending: list[tuple[datetime, datetime]] = []  # (slot, wall-clock time it came from)
     last: datetime | None = None
     while True:
         wall = _step(cursor, backwards=False)
+        ready = []
         while pending and (wall is None or pending[0][1] + _MARGIN <= wall):
-            slot = heapq.heappop(pending)[0]
+            ready.append(heapq.heappop(pending)[0])
+        if wall is not None:
+            slots = [slot for slot in _instants(wall, zone, every_hour) if slot > start]
+            if len(slots) == 1 and not pending and _stable(slots[0], zone):
+                ready.append(slots[0])
+            else:
+                for slot in slots:
+                    heapq.heappush(pending, (slot, wall))
+        for slot in ready:
             if slot != last:
                 last = slot
                 yield slot
         if wall is None:
             return
-        for slot in _instants(wall, zone, every_hour):
-            if slot > start:
-                heapq.heappush(pending, (slot, wall))
 
 
 def _backward(cron: Cron, end: datetime) -> Iterator[datetime]:
-    """The slots of one cron at or before `end`, descending."""
+    """The slots of one cron at or before `end`, descending and without duplicates (see `_forward`)."""
     zone, every_hour = cron.zone, cron.every_hour
-    cursor = _iterator(cron.expr, _wall(end, zone) + _MARGIN)
+    margin = _MINUTE if _stable(end, zone) else _MARGIN
+    cursor = _iterator(cron.expr, _wall(end, zone) + margin)
     pending: list[tuple[float, datetime, datetime]] = []  # max-heap by slot
     last: datetime | None = None
     while True:
         wall = _step(cursor, backwards=True)
+        ready = []
         while pending and (wall is None or pending[0][2] - _MARGIN >= wall):
-            slot = heapq.heappop(pending)[1]
+            ready.append(heapq.heappop(pending)[1])
+        if wall is not None:
+            slots = [slot for slot in _instants(wall, zone, every_hour) if slot <= end]
+            if len(slots) == 1 and not pending and _stable(slots[0], zone):
+                ready.append(slots[0])
+            else:
+                for slot in slots:
+                    heapq.heappush(pending, (-slot.timestamp(), slot, wall))
+        for slot in ready:
             if slot != last:
                 last = slot
                 yield slot
         if wall is None:
             return
-        for slot in _instants(wall, zone, every_hour):
-            if slot <= end:
-                heapq.heappush(pending, (-slot.timestamp(), slot, wall))
+
+
+def _stable(instant: datetime, zone: ZoneInfo) -> bool:
+    """No UTC-offset change within `_MARGIN` of `instant`: there wall-clock order is UTC order."""
+    return (instant - _MARGIN).astimezone(zone).utcoffset() == (instant + _MARGIN).astimezone(zone).utcoffset()
 
 
 def _step(cursor: croniter, *, backwards: bool) -> datetime | None:

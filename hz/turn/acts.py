@@ -14,6 +14,7 @@ from hz.canonical import fingerprint, fingerprint_bytes
 from hz.session.bodies import append_body, read_body
 from hz.turn import drafts, history
 from hz.turn.causes import format_slot, place_draft_key
+from hz.turn.crash import crashpoint
 from hz.turn.engine import Deps, Turn
 from hz.turn.journal import Journal
 from hz.turn.ledger import Effect, Ledger
@@ -68,6 +69,7 @@ def place_drafts(journal: Journal, turn: Turn, deps: Deps, texts: Mapping[str, M
                 "place": target.place,
             }
             journal.append("draft.placed", data, turn=turn.id, key=key)
+            crashpoint("draft.placed", deps.environ)
     return next(iter(hashes.values())) if len(hashes) == 1 else fingerprint(hashes)
 
 

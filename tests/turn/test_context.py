@@ -3,7 +3,7 @@ from __future__ import annotations
 import json
 import re
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hz.turn import context as ctx
@@ -56,6 +56,7 @@ def test_input_data_cannot_close_its_element() -> None:
         st.none() | st.text() | st.integers(), lambda inner: st.lists(inner) | st.dictionaries(st.text(), inner)
     )
 )
+@settings(max_examples=60)
 def test_any_input_value_stays_inside_one_element_and_round_trips(value: object) -> None:
     block = ctx.render_inputs({"x": {"f": value}})
     elements = re.findall(r'<input name="x" facet="f">(.*)</input>', block, flags=re.S)

@@ -80,7 +80,7 @@ def propose(
     if by != "agent" or not widens:
         return Proposal(amendment_id, widens, None)
     append("amendment.refused", {"amendment_id": amendment_id, "code": "HZC050", "widens": list(widens)})
-    line, column = new.locate(tuple(widens[0].split(".")))
+    line, column = new.locate_key(tuple(widens[0].split(".")))
     refusal = Diagnostic(
         str(path),
         line,

@@ -44,9 +44,7 @@ def compile_text(text: str, *, label: str, namespace: str, defaults: Mapping[str
     result = load_text(text, path=label, namespace=namespace, defaults=defaults)
     if result.contract is None or not result.ok:
         errors = [d for d in result.diagnostics if d.is_error]
-        raise ContractInvalid(
-            f"the contract does not compile:\n{render_all(errors)}", hint="fix it and try again (hz workflow validate)"
-        )
+        raise ContractInvalid(f"the contract does not compile:\n{render_all(errors)}")
     return result.contract
 
 

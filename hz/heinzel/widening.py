@@ -87,6 +87,8 @@ def _wake_count(schedule: Any) -> int:
 def _wakes(a: Hz, b: Hz) -> Iterator[str]:
     if _wake_count(b.schedule) > _wake_count(a.schedule):
         yield "hz.schedule"
+    if a.on is None and b.on is None:
+        return  # both wake on every input; a new input is already reported under hz.inputs
     old_on = set(a.inputs) if a.on is None else {str(w).split(".")[0] for w in a.on}
     new_on = set(b.inputs) if b.on is None else {str(w).split(".")[0] for w in b.on}
     if new_on - old_on:

@@ -17,10 +17,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from hz.runners.base import BudgetExceeded, RunnerFailed, ThinkRequest, ThinkResult, Usage
-from hz.runners.cli import Finished, outcome_from, outcome_schema, parse_json_object, run_cli
+from hz.runners.cli import Finished, outcome_from, parse_json_object, run_cli
 from hz.runners.pricing import Price, price_of
 from hz.runners.prompt import cli_prompt
 from hz.runners.settings import DEFAULT_CLASSES, RunnerSettings
+from hz.runners.wire import outcome_schema_text
 
 LABEL = "claude-code"
 DEFAULT_MAX_TURNS = 10
@@ -48,7 +49,7 @@ class ClaudeCodeRunner:
         return self.price.worst_case(max_tokens)
 
     def argv(self, request: ThinkRequest) -> list[str]:
-        argv = [self.command, "-p", "--output-format", "json", "--json-schema", outcome_schema()]
+        argv = [self.command, "-p", "--output-format", "json", "--json-schema", outcome_schema_text()]
         argv += ["--system-prompt", request.instructions, "--tools", "", "--strict-mcp-config"]
         argv += ["--no-session-persistence", "--max-budget-usd", f"{request.max_usd:.6f}"]
         argv += ["--max-turns", str(request.max_turns or DEFAULT_MAX_TURNS)]

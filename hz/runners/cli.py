@@ -22,6 +22,7 @@ from typing import Any
 
 from hz.runners.base import RunnerFailed, RunnerNotConfigured, RunnerTimeout, ThinkRequest, Usage
 from hz.runners.outcome import Outcome, outcome_problems
+from hz.runners.wire import WireOutcome
 
 GRACE_S = 1.0  # between SIGTERM and SIGKILL of a CLI that overran its timeout
 STDERR_TAIL = 400  # characters of stderr quoted in an error
@@ -107,14 +108,14 @@ def parse_json_object(text: str, label: str) -> dict[str, Any]:
 
 
 def outcome_from(value: Any, request: ThinkRequest, label: str, usage: Usage) -> Outcome:
-    """The outcome in what the CLI answered: a JSON object, or text holding one (maybe fenced)."""
+    """The outcome in what the CLI answered: a wire outcome, or text holding one (maybe fenced)."""
     if isinstance(value, str):
         try:
             value = json.loads(_unfence(value))
         except ValueError:
             raise RunnerFailed(f"{label} answered with text that is not JSON: {_snippet(value)}", usage=usage) from None
     try:
-        outcome = Outcome.model_validate(value)
+        outcome = WireOutcome.model_validate(value).to_outcome()
     except ValueError as exc:
         first = str(exc).splitlines()[:3]
         raise RunnerFailed(f"{label} answered with an outcome hz cannot read: {' '.join(first)}", usage=usage) from None
@@ -122,10 +123,6 @@ def outcome_from(value: Any, request: ThinkRequest, label: str, usage: Usage) ->
     if problems:
         raise RunnerFailed(f"{label} answered with an unusable outcome: {'; '.join(problems)}", usage=usage)
     return outcome
-
-
-def outcome_schema() -> str:
-    return json.dumps(Outcome.model_json_schema(), separators=(",", ":"), sort_keys=True)
 
 
 def _unfence(text: str) -> str:

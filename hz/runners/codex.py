@@ -19,10 +19,11 @@ from pathlib import Path
 from typing import Any
 
 from hz.runners.base import RunnerFailed, ThinkRequest, ThinkResult, Usage
-from hz.runners.cli import Finished, outcome_from, outcome_schema, parse_json_object, run_cli
+from hz.runners.cli import Finished, outcome_from, parse_json_object, run_cli
 from hz.runners.pricing import Price, price_of
 from hz.runners.prompt import cli_prompt
 from hz.runners.settings import RunnerSettings
+from hz.runners.wire import outcome_schema_text
 
 LABEL = "codex"
 UNNAMED_MODEL_PRICE = "gpt-6.1-sol"  # Codex's own default model is unknown to hz: price it as the dearest class
@@ -58,7 +59,7 @@ class CodexRunner:
         prompt = f"{request.instructions}\n\n{cli_prompt(request)}"
         with tempfile.TemporaryDirectory(prefix="hz-codex-") as scratch:
             schema_file = Path(scratch) / "outcome.schema.json"
-            schema_file.write_text(outcome_schema(), encoding="utf-8")
+            schema_file.write_text(outcome_schema_text(), encoding="utf-8")
             finished = run_cli(self.argv(schema_file), stdin=prompt, request=request, environ=self.environ, label=LABEL)
         events = _events(finished)
         for event in events:

@@ -61,13 +61,18 @@ def to_json(messages: Sequence[ModelMessage]) -> list[dict[str, Any]]:
     return dumped
 
 
+def is_model_transcript(entries: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether recorded entries came from this runner (another runner's entries are not resumable)."""
+    return bool(entries) and all(entry.get("kind") in ("request", "response") and "parts" in entry for entry in entries)
+
+
 def from_json(entries: Sequence[Mapping[str, Any]]) -> list[ModelMessage]:
     try:
         return list(ModelMessagesTypeAdapter.validate_python(list(entries)))
     except ValueError as exc:
         raise RunnerFailed(
             "the recorded transcript of the interrupted think step is not a model transcript",
-            hint="the turn body was changed or written by another runner; retry the turn",
+            hint="the turn body was changed by hand; retry the turn",
         ) from exc
 
 

@@ -41,6 +41,9 @@ from hz.runners.base import (
 )
 from hz.runners.outcome import Outcome, outcome_problems
 from hz.runners.pricing import Price
+from hz.runners.wire import WireOutcome
+
+_Agent = Agent[None, WireOutcome]
 
 CHARS_PER_TOKEN = 3  # fewer than the usual ~4, so that the estimate errs on the side of the cap
 MIN_ANSWER_TOKENS = 64  # a request that leaves less room than this for the answer is not worth sending
@@ -99,13 +102,14 @@ class _Think:
         return ThinkResult(outcome=outcome, usage=self._usage(), transcript=tuple(self.transcript))
 
     def _history(self) -> list[ModelMessage]:
-        if self.request.prior:
+        # another runner's record (the user switched runners mid-turn) holds no call of ours: start over
+        if conversation.is_model_transcript(self.request.prior):
             prior = conversation.from_json(self.request.prior)
             self.recorded = len(conversation.merge_requests(prior))
             return conversation.resumed_history(prior, self.request.tools)
         return conversation.fresh_history(self.request)
 
-    async def _iterate(self, agent: Agent[None, Outcome], history: list[ModelMessage], limits: UsageLimits) -> Outcome:
+    async def _iterate(self, agent: _Agent, history: list[ModelMessage], limits: UsageLimits) -> Outcome:
         self._record(history)  # everything the first request sends is on record before it is sent
         async with agent.iter(
             None,
@@ -123,7 +127,7 @@ class _Think:
                 self.usage = run.usage  # spent even when the run fails
             self._record(run.all_messages())
             assert run.result is not None  # the loop only ends at the End node
-            return run.result.output
+            return run.result.output.to_outcome()
 
     def _record(self, messages: Sequence[ModelMessage]) -> None:
         # the run's history is empty until its first node has loaded the one we passed in
@@ -140,12 +144,12 @@ class _Think:
         for text in self.request.steering():
             enqueue(text)
 
-    def _agent(self) -> Agent[None, Outcome]:
+    def _agent(self) -> _Agent:
         hooks: Hooks[None] = Hooks()
         hooks.on.before_model_request(self._guard)
-        agent: Agent[None, Outcome] = Agent(
+        agent: _Agent = Agent(
             self.runner.model,
-            output_type=Outcome,
+            output_type=WireOutcome,
             tools=[_pydantic_tool(spec) for spec in self.request.tools],
             capabilities=[hooks],
             retries={"output": 2, "tools": 1},
@@ -153,11 +157,15 @@ class _Think:
         agent.output_validator(self._check)
         return agent
 
-    def _check(self, outcome: Outcome) -> Outcome:
+    def _check(self, wire: WireOutcome) -> WireOutcome:
+        try:
+            outcome = wire.to_outcome()
+        except ValueError as exc:
+            raise ModelRetry(_first_error(exc)) from None
         problems = outcome_problems(outcome, self.request.want, self.request.outputs)
         if problems:
             raise ModelRetry("; ".join(problems))
-        return outcome
+        return wire
 
     async def _guard(self, ctx: RunContext[None], context: ModelRequestContext) -> ModelRequestContext:
         used = ctx.usage.total_tokens
@@ -208,3 +216,11 @@ def _pydantic_tool(spec: ToolSpec) -> Tool[None]:
 
     schema = dict(spec.parameters) if spec.parameters is not None else {"type": "object", "additionalProperties": True}
     return Tool.from_schema(call, name=spec.name, description=spec.description, json_schema=schema)
+
+
+def _first_error(exc: ValueError) -> str:
+    """The message of a validation error without pydantic's decoration."""
+    errors = getattr(exc, "errors", None)
+    if callable(errors):
+        return "; ".join(str(e.get("msg", "")).removeprefix("Value error, ") for e in errors())
+    return str(exc)

@@ -67,8 +67,8 @@ class EndpointSettings:
         return self.api_key_env or DEFAULT_KEY_ENV[self.provider]
 
     def class_defaults(self) -> Mapping[str, str]:
-        # a self-hosted endpoint serves whatever the user pulled, so only the vendor's own has defaults
-        return DEFAULT_CLASSES[self.provider] if self.base_url is None else {}
+        # an OpenAI-compatible server of one's own serves whatever was pulled into it, so it has no defaults
+        return {} if self.provider == "openai" and self.base_url is not None else DEFAULT_CLASSES[self.provider]
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,14 @@ Requests = Callable[..., ThinkRequest]
 OUTCOME = {
     "kind": "draft",
     "report": "drafted week 48",
-    "drafts": {"status": {"done": "- Ship the importer", "summary": "Quiet week; release on Friday."}},
+    "drafts": [
+        {"output": "status", "facet": "done", "text": "- Ship the importer"},
+        {"output": "status", "facet": "summary", "text": "Quiet week; release on Friday."},
+    ],
+    "lessons": [],
+    "amendment": None,
+    "question": None,
+    "summary": None,
 }
 USAGE = {
     "input_tokens": 12,
@@ -68,7 +75,9 @@ def test_success_reads_structured_output_usage_and_cost(fake_cli: FakeCli, make_
     recorded: list[dict[str, Any]] = []
     outcome = runner(fake_cli).think(make_request(max_usd=0.5, max_turns=4, record=recorded.append))
 
-    assert outcome.outcome.drafts == OUTCOME["drafts"]
+    assert outcome.outcome.drafts == {
+        "status": {"done": "- Ship the importer", "summary": "Quiet week; release on Friday."}
+    }
     assert outcome.usage.usd == pytest.approx(0.0291)
     assert (outcome.usage.input_tokens, outcome.usage.cached_tokens, outcome.usage.output_tokens) == (14012, 9800, 310)
     assert outcome.usage.requests == 1
@@ -83,7 +92,8 @@ def test_success_reads_structured_output_usage_and_cost(fake_cli: FakeCli, make_
     assert argv[argv.index("--model") + 1] == "sonnet"
     assert argv[argv.index("--tools") + 1] == ""
     assert argv[argv.index("--system-prompt") + 1] == "You keep the weekly status true."
-    assert json.loads(argv[argv.index("--json-schema") + 1])["title"] == "Outcome"
+    schema = json.loads(argv[argv.index("--json-schema") + 1])
+    assert schema["required"] == ["amendment", "drafts", "kind", "lessons", "question", "report", "summary"]
     assert "--no-session-persistence" in argv and "--strict-mcp-config" in argv
     assert call["stdin"].startswith('<input name="tickets">3 tickets</input>\n\nFinish this turn')
     assert call["max_output"] == "20000"
@@ -139,7 +149,7 @@ def test_malformed_json_is_a_failure_not_a_traceback(fake_cli: FakeCli, make_req
 
 
 def test_an_outcome_that_misses_a_facet_is_refused(fake_cli: FakeCli, make_request: Requests) -> None:
-    partial = {**OUTCOME, "drafts": {"status": {"done": "- shipped"}}}
+    partial = {**OUTCOME, "drafts": OUTCOME["drafts"][:1]}
     fake_cli.install("claude", prints(result(structured_output=partial)))
     with pytest.raises(RunnerFailed) as info:
         runner(fake_cli).think(make_request())

@@ -27,8 +27,12 @@ PRICE = Price(input=2.0, output=10.0, cached=0.2)
 DRAFT = {
     "kind": "draft",
     "report": "drafted the weekly status",
-    "drafts": {"status": {"done": "- shipped the importer", "summary": "A calm week."}},
+    "drafts": [
+        {"output": "status", "facet": "done", "text": "- shipped the importer"},
+        {"output": "status", "facet": "summary", "text": "A calm week."},
+    ],
 }
+DRAFTS = {"status": {"done": "- shipped the importer", "summary": "A calm week."}}
 
 Requests = Callable[..., ThinkRequest]
 
@@ -53,7 +57,7 @@ def test_structured_outcome_usage_and_cost(make_request: Requests) -> None:
     result = ModelRunner(FunctionModel(model), PRICE).think(make_request(record=recorded.append))
 
     assert result.outcome.kind == "draft"
-    assert result.outcome.drafts == DRAFT["drafts"]
+    assert result.outcome.drafts == DRAFTS
     assert result.usage.requests == 1
     assert result.usage.input_tokens > 0 and result.usage.output_tokens > 0
     expected = (result.usage.input_tokens * 2.0 + result.usage.output_tokens * 10.0) / 1e6
@@ -84,11 +88,11 @@ def test_an_incomplete_draft_is_sent_back_to_the_model(make_request: Requests) -
     def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         seen.append(messages)
         if len(seen) == 1:
-            return answer_with({**DRAFT, "drafts": {"status": {"done": "- shipped"}}})
+            return answer_with({**DRAFT, "drafts": DRAFT["drafts"][:1]})
         return answer_with(DRAFT)
 
     result = ModelRunner(FunctionModel(model), PRICE).think(make_request())
-    assert result.outcome.drafts == DRAFT["drafts"]
+    assert result.outcome.drafts == DRAFTS
     retries = [p for p in seen[1][-1].parts if isinstance(p, ToolReturnPart) and p.outcome == "retried"]
     assert [r.content for r in retries] == ["output `status` lacks facet `summary`"]
 
@@ -232,3 +236,13 @@ def test_a_slow_model_times_out(make_request: Requests) -> None:
     with pytest.raises(RunnerTimeout) as info:
         ModelRunner(FunctionModel(model), PRICE).think(make_request(timeout_s=0.2))
     assert info.value.message == "the model did not finish within 0.2 s"
+
+
+def test_another_runners_record_is_not_resumed_but_kept(make_request: Requests) -> None:
+    offline_entry = {"runner": "offline", "outcome": {"kind": "nothing", "report": "offline"}}
+    result = ModelRunner(FunctionModel(lambda m, i: answer_with(DRAFT)), PRICE).think(
+        make_request(prior=(offline_entry,))
+    )
+    assert result.outcome.kind == "draft"
+    assert result.transcript[0] == offline_entry
+    assert [e["kind"] for e in result.transcript[1:]] == ["request", "response", "request"]

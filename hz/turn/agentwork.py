@@ -38,7 +38,7 @@ class AgentWork:
 
     def run(self) -> list[dict[str, Any]]:
         entries = [e for ot in history.open_turns(self.journal.events()) if (e := self._open(ot)) is not None]
-        causes = [*self.candidate.causes, *self._approvals(entries), *self._moved()]
+        causes = [*self.candidate.causes, *self._requested(), *self._approvals(entries), *self._moved()]
         taken = history.settled_keys(self.journal.events()) | history.started_keys(self.journal.events())
         causes = [c for c in causes if c.key not in taken]
         if causes:
@@ -51,7 +51,7 @@ class AgentWork:
         plan = self._pinned(open_turn)
         if open_turn.waiting is None:
             result = engine.resume(self.journal, open_turn, plan, self.deps)
-            return self._entry("resumed", result)
+            return self.entry("resumed", result)
         wait = waits.Wait.from_event(
             open_turn.turn,
             history.parse_ts(open_turn.waiting.ts),
@@ -64,10 +64,10 @@ class AgentWork:
         if self._superseded(open_turn, wait):
             from hz.turn.walk import abandon
 
-            return self._entry("resumed", abandon(self.journal, open_turn, plan, self.deps, reason="superseded"))
+            return self.entry("resumed", abandon(self.journal, open_turn, plan, self.deps, reason="superseded"))
         self.journal.append("turn.resumed", {"woken_by": fired, "step": wait.step}, turn=open_turn.turn, key=None)
         open_turn.waiting = None
-        return self._entry("resumed", engine.resume(self.journal, open_turn, plan, self.deps, counted=False))
+        return self.entry("resumed", engine.resume(self.journal, open_turn, plan, self.deps, counted=False))
 
     def _pinned(self, open_turn: history.OpenTurn) -> Plan:
         version = int(open_turn.started.data.get("contract_version", self.plan.version))
@@ -100,6 +100,15 @@ class AgentWork:
                 approvals.record_rejection(self.journal, key, approver=None)
                 entries.append({"agent": self.name, "action": "rejected", "key": key})
         return causes
+
+    def _requested(self) -> list[Cause]:
+        """Requests a finished or stopped turn left for the next turn (they survive any crash)."""
+        found: list[Cause] = []
+        for event in history.requested_unstarted(self.journal.events()):
+            key = str(event.data["key"])
+            detail = {"request_id": key.rsplit("@", 1)[-1]} if event.data["cause"] == "asked" else {}
+            found.append(Cause(str(event.data["cause"]), key, history.parse_ts(event.ts), detail))
+        return found
 
     def _fingerprints(self) -> dict[str, str]:
         if not self.plan.inputs:
@@ -142,12 +151,12 @@ class AgentWork:
                 return [{"agent": self.name, "action": "skipped", "reason": "nothing-moved", "cause": "schedule"}]
         entries: list[dict[str, Any]] = []
         result = engine.start(self.journal, self.plan, wake, self.deps)
-        entries.append(self._entry("started", result))
+        entries.append(self.entry("started", result))
         for _ in range(MAX_FOLLOW_UPS):
             if not result.follow_up:
                 break
             result = engine.start(self.journal, self.plan, coalesce(self.plan.agent_id, result.follow_up), self.deps)
-            entries.append(self._entry("started", result))
+            entries.append(self.entry("started", result))
         return entries
 
     def _moved_since_last(self, wake: Wake) -> list[str] | None:
@@ -164,7 +173,7 @@ class AgentWork:
         caps = Caps(contract, deps.settings.max_usd, deps.settings.max_usd_per_day, deps.spent_today())
         return not decide(caps, deps.runner.worst_case_usd(self.plan.max_tokens)).allowed
 
-    def _entry(self, action: str, result: TurnResult) -> dict[str, Any]:
+    def entry(self, action: str, result: TurnResult) -> dict[str, Any]:
         entry: dict[str, Any] = {"agent": self.name, "action": action, "turn": result.turn}
         entry.update(disposition=result.disposition, usd=result.usd)
         if result.reason:

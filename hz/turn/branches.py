@@ -124,3 +124,9 @@ class BranchTarget:
             tag = drafts.Tag.parse(tip)
             return drafts.Observation("pending" if tag is None or tag.key == key else "superseded")
         return drafts.Observation("rejected")
+
+    def delete(self) -> None:
+        """Drop the draft branch (a rejected draft); its commits stay reachable through the reflog only."""
+        old = _rev(self.root, f"refs/heads/{self.place}")
+        if old is not None:
+            _git(self.root, "update-ref", "-d", f"refs/heads/{self.place}", old)

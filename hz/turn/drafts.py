@@ -10,6 +10,7 @@ engine records what these functions report.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -137,3 +138,10 @@ def withdraw(path: Path, key: str, previous: str | None) -> None:
         path.unlink()
     else:
         atomic_write(path, previous, mode=0o644)
+
+
+def approve_draft(key: str, *, environ: Mapping[str, str], now: datetime) -> int:
+    """The seam `hz approve` calls for a draft item (see `hz.turn.decide`)."""
+    from hz.turn.decide import approve
+
+    return approve(key, environ=environ, now=now)

@@ -146,8 +146,11 @@ def start(journal: Journal, plan: Plan, wake: Wake, deps: Deps) -> TurnResult:
     append_body(journal.directory, turn_id, {"plan": _plan_record(plan), "requests": _request_ids(wake)})
     crashpoint("turn.started", deps.environ)
     turn = Turn(turn_id, plan, started, turn_slot(wake))
-    from hz.turn.walk import walk
+    from hz.turn.walk import fork_gather, walk
 
+    parent = data.get("parent_turn")
+    if parent and data.get("from_step") in (None, "gather"):
+        fork_gather(journal, turn, str(parent))
     return walk(journal, turn, deps)
 
 

@@ -7,11 +7,9 @@ fetch and wake never fetches again.
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Mapping
 from datetime import datetime
 
-from hz.errors import HzError
 from hz.runners.base import Runner
 from hz.turn.engine import Gathered
 from hz.turn.plan import Plan
@@ -26,9 +24,7 @@ def pick_runner(plan: Plan, environ: Mapping[str, str]) -> Runner:
 def gather_inputs(plan: Plan, slot: datetime, *, environ: Mapping[str, str], now: datetime) -> Gathered:
     if not plan.inputs:
         return Gathered({}, {})
-    if importlib.util.find_spec("hz.sources") is None:
-        raise HzError(f"{plan.name} reads inputs but no source adapters are installed")
-    from hz.sources.gather import gather_for_turn  # type: ignore[import-not-found]
+    from hz.sources.gather import gather_for_turn
 
     values, fingerprints = gather_for_turn(plan.contract, slot=slot, root=plan.root, environ=environ, now=now)
     return Gathered(values, fingerprints)

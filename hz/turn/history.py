@@ -183,3 +183,16 @@ def last_of(events: Sequence[Envelope], kind: str, *, key: str | None = None) ->
         if event.kind == kind and (key is None or event.key == key):
             return event
     return None
+
+
+def requested_unstarted(events: Sequence[Envelope]) -> list[Envelope]:
+    """turn.requested events whose key no turn has started yet: the next turn's causes."""
+    started = started_keys(events)
+    seen: set[str] = set()
+    found: list[Envelope] = []
+    for event in events:
+        key = str(event.data.get("key", ""))
+        if event.kind == "turn.requested" and key not in started and key not in seen:
+            seen.add(key)
+            found.append(event)
+    return found

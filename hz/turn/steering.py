@@ -10,7 +10,10 @@ the next turn. When the turn ends, all requested causes run as one follow-up tur
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
 
+from hz.fsio import atomic_write
 from hz.session.inbox import Request, list_requests
 from hz.turn import history
 from hz.turn.causes import asked_key
@@ -58,6 +61,27 @@ def steering_feed(journal: Journal, turn: Turn, deps: Deps) -> Callable[[], list
     """What the runner drains before each next model request."""
 
     def drain() -> list[str]:
+        if stop_requested(journal):
+            raise Stopped(turn.id)
         return [r.text for r in take_requests(journal, turn, "think", deps)]
 
     return drain
+
+
+STOP_FILE = "stop"
+
+
+class Stopped(Exception):
+    """`hz heinzel stop` asked the running turn to end; raised out of the runner at its next request."""
+
+
+def request_stop(agent_dir: Path, now: datetime) -> None:
+    atomic_write(agent_dir / STOP_FILE, now.isoformat())
+
+
+def stop_requested(journal: Journal) -> bool:
+    return (journal.directory / STOP_FILE).exists()
+
+
+def clear_stop(journal: Journal) -> None:
+    (journal.directory / STOP_FILE).unlink(missing_ok=True)

@@ -138,11 +138,11 @@ def _work_agent(
 
     with store.writer(candidate.agent_id, timeout=0.2, now=now) as writer:
         journal = Journal(writer, lambda: now)
-        deps = _deps(store, candidate.plan, settings, environ=environ, now=now, runner=runner)
+        deps = make_deps(store, candidate.plan, settings, environ=environ, now=now, runner=runner)
         return AgentWork(journal, candidate, deps, store=store, now=now).run()
 
 
-def _deps(
+def make_deps(
     store: Store, plan: Plan, settings: HeinzelSettings, *, environ: Mapping[str, str], now: datetime, runner: Any
 ) -> Deps:
     from hz.turn.gather import gather_inputs, pick_runner

@@ -32,6 +32,8 @@ def walk(journal: Journal, turn: Turn, deps: Deps) -> TurnResult:
         for step in STEPS[:-1]:
             if step in turn.steps:
                 continue
+            if steering.stop_requested(journal):
+                return stopped(journal, turn, deps)
             steering.take_requests(journal, turn, step, deps)
             STEP_FUNCTIONS[step](journal, turn, deps)
             crashpoint(f"step.{step}", deps.environ)
@@ -50,6 +52,17 @@ def restore(journal: Journal, open_turn: history.OpenTurn, plan: Plan) -> Turn:
         elif "outcome" in record:
             turn.outcome, turn.usage = record["outcome"], record.get("usage", {})
     return turn
+
+
+def fork_gather(journal: Journal, turn: Turn, parent: str) -> None:
+    """A retry starts after its parent's gather: the same inputs, not fetched again."""
+    for record in read_body(journal.directory, parent).records:
+        if "gather" in record:
+            turn.gathered = Gathered(record["gather"]["values"], record["gather"]["fingerprints"])
+            append_body(journal.directory, turn.id, {"gather": record["gather"]})
+            fingerprints = {k: v for k, v in turn.gathered.fingerprints.items() if v.startswith("sha256:")}
+            checkpoint(journal, turn, "gather", inputs=fingerprints, body_ref=body_reference(journal, turn.id))
+            return
 
 
 def checkpoint(journal: Journal, turn: Turn, step: str, **data: Any) -> None:
@@ -87,6 +100,8 @@ def think(journal: Journal, turn: Turn, deps: Deps) -> None:
     request = build_request(journal, turn, deps, budget_usd=decision.budget_usd)
     try:
         result: ThinkResult = deps.runner.think(request)
+    except steering.Stopped:
+        raise Finished(stopped(journal, turn, deps)) from None
     except BudgetExceeded as exc:
         turn.usage = _usage(exc.usage)
         raise Finished(finish(journal, turn, deps, disposition="skipped", reason="cap", error=exc.message)) from None
@@ -164,6 +179,14 @@ def finish(
     journal.append("turn.finished", {k: v for k, v in data.items() if v is not None}, turn=turn.id, key=None)
     crashpoint("turn.finished", deps.environ)
     return TurnResult(turn.id, disposition, reason, float(data["usd"]), _follow_ups(journal, turn))
+
+
+def stopped(journal: Journal, turn: Turn, deps: Deps) -> TurnResult:
+    """The user stopped the turn: it ends abandoned; waiting messages become the next turn's causes."""
+    steering.clear_stop(journal)
+    steering.take_requests(journal, turn, "finish", deps)
+    done = finish(journal, turn, deps, disposition="abandoned", reason="stopped", error="stopped by the user")
+    return TurnResult(done.turn, done.disposition, done.reason, done.usd)
 
 
 def abandon(journal: Journal, open_turn: history.OpenTurn, plan: Plan, deps: Deps, *, reason: str) -> TurnResult:

@@ -1,0 +1,59 @@
+"""`hz heinzel wake|chat|retry|resume|stop NAME`: click wiring only; the work is in `hz.commands.heinzel_turns`."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+_AFTER = click.option("--after", is_flag=True, help="If it is awake, run this as the next turn instead of steering.")
+
+
+@click.command()
+@click.argument("name")
+@_AFTER
+def wake(name: str, after: bool) -> int:
+    """Start a turn of cause asked now (or the next one, if it is awake)."""
+    from hz.commands.heinzel_turns import wake_command
+
+    return wake_command(sys.stdout, name, after=after, environ=os.environ)
+
+
+@click.command()
+@click.argument("name")
+@click.argument("message")
+@_AFTER
+def chat(name: str, message: str, after: bool) -> int:
+    """Say something to a Heinzelmännchen: a turn of its own, or steering for the turn that runs."""
+    from hz.commands.heinzel_turns import chat_command
+
+    return chat_command(sys.stdout, name, message, after=after, environ=os.environ)
+
+
+@click.command()
+@click.argument("name")
+@click.argument("hint", default="try again")
+def retry(name: str, hint: str) -> int:
+    """Run the last turn again from after its gather step, with a hint ("shorter")."""
+    from hz.commands.heinzel_turns import retry_command
+
+    return retry_command(sys.stdout, name, hint, environ=os.environ)
+
+
+@click.command()
+@click.argument("name")
+def resume(name: str) -> int:
+    """Resume a waiting turn now, whatever it waits for."""
+    from hz.commands.heinzel_turns import resume_command
+
+    return resume_command(sys.stdout, name, environ=os.environ)
+
+
+@click.command()
+@click.argument("name")
+def stop(name: str) -> int:
+    """Stop the running or waiting turn: it ends abandoned; queued messages wait for the next turn."""
+    from hz.commands.heinzel_turns import stop_command
+
+    return stop_command(sys.stdout, name, environ=os.environ)

@@ -1,0 +1,150 @@
+"""Turns the user asks for from the command line: wake, chat, retry, resume, stop.
+
+Every message goes to the agent's inbox first. Then the command tries to become the spine's writer: if
+it can, it runs the turn itself, in this process; if another process holds the lock (the agent is
+awake), the message stays in the inbox and the running turn takes it in at its next step boundary —
+as steering during gather and think, as the next turn after that.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from hz.config import load_user_config
+from hz.errors import HzError, LockTimeout
+from hz.session.inbox import put_request
+from hz.session.store import Store
+from hz.turn import engine, history, steering
+from hz.turn.agentwork import AgentWork
+from hz.turn.causes import Cause, asked_key, retry_key
+from hz.turn.journal import Journal
+from hz.turn.ticking import Candidate, make_deps
+
+LOCK_WAIT_S = 1.0
+
+
+@dataclass(frozen=True)
+class Outcome:
+    ran: list[dict[str, Any]]  # what ran in this process
+    queued: str | None = None  # the request id left for the running turn, when the agent was awake
+
+
+def _clock(now: datetime | None) -> Any:
+    return (lambda: now) if now is not None else (lambda: datetime.now(UTC))
+
+
+@contextmanager
+def session(
+    store: Store,
+    row: Mapping[str, Any],
+    *,
+    root: Path | None,
+    environ: Mapping[str, str],
+    now: datetime,
+    runner: Any = None,
+) -> Iterator[AgentWork]:
+    from hz.turn.agents import load_plan
+
+    config = load_user_config(environ)
+    plan = load_plan(
+        store.agent_dir(str(row["id"])),
+        row,
+        int(row["contract_version"]),
+        root=root,
+        default_tz=config.timezone or "UTC",
+    )
+    with store.writer(str(row["id"]), timeout=LOCK_WAIT_S, now=now) as writer:
+        journal = Journal(writer, _clock(now))
+        deps = make_deps(store, plan, config.heinzel, environ=environ, now=now, runner=runner)
+        yield AgentWork(journal, Candidate(str(row["id"]), dict(row), plan), deps, store=store, now=now)
+
+
+def _resolve(store: Store, name: str) -> dict[str, Any]:
+    from hz.heinzel.lifecycle import resolve
+
+    row = resolve(store, name)
+    if row["state"] in {"proposed", "retired"} or not row.get("contract_version"):
+        raise HzError(f"{row['name']} is {row['state']}: it does not wake", hint="hz approve or hz heinzel unretire it")
+    return dict(row)
+
+
+def ask(
+    name: str, text: str, *, after: bool, request_id: str, root: Path | None, environ: Mapping[str, str],
+    now: datetime, runner: Any = None, extra: Cause | None = None,
+) -> Outcome:  # fmt: skip
+    """A message (or a bare wake) as a turn of cause asked, run here unless the agent is awake."""
+    with Store.from_environ(environ) as store:
+        row = _resolve(store, name)
+        put_request(store.agent_dir(row["id"]), request_id, text, now=now, when_busy="follow-up" if after else "steer")
+        cause = extra or Cause("asked", asked_key(row["id"], request_id), now, {"request_id": request_id})
+        try:
+            with session(store, row, root=root, environ=environ, now=now, runner=runner) as work:
+                work.candidate.causes.append(cause)
+                return Outcome(work.run())
+        except LockTimeout:
+            return Outcome([], queued=request_id)
+
+
+def retry(
+    name: str,
+    hint: str,
+    *,
+    request_id: str,
+    root: Path | None,
+    environ: Mapping[str, str],
+    now: datetime,
+    runner: Any = None,
+) -> Outcome:
+    """A new turn forked after the last finished turn's gather step, with the user's hint."""
+    with Store.from_environ(environ) as store:
+        row = _resolve(store, name)
+        events = store.read(row["id"]).events
+    parent = history.last_of([e for e in events if e.kind == "turn.finished"], "turn.finished")
+    if parent is None or parent.turn is None:
+        raise HzError(f"{row['name']} has no finished turn to retry", hint="hz heinzel wake it first")
+    detail = {"parent_turn": parent.turn, "from_step": "gather", "hint": hint, "request_id": request_id}
+    cause = Cause("retry", retry_key(row["id"], parent.turn, request_id), now, detail)
+    return ask(
+        name, hint, after=True, request_id=request_id, root=root, environ=environ, now=now, runner=runner, extra=cause
+    )
+
+
+def resume(name: str, *, root: Path | None, environ: Mapping[str, str], now: datetime, runner: Any = None) -> Outcome:
+    """The user says go on now: a waiting turn resumes with woken_by asked."""
+    with Store.from_environ(environ) as store:
+        row = _resolve(store, name)
+        with session(store, row, root=root, environ=environ, now=now, runner=runner) as work:
+            waiting = [t for t in history.open_turns(work.journal.events()) if t.waiting is not None]
+            if not waiting:
+                raise HzError(f"{row['name']} has no waiting turn", hint="hz heinzel wake starts a new one")
+            open_turn = waiting[0]
+            step = str(open_turn.waiting.data.get("step", "act")) if open_turn.waiting else "act"
+            work.journal.append("turn.resumed", {"woken_by": "asked", "step": step}, turn=open_turn.turn, key=None)
+            open_turn.waiting = None
+            result = engine.resume(work.journal, open_turn, work.plan, work.deps, counted=False)
+            return Outcome([work.entry("resumed", result)])
+
+
+def stop(name: str, *, root: Path | None, environ: Mapping[str, str], now: datetime) -> Outcome:
+    """End the running or waiting turn as abandoned (reason stopped); queued messages stay for the next turn."""
+    with Store.from_environ(environ) as store:
+        row = _resolve(store, name)
+        directory = store.agent_dir(row["id"])
+        try:
+            with session(store, row, root=root, environ=environ, now=now) as work:
+                from hz.turn.walk import abandon
+
+                ran = [
+                    work.entry("stopped", abandon(work.journal, t, work.plan, work.deps, reason="stopped"))
+                    for t in history.open_turns(work.journal.events())
+                ]
+                steering.clear_stop(work.journal)
+                return Outcome(ran)
+        except LockTimeout:
+            steering.request_stop(directory, now)
+            return Outcome([], queued="stop")

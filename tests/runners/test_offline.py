@@ -76,7 +76,7 @@ inputs = st.dictionaries(
 facets = st.lists(st.text("abcdefgh", min_size=1, max_size=6), min_size=1, max_size=4, unique=True)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(inputs=inputs, facets=facets)
 def test_offline_is_deterministic_and_facet_complete(
     make_request: Callable[..., ThinkRequest], inputs: dict[str, Any], facets: list[str]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from hz.contract.layers import LayerKind
 from hz.contract.names import Entry, resolve_name
@@ -18,6 +19,9 @@ from hz.contract.validate import dotted
 from hz.diagnostic import Diagnostic
 from hz.errors import HzError
 from hz.graph import Edge, Graph
+
+if TYPE_CHECKING:
+    from hz.contract.load import Contract
 
 _REFERENCE = re.compile(
     r"contract:(?:(?P<ns>[a-z][a-z0-9-]*)/)?(?P<name>[a-z][a-z0-9-]*)(?:#(?P<facet>[a-z][a-z0-9_]*))?"
@@ -43,7 +47,9 @@ def parse_reference(uri: str) -> Reference | None:
 @dataclass
 class Links:
     edges: list[Edge] = field(default_factory=list)
-    origin: dict[Edge, tuple[str, int, int, str]] = field(default_factory=dict)  # edge -> path, line, col, loc
+    # edge -> the reader and the YAML location of its input; positions are looked up only for diagnostics,
+    # since locating a node parses the frontmatter again
+    origin: dict[Edge, tuple[Contract, str, Loc]] = field(default_factory=dict)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     rejected: set[str] = field(default_factory=set)
 
@@ -68,7 +74,7 @@ def link(entries: Sequence[Entry], overridden: Mapping[str, str], compiled: set[
             assert reference is not None
             edge = Edge(target.file.qualified_name, entry.file.qualified_name, reference.facet, input_name in wakes)
             links.edges.append(edge)
-            links.origin.setdefault(edge, (entry.file.display, *entry.contract.locate(loc), dotted(loc)))
+            links.origin.setdefault(edge, (entry.contract, entry.file.display, loc))
             if entry.scope == "team" and target.scope == "personal":
                 message = f"a team contract depends on the personal contract {target.file.qualified_name}"
                 hint = "team contracts run for everyone; make the upstream scope: team, or this one personal"
@@ -102,7 +108,8 @@ def _target(
         return None
     qualified = f"{reference.namespace}:{reference.name}" if reference.namespace else reference.name
     try:
-        qualified = resolve_name(qualified, names)
+        if qualified not in by_name:  # a qualified name is looked up directly; only bare names resolve
+            qualified = resolve_name(qualified, names)
     except HzError:
         known = sorted(q.replace(":", "/") for q, _ in names)
         hint = did_you_mean(f"{reference.namespace or 'team'}/{reference.name}", known, "contracts")
@@ -141,6 +148,7 @@ def graph_diagnostics(graph: Graph, links: Links) -> list[Diagnostic]:
             hint = f"fix {reason.cause} and this contract runs again"
         else:
             continue
-        path, line, column, loc = links.origin[edge]
-        found.append(Diagnostic(path, line, column, code, "error", loc, message, hint))
+        contract, path, loc = links.origin[edge]
+        line, column = contract.locate(loc)
+        found.append(Diagnostic(path, line, column, code, "error", dotted(loc), message, hint))
     return sorted(set(found))

@@ -1,0 +1,200 @@
+"""The source cache, `$HZ_HOME/heinzel/sources/`: the last fetch of each source and what each slot saw.
+
+One file per source identity (scheme, source, query, window, facets, stage), `<key>.json`, holds the
+canonical records of the last fetch, their facet fingerprints, `as_of`, the validators a conditional
+request needs (ETag, Last-Modified, per-page ETags), the cursor and the slots it was staged for. The
+facet values a slot saw are kept content-addressed in `blobs/`, so a turn resumed after a crash reads
+exactly what its gather step fingerprinted without fetching again. Every file is written atomically
+(0600) before anyone is woken by it; a file that cannot be read is treated as absent, because losing
+the cache costs only a refetch.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from hz.canonical import fingerprint
+from hz.fsio import atomic_write, private_dir
+from hz.sources.window import Window, iso, parse_time
+
+VERSION = 1
+MAX_STAGED = 256  # slots remembered per source; older ones fall back to the ordinary recheck rule
+
+
+@dataclass
+class Entry:
+    key: str
+    identity: Mapping[str, Any]
+    slot: datetime
+    as_of: datetime
+    records: Any
+    fingerprints: Mapping[str, str]
+    covers: tuple[datetime | None, datetime | None] = (None, None)
+    validators: Mapping[str, Any] = field(default_factory=dict)
+    cursor: str | None = None
+    staged: dict[str, str] = field(default_factory=dict)  # slot (ISO) -> blob key of the facets it saw
+
+    def covers_window(self, window: Window) -> bool:
+        """Whether the stored records are complete for every item `window` can hold."""
+        low, high = self.covers
+        if low is not None and (window.start is None or window.start < low):
+            return False
+        return high is None or window.end == high
+
+    def due(self, now: datetime, recheck: timedelta | None) -> bool:
+        """A source is due again once the shortest recheck of its watchers has passed (default: every tick)."""
+        if now <= self.as_of:
+            return False  # fetched in this very tick
+        return recheck is None or now >= self.as_of + recheck
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "v": VERSION,
+            "key": self.key,
+            "identity": dict(self.identity),
+            "slot": iso(self.slot),
+            "as_of": iso(self.as_of),
+            "covers": [iso(t) if t else None for t in self.covers],
+            "records": self.records,
+            "fingerprints": dict(self.fingerprints),
+            "validators": dict(self.validators),
+            "cursor": self.cursor,
+            "staged": self.staged,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Entry:
+        low, high = data["covers"]
+        return cls(
+            key=str(data["key"]),
+            identity=data["identity"],
+            slot=_time(data["slot"]),
+            as_of=_time(data["as_of"]),
+            records=data["records"],
+            fingerprints=dict(data["fingerprints"]),
+            covers=(parse_time(low), parse_time(high)),
+            validators=dict(data.get("validators") or {}),
+            cursor=data.get("cursor"),
+            staged=dict(data.get("staged") or {}),
+        )
+
+
+def _time(text: str) -> datetime:
+    moment = parse_time(text)
+    if moment is None:
+        raise ValueError(f"not a time: {text!r}")
+    return moment
+
+
+class SourceCache:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    @classmethod
+    def from_environ(cls, environ: Mapping[str, str]) -> SourceCache:
+        from hz.config import hz_home
+
+        return cls(hz_home(environ) / "heinzel" / "sources")
+
+    def path(self, key: str) -> Path:
+        return self.root / f"{key}.json"
+
+    def read(self, key: str) -> Entry | None:
+        data = self._load(self.path(key))
+        if data is None or data.get("v") != VERSION:
+            return None
+        try:
+            return Entry.from_json(data)
+        except (KeyError, TypeError, ValueError):
+            return None
+
+    def write(self, entry: Entry) -> None:
+        private_dir(self.root)
+        atomic_write(self.path(entry.key), _dumps(entry.to_json()))
+
+    def stage(self, entry: Entry, slot: datetime, facets: Mapping[str, Any]) -> None:
+        """Remember the facets `slot` saw (blob first, then the entry that points at it)."""
+        blob = self.put_blob(facets)
+        entry.staged[iso(slot)] = blob
+        for old in sorted(entry.staged)[:-MAX_STAGED]:
+            del entry.staged[old]
+        self.write(entry)
+
+    def staged(self, entry: Entry, slot: datetime) -> dict[str, Any] | None:
+        blob = entry.staged.get(iso(slot))
+        return None if blob is None else self.get_blob(blob)
+
+    def put_blob(self, facets: Mapping[str, Any]) -> str:
+        key = fingerprint(dict(facets)).partition(":")[2]
+        path = self.root / "blobs" / f"{key}.json"
+        if not path.exists():
+            atomic_write(path, _dumps(dict(facets)))
+        return key
+
+    def get_blob(self, key: str) -> dict[str, Any] | None:
+        data = self._load(self.root / "blobs" / f"{key}.json")
+        if data is None or fingerprint(data).partition(":")[2] != key:
+            return None  # missing or damaged: the caller fetches again
+        return data
+
+    def entries(self) -> list[Entry]:
+        if not self.root.is_dir():
+            return []
+        found = (self.read(p.stem) for p in sorted(self.root.glob("*.json")))
+        return [e for e in found if e is not None]
+
+    def prune(self, now: datetime, retention_days: int) -> int:
+        """Drop entries and staged slots older than `retention_days` (0 keeps all), then unreferenced blobs."""
+        if not self.root.is_dir():
+            return 0
+        removed = 0
+        cutoff = now - timedelta(days=retention_days) if retention_days > 0 else None
+        referenced: set[str] = set()
+        for path in sorted(self.root.glob("*.json")):
+            entry = self.read(path.stem)
+            if entry is None or (cutoff is not None and entry.as_of < cutoff):
+                removed += _unlink(path)
+                continue
+            kept = {s: b for s, b in entry.staged.items() if cutoff is None or (parse_time(s) or now) >= cutoff}
+            if kept != entry.staged:
+                entry.staged = kept
+                self.write(entry)
+            referenced.update(kept.values())
+        for blob in sorted((self.root / "blobs").glob("*.json")):
+            if blob.stem not in referenced:
+                removed += _unlink(blob)
+        return removed
+
+    @staticmethod
+    def _load(path: Path) -> dict[str, Any] | None:
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+        except OSError:
+            return None
+        with os.fdopen(fd, "rb") as handle:
+            raw = handle.read()
+        try:
+            data = json.loads(raw)
+        except ValueError:
+            return None
+        return data if isinstance(data, dict) else None
+
+
+def _dumps(value: Any) -> bytes:
+    import orjson
+
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+
+
+def _unlink(path: Path) -> int:
+    with contextlib.suppress(FileNotFoundError):
+        path.unlink()
+        return 1
+    return 0

@@ -1,0 +1,186 @@
+"""`contract:<ns>/<name>[#<facet>]` — another contract's output, as approved on `main` or as last drafted.
+
+The upstream contract is found by its qualified name in the compiled repository; the output read is the
+first (by name) whose `facets` hold the requested facet (or its first output when no facet is named),
+and its target must be `state:<path>`. A target with `{slot…}` placeholders matches every path of that
+shape; the greatest such path in sort order is read, which is the newest for the ISO-style dates these
+templates use (`%G-W%V`, `%Y-%m-%d`).
+
+- `stage: published` reads the file from the tip of `main` (else `master`): approved truth only.
+- `stage: draft` reads it from the newest `hz/draft/<agent>/<slot>` branch (newest tip commit, then name)
+  whose file differs from `main`: that is where a team contract's pending draft lives.
+
+Facets are split by headings: a `## <facet>` or `#### <facet>` line (the name compared with case,
+blanks and hyphens folded to `_`) starts a facet, which runs to the next facet heading. A facet the file
+lacks is reported as not found rather than read as empty.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from hz.sources.base import FetchContext, Fetched, SourceError, SourceSpec
+from hz.sources.canonical import canonical_text
+from hz.sources.window import Window
+
+REMOTE = False
+FACETS: tuple[str, ...] = ()  # whatever the upstream output declares
+_HEADING = re.compile(r"^(#{2}|#{4})\s+(.+?)\s*#*\s*$")
+_PLACEHOLDER = re.compile(r"\{slot(?::[^}]*)?\}")
+
+
+def fetch(spec: SourceSpec, ctx: FetchContext) -> Fetched:
+    import pygit2
+
+    qualified, facet = _parts(spec)
+    if ctx.root is None:
+        raise SourceError("bad-source", f"{spec.uri} needs a repository", hint="run hz inside the repository")
+    path_template, facets = _target(spec, qualified, facet, ctx)
+    repo = pygit2.Repository(str(ctx.root))
+    try:
+        text, where = _read(repo, spec, path_template)
+    finally:
+        repo.free()
+    split = split_facets(text, facets)
+    wanted = (facet,) if facet else facets
+    missing = [f for f in wanted if f not in split]
+    if missing:
+        raise SourceError("not-found", f"{spec.uri}: {where} has no '## {missing[0]}' section")
+    return Fetched({f: split[f] for f in wanted}, cursor=where)
+
+
+def build(spec: SourceSpec, records: Any, window: Window) -> dict[str, Any]:
+    return dict(records)
+
+
+def split_facets(text: str, facets: tuple[str, ...]) -> dict[str, str]:
+    """Facet name -> canonical text under its `##`/`####` heading."""
+    names = {_fold(f): f for f in facets}
+    found: dict[str, list[str]] = {}
+    current: str | None = None
+    for line in canonical_text(text).split("\n"):
+        heading = _HEADING.match(line)
+        if heading and _fold(heading.group(2)) in names:
+            current = names[_fold(heading.group(2))]
+            found.setdefault(current, [])
+            continue
+        if current is not None:
+            found[current].append(line)
+    return {name: canonical_text("\n".join(lines)) for name, lines in found.items()}
+
+
+def _fold(name: str) -> str:
+    return re.sub(r"[\s-]+", "_", name.strip().strip("`").lower())
+
+
+def _parts(spec: SourceSpec) -> tuple[str, str | None]:
+    ref, _, facet = spec.target.partition("#")
+    namespace, _, name = ref.strip("/").partition("/")
+    if not namespace or not name or "/" in name:
+        raise SourceError(
+            "bad-source",
+            f"{spec.uri} is not contract:<namespace>/<name>#<facet>",
+            hint="for example contract:team/weekly-digest#changes",
+        )
+    return f"{namespace}:{name}", facet or None
+
+
+def _target(spec: SourceSpec, qualified: str, facet: str | None, ctx: FetchContext) -> tuple[str, tuple[str, ...]]:
+    from hz.contract.project import compile_repository
+    from hz.errors import HzError
+
+    compiled = compile_repository(ctx.root, ctx.environ, now=ctx.now)
+    try:
+        upstream = compiled.get(qualified)
+    except HzError:
+        raise SourceError("not-found", f"{spec.uri}: there is no contract {qualified}") from None
+    if upstream.contract is None:
+        raise SourceError(
+            "bad-source",
+            f"{spec.uri}: the contract {qualified} does not compile",
+            hint=f"hz workflow validate {upstream.path}",
+        )
+    outputs = upstream.contract.frontmatter.hz.outputs
+    chosen = [(n, o) for n, o in sorted(outputs.items()) if facet is None or facet in o.facets]
+    if not chosen:
+        raise SourceError("not-found", f"{spec.uri}: {qualified} maintains no facet {facet!r}")
+    name, output = chosen[0]
+    target = str(output.target)
+    if not target.startswith("state:"):
+        raise SourceError("bad-source", f"{spec.uri}: output {name} of {qualified} is not a state: target")
+    return target.removeprefix("state:").lstrip("/"), tuple(output.facets)
+
+
+def _read(repo: Any, spec: SourceSpec, template: str) -> tuple[str, str]:
+    main = _main(repo)
+    if spec.stage == "draft":
+        return _read_draft(repo, spec, template, main)
+    if main is None:
+        raise SourceError("not-found", f"{spec.uri}: the repository has no main branch yet")
+    path = _newest(main.tree, template)
+    if path is None:
+        raise SourceError("not-found", f"{spec.uri}: nothing is published on main at {template} yet")
+    return _blob_text(repo, main.tree, path), f"main:{path}"
+
+
+def _read_draft(repo: Any, spec: SourceSpec, template: str, main: Any) -> tuple[str, str]:
+    candidates = []
+    for ref in repo.references:
+        if not ref.startswith("refs/heads/hz/draft/"):
+            continue
+        tip = repo.references[ref].peel()
+        path = _newest(tip.tree, template, differs_from=main.tree if main is not None else None)
+        if path is not None:
+            candidates.append((tip.commit_time, ref, tip, path))
+    if not candidates:
+        raise SourceError("not-found", f"{spec.uri}: no draft branch holds {template}")
+    _, ref, tip, path = max(candidates, key=lambda c: (c[0], c[1]))
+    return _blob_text(repo, tip.tree, path), f"{ref.removeprefix('refs/heads/')}:{path}"
+
+
+def _main(repo: Any) -> Any:
+    for name in ("refs/heads/main", "refs/heads/master"):
+        if name in repo.references:
+            return repo.references[name].peel()
+    return None
+
+
+def _newest(tree: Any, template: str, differs_from: Any = None) -> str | None:
+    pieces = _PLACEHOLDER.split(template)
+    pattern = re.compile("^" + "[^/]+".join(re.escape(p) for p in pieces) + "$")
+    directory = pieces[0].rpartition("/")[0]
+    paths = [p for p in _paths(tree, directory) if pattern.match(p)]
+    if differs_from is not None:
+        paths = [p for p in paths if _blob_id(differs_from, p) != _blob_id(tree, p)]
+    return max(paths) if paths else None
+
+
+def _paths(tree: Any, directory: str) -> list[str]:
+    """Blob paths under `directory` (the whole tree when empty)."""
+    try:
+        start = tree / directory if directory else tree
+    except KeyError:
+        return []
+    out: list[str] = []
+    stack = [(start, f"{directory}/" if directory else "")]
+    while stack:
+        node, prefix = stack.pop()
+        for entry in node:
+            if entry.type_str == "tree":
+                stack.append((entry, f"{prefix}{entry.name}/"))
+            elif entry.type_str == "blob":
+                out.append(f"{prefix}{entry.name}")
+    return out
+
+
+def _blob_id(tree: Any, path: str) -> Any:
+    try:
+        return (tree / path).id
+    except KeyError:
+        return None
+
+
+def _blob_text(repo: Any, tree: Any, path: str) -> str:
+    data: bytes = repo[(tree / path).id].data
+    return data.decode("utf-8", errors="replace")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from datetime import timedelta
+from functools import cache
 from typing import Annotated, Any, Literal, Self
 
 from pydantic import (
@@ -122,11 +123,16 @@ Duration = Annotated[
 _UNIQUE = Field(json_schema_extra={"uniqueItems": True})
 
 
-def _check_cron(expression: str) -> str:
+@cache
+def _valid_cron(expression: str) -> bool:
     from croniter import croniter
 
     # Exactly five fields: croniter also takes seconds and years, which a slot-based wake cannot use.
-    if len(expression.split()) != 5 or not croniter.is_valid(expression):
+    return len(expression.split()) == 5 and bool(croniter.is_valid(expression))
+
+
+def _check_cron(expression: str) -> str:
+    if not _valid_cron(expression):
         raise PydanticCustomError(
             "hzc011", "'{value}' is not a valid five-field cron expression", {"value": expression}
         )

@@ -76,7 +76,9 @@ def section_key(heading: str) -> str:
 def _markdown() -> Any:
     from markdown_it import MarkdownIt
 
-    return MarkdownIt("commonmark")
+    # Only the block structure matters here (headings, lists, fences, HTML blocks). Headings and items
+    # are read from each block's raw text, so inline parsing, the costliest pass, is switched off.
+    return MarkdownIt("commonmark").disable("inline")
 
 
 def parse_body(body: str, first_line: int = 1) -> Body:
@@ -174,9 +176,7 @@ def _items(tokens: list[Any], start: int, end: int, first_line: int) -> list[Ite
         if token.type != "list_item_open" or token.level != 1 or not token.map or not start < token.map[0] < end:
             continue
         inline = tokens[index + 2] if index + 2 < len(tokens) and tokens[index + 2].type == "inline" else None
-        if inline is None or not inline.children or inline.children[0].type != "code_inline":
-            continue
-        match = _ITEM.match(inline.content)
+        match = _ITEM.match(inline.content) if inline is not None else None
         if match:
             text = tidy(strip_comments(match.group("text")))
             out.append(Item(match.group("name").strip(), text, token.map[0] + first_line))

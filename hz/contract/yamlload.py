@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 Loc = tuple[str | int, ...]
@@ -27,30 +28,49 @@ class YamlProblem(Exception):
         self.loc = loc
 
 
-def _yaml() -> Any:
+def _yaml(*, pure: bool = True) -> Any:
     """A fresh loader each time: a `%YAML 1.1` directive would otherwise stick to a shared one."""
     from ruamel.yaml import YAML
 
-    return YAML(typ="safe", pure=True)
+    return YAML(typ="safe", pure=pure)
+
+
+@cache
+def _c_yaml() -> Any:
+    """Shared, because texts with a directive never reach it (see `load_mapping`)."""
+    return _yaml(pure=False)
 
 
 def load_mapping(text: str) -> dict[str, Any]:
     """The YAML as a plain dict with string keys, or YamlProblem."""
+    # The C parser (ruamel.yaml.clib) is several times faster, but it ignores `%YAML` directives and
+    # words its errors differently; a text with a directive, or one that fails, goes through the
+    # pure-Python parser, so every machine reports the same thing.
+    if "%YAML" not in text:
+        try:
+            data = _c_yaml().load(text)
+        except Exception:  # any failure of the C path is reported by the pure one, or not at all
+            data = _load_pure(text)
+    else:
+        data = _load_pure(text)
+    if not isinstance(data, dict):
+        raise YamlProblem("HZC001", "the frontmatter must be a YAML mapping of keys to values", 1, 1)
+    _check_keys(text, data, ())
+    return data
+
+
+def _load_pure(text: str) -> Any:
     from ruamel.yaml.constructor import DuplicateKeyError
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
     try:
-        data = _yaml().load(text)
+        return _yaml().load(text)
     except DuplicateKeyError as exc:
         raise _problem("HZC004", exc) from None
     except MarkedYAMLError as exc:
         raise _problem("HZC001", exc) from None
     except YAMLError as exc:  # unmarked errors (a bad directive, say) still belong to the file
         raise YamlProblem("HZC001", f"the frontmatter is not valid YAML: {exc}", 1, 1) from None
-    if not isinstance(data, dict):
-        raise YamlProblem("HZC001", "the frontmatter must be a YAML mapping of keys to values", 1, 1)
-    _check_keys(text, data, ())
-    return data
 
 
 def _problem(code: str, exc: Any) -> YamlProblem:

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 from itertools import islice
+from pathlib import Path
 from typing import Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -37,6 +38,7 @@ CATCH_UP_POLICIES: tuple[CatchUp, ...] = ("latest", "all", "skip")
 _MARGIN = timedelta(hours=3)
 _SECOND = timedelta(seconds=1)
 _MINUTE = timedelta(minutes=1)
+_LOCALTIME = Path("/etc/localtime")
 
 
 class ScheduleError(HzError):
@@ -62,6 +64,31 @@ class Cron:
     def validate(self) -> None:
         _zone(self.tz)
         _every_hour(self.expr)
+
+
+def default_timezone(configured: str | None, environ: Mapping[str, str], localtime: Path = _LOCALTIME) -> str:
+    """The zone of schedule entries that name none: `[hz] timezone`, else the system's zone, else UTC.
+
+    The system zone is `$TZ` when it is an IANA name, else the name `/etc/localtime` links to.
+    """
+    if configured:
+        _zone(configured)  # a configured zone that does not exist is an error, not a silent fallback
+        return configured
+    candidates = [environ.get("TZ", "").removeprefix(":") or None]
+    try:
+        target = localtime.resolve(strict=True)
+        if "zoneinfo" in target.parts:
+            candidates.append("/".join(target.parts[target.parts.index("zoneinfo") + 1 :]))
+    except OSError:
+        pass
+    for name in candidates:
+        if name:
+            try:
+                _zone(name)
+                return name
+            except ScheduleError:
+                continue
+    return "UTC"
 
 
 def crons_from(value: object, default_tz: str = "UTC") -> tuple[Cron, ...]:

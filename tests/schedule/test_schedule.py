@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -15,6 +16,7 @@ from hz.schedule import (
     Cron,
     ScheduleError,
     crons_from,
+    default_timezone,
     due_slots,
     latest_slot,
     next_slot,
@@ -270,3 +272,20 @@ def test_slots_match_a_minute_by_minute_reference(where: tuple[str, datetime], m
     assert latest_slot([cron], end, after=start) == (slots[-1] if slots else None)
     if slots:
         assert next_slot([cron], start) == slots[0]
+
+
+# --- the default zone ---
+
+
+def test_default_timezone_prefers_config_then_tz_then_localtime(tmp_path: Path) -> None:
+    zoneinfo_dir = tmp_path / "usr" / "share" / "zoneinfo" / "Europe"
+    zoneinfo_dir.mkdir(parents=True)
+    (zoneinfo_dir / "Berlin").write_bytes(b"TZif")
+    localtime = tmp_path / "localtime"
+    localtime.symlink_to(zoneinfo_dir / "Berlin")
+    assert default_timezone("Asia/Tokyo", {"TZ": "America/New_York"}, localtime) == "Asia/Tokyo"
+    assert default_timezone(None, {"TZ": ":America/New_York"}, localtime) == "America/New_York"
+    assert default_timezone(None, {"TZ": "EST5EDT,M3.2.0,M11.1.0"}, localtime) == "Europe/Berlin"
+    assert default_timezone(None, {}, tmp_path / "missing") == "UTC"
+    with pytest.raises(ScheduleError):
+        default_timezone("Mars/Olympus", {}, localtime)

@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import json
+import signal
+import subprocess
+import sys
+import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -246,3 +252,61 @@ def test_another_runners_record_is_not_resumed_but_kept(make_request: Requests) 
     assert result.outcome.kind == "draft"
     assert result.transcript[0] == offline_entry
     assert [e["kind"] for e in result.transcript[1:]] == ["request", "response", "request"]
+
+
+CHILD = """
+import json, os, sys, time
+from pydantic_ai.messages import ModelResponse, ToolCallPart
+from pydantic_ai.models.function import FunctionModel
+from hz.runners.base import ThinkRequest, ToolSpec
+from hz.runners.model import ModelRunner
+from hz.runners.pricing import Price
+
+log = sys.argv[1]
+
+def record(entry):
+    with open(log, "a") as f:
+        f.write(json.dumps(entry) + "\\n")
+        f.flush()
+        os.fsync(f.fileno())
+
+def hang(args):
+    time.sleep(120)  # the parent kills us here, in the middle of the call
+    return "sent"
+
+model = FunctionModel(lambda m, i: ModelResponse(parts=[ToolCallPart("notify", {"to": "@priya"}, tool_call_id="n-1")]))
+tool = ToolSpec("notify", "Send a notice.", False, hang)
+request = ThinkRequest("hz-1", "t-1", "Keep the status true.", (), {}, {}, frozenset({"nothing"}), 10_000, 1.0, 300.0,
+                       tools=(tool,), record=record)
+ModelRunner(model, Price(1.0, 1.0, 1.0)).think(request)
+"""
+
+
+def test_a_kill_9_during_an_unsafe_call_resumes_with_interrupted(tmp_path: Path, make_request: Requests) -> None:
+    log = tmp_path / "think.jsonl"
+    with subprocess.Popen([sys.executable, "-c", CHILD, str(log)]) as child:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            lines = log.read_text().splitlines() if log.exists() else []
+            if any(json.loads(line)["kind"] == "response" for line in lines):
+                break
+            time.sleep(0.05)
+        child.send_signal(signal.SIGKILL)
+        assert child.wait() == -signal.SIGKILL
+    prior = tuple(json.loads(line) for line in log.read_text().splitlines())
+    assert [e["kind"] for e in prior] == ["request", "response"]
+
+    calls: list[dict[str, Any]] = []
+    seen: list[list[ModelMessage]] = []
+
+    def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        seen.append(messages)
+        return answer_with({"kind": "nothing", "report": "the notice may have gone out; not sent again"})
+
+    tool = ToolSpec("notify", "Send a notice.", False, lambda args: calls.append(args) or "sent")
+    request = make_request(tools=(tool,), prior=prior, want=frozenset({"nothing"}))
+    result = ModelRunner(FunctionModel(model), PRICE).think(request)
+    assert calls == []
+    returns = [p for p in seen[0][-1].parts if isinstance(p, ToolReturnPart)]
+    assert [(r.tool_call_id, r.content) for r in returns] == [("n-1", INTERRUPTED_TEXT)]
+    assert result.outcome.report == "the notice may have gone out; not sent again"

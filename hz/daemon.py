@@ -47,9 +47,13 @@ class Pending:
     running: list[dict[str, Any]]
     drafts: list[dict[str, Any]]
     watched: list[dict[str, Any]]
+    fresh: list[dict[str, Any]]  # approved agents that never had a turn: their `created` turn
 
     def empty(self) -> bool:
-        return not (self.due or self.waits or self.running or self.drafts or self.watched)
+        return not (self.due or self.waits or self.running or self.drafts or self.watched or self.fresh)
+
+
+FRESH = "SELECT id FROM agents WHERE state = 'asleep' AND last_turn IS NULL AND contract_version IS NOT NULL"
 
 
 def pending(index: Any, now: datetime) -> Pending:
@@ -60,6 +64,7 @@ def pending(index: Any, now: datetime) -> Pending:
         running=index.running_turns(),
         drafts=index.drafts(status="pending"),
         watched=index.watched(),
+        fresh=[dict(r) for r in index.db.execute(FRESH)],
     )
 
 

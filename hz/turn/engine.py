@@ -106,6 +106,9 @@ def turn_slot(wake_or_started: Wake | Envelope) -> datetime:
         for cause in wake_or_started.causes:
             if cause.kind == "schedule":
                 return cause.due
+        for cause in wake_or_started.causes:
+            if "slot" in cause.detail:
+                return datetime.fromisoformat(cause.detail["slot"])
         return wake_or_started.oldest_due.replace(second=0, microsecond=0)
     keys = [str(k) for k in wake_or_started.data.get("keys", [])]
     causes = [str(c) for c in wake_or_started.data.get("causes", [])]
@@ -143,9 +146,11 @@ def start(journal: Journal, plan: Plan, wake: Wake, deps: Deps) -> TurnResult:
             if cause.detail.get("hint"):
                 data["hint"] = cause.detail["hint"]
     started = journal.append("turn.started", data, turn=turn_id, key=wake.key)
-    append_body(journal.directory, turn_id, {"plan": _plan_record(plan), "requests": _request_ids(wake)})
+    slot = turn_slot(wake)
+    record = {"plan": _plan_record(plan), "requests": _request_ids(wake), "slot": slot.isoformat()}
+    append_body(journal.directory, turn_id, record)
     crashpoint("turn.started", deps.environ)
-    turn = Turn(turn_id, plan, started, turn_slot(wake))
+    turn = Turn(turn_id, plan, started, slot)
     from hz.turn.walk import fork_gather, walk
 
     parent = data.get("parent_turn")

@@ -20,7 +20,7 @@ from hz.daemon import Pending, TickReport
 from hz.errors import HzError, LockTimeout
 from hz.session.store import Store
 from hz.turn import history
-from hz.turn.causes import Cause, approval_key, coalesce, schedule_key, source_changed_key
+from hz.turn.causes import Cause, approval_key, coalesce, created_key, schedule_key, source_changed_key
 from hz.turn.engine import Deps, Gathered
 from hz.turn.journal import Journal
 from hz.turn.plan import Plan
@@ -71,10 +71,11 @@ def _candidates(store: Store, work: Pending, *, root: Path | None, now: datetime
     from hz.turn.agents import load_plan
 
     ids: dict[str, None] = {}
-    for rows in (work.running, work.waits, work.due, work.drafts, work.watched):
+    for rows in (work.running, work.waits, work.due, work.drafts, work.watched, work.fresh):
         for row in rows:
             ids.setdefault(str(row.get("agent") or row.get("id")), None)
     due_ids = {str(r["id"]) for r in work.due}
+    fresh_ids = {str(r["id"]) for r in work.fresh}
     found: list[Candidate] = []
     for agent_id in ids:
         found_row = store.index.agent(agent_id)
@@ -87,6 +88,8 @@ def _candidates(store: Store, work: Pending, *, root: Path | None, now: datetime
         candidate = Candidate(agent_id, row, plan, has_open=True)
         if agent_id in due_ids:
             candidate.causes.extend(_schedule_causes(plan, row, now))
+        if agent_id in fresh_ids:
+            candidate.causes.append(_created(plan, now))
         found.append(candidate)
     return found
 
@@ -100,6 +103,14 @@ def _schedule_causes(plan: Plan, row: Mapping[str, Any], now: datetime) -> list[
     policy: Any = plan.catch_up
     slots = slots_to_run(plan.schedule, since=since, now=now, policy=policy, limit=1)
     return [Cause("schedule", schedule_key(plan.agent_id, slot), slot, {"slot": slot.isoformat()}) for slot in slots]
+
+
+def _created(plan: Plan, now: datetime) -> Cause:
+    """The first turn of a newly approved agent drafts its latest slot, so its output exists from day one."""
+    from hz.schedule import latest_slot
+
+    slot = (latest_slot(plan.schedule, now) if plan.schedule else None) or now.replace(second=0, microsecond=0)
+    return Cause("created", created_key(plan.agent_id), now, {"slot": slot.isoformat()})
 
 
 def next_due(plan: Plan, after: datetime) -> datetime | None:

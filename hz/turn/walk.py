@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from hz.runners.base import BudgetExceeded, RunnerError, ThinkResult
@@ -47,6 +48,8 @@ def restore(journal: Journal, open_turn: history.OpenTurn, plan: Plan) -> Turn:
     turn = Turn(open_turn.turn, plan, open_turn.started, turn_slot(open_turn.started))
     turn.steps = list(open_turn.steps)
     for record in read_body(journal.directory, turn.id).records:
+        if "slot" in record:
+            turn.slot = datetime.fromisoformat(record["slot"])
         if "gather" in record:
             turn.gathered = Gathered(record["gather"]["values"], record["gather"]["fingerprints"])
         elif "outcome" in record:

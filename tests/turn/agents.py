@@ -7,9 +7,6 @@ import os
 from datetime import datetime
 from pathlib import Path
 
-from hz.contract.load import load_text
-from hz.fsio import atomic_write
-from hz.schedule import crons_from, next_slot
 from hz.session.store import Store
 
 CONTRACT = """---
@@ -66,33 +63,21 @@ def contract_text(
     )
 
 
-def adopt(text: str, *, agent_id: str, now: datetime, namespace: str = "me") -> str:
-    """Record an approved v1 agent for `text`; returns its id."""
-    result = load_text(text, namespace=namespace)
-    assert result.contract is not None, result.diagnostics
-    contract = result.contract
-    hz = contract.frontmatter.hz
-    due = next_slot(crons_from(hz.schedule, "UTC"), now)
+def adopt(text: str, *, now: datetime, namespace: str = "me") -> str:
+    """An approved v1 agent for `text`, made the way `hz heinzel new` + `hz approve` make one; its id."""
+    from hz.heinzel.lifecycle import Origin, create
+
     with Store.from_environ(os.environ) as store:
-        directory = store.create(agent_id)
-        atomic_write(directory / "contract" / "v1.prose.md", contract.text)
-        with store.writer(agent_id, now=now) as w:
-            w.append(
-                "heinzel.created",
-                {"agent_id": agent_id, "name": contract.name, "namespace": namespace, "origin": "file"},
-                now=now,
-            )
-            w.append(
-                "contract.proposed",
-                {
-                    "name": contract.name,
-                    "contract_fingerprint": contract.contract_fingerprint,
-                    "source_fingerprint": contract.source_fingerprint,
-                },
-                now=now,
-            )
-            w.append("contract.approved", {"version": 1, "next_due": due.isoformat() if due else None}, now=now)
-    return agent_id
+        return create(
+            store,
+            text,
+            label="<test>",
+            namespace=namespace,
+            handle="@priya",
+            origin=Origin("file"),
+            now=now,
+            approve=True,
+        )
 
 
 def home() -> Path:

@@ -16,7 +16,6 @@ from hz.daemon import tick
 from hz.session.spine import SPINE, read_spine
 from tests.turn.agents import adopt, contract_text, home
 
-AGENT = "hz-01JC0000000000000000000009"
 MONDAY = datetime(2026, 10, 26, 9, 0, tzinfo=UTC)
 FRIDAY = datetime(2026, 10, 30, 15, 0, tzinfo=UTC)
 POINTS = [
@@ -50,13 +49,13 @@ def hz_tick(repo: Path, crash_at: str | None) -> subprocess.CompletedProcess[str
 
 @pytest.mark.parametrize("point", POINTS)
 def test_a_kill_at_any_point_leaves_one_draft_and_one_finished_turn(repo: Path, point: str) -> None:
-    adopt(contract_text(), agent_id=AGENT, now=MONDAY)
+    agent = adopt(contract_text(), now=MONDAY)
     killed = hz_tick(repo, point)
     assert killed.returncode == -signal.SIGKILL, killed.stderr
     again = tick(root=repo, now=FRIDAY)
     expected = [] if point == "turn.finished" else ["drafted"]
     assert [e["disposition"] for e in again.woken] == expected
-    spine = read_spine(home() / "heinzel" / AGENT / SPINE)
+    spine = read_spine(home() / "heinzel" / agent / SPINE)
     assert spine.problems == []
     kinds = [e.kind for e in spine.events]
     assert kinds.count("turn.started") == 1

@@ -103,7 +103,7 @@ class Index:
             db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             agents = self.spine_ids()
             for agent in agents:
-                self._replay(db, agent, 0, None, 0, fresh=True)
+                self._replay(db, agent, 0, None, 0, fresh=True, empty=True)
         return len(agents)
 
     def spine_ids(self) -> list[str]:
@@ -149,8 +149,17 @@ class Index:
             return self._replay(db, agent, row["size"], row["head"], row["last_seq"], fresh=False)
 
     def _replay(
-        self, db: sqlite3.Connection, agent: str, offset: int, head: str | None, last_seq: int, *, fresh: bool
+        self,
+        db: sqlite3.Connection,
+        agent: str,
+        offset: int,
+        head: str | None,
+        last_seq: int,
+        *,
+        fresh: bool,
+        empty: bool = False,
     ) -> int:
+        """Apply a spine's lines from `offset`; `fresh` starts the agent over, `empty`: no rows to drop."""
         path = self.root / agent / SPINE
         if not fresh and (not path.exists() or path.stat().st_size < offset):
             return self._replay(db, agent, 0, None, 0, fresh=True)
@@ -158,7 +167,7 @@ class Index:
         continues = not (read.broken_at is not None and read.end == offset and offset > 0)
         if not continues:  # the spine no longer starts with what we saw: start over for this agent
             return self._replay(db, agent, 0, None, 0, fresh=True)
-        if fresh:
+        if fresh and not empty:
             self._forget(db, agent)
         for event in read.events:
             projection.apply(db, agent, event)

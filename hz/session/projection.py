@@ -33,20 +33,33 @@ def _json(value: Any) -> str:
     return orjson.dumps(value).decode()
 
 
+_KEYED = frozenset({"effect.started", "effect.done", "effect.failed", "draft.placed", "question.asked",
+                    "question.answered", "turn.requested"})  # fmt: skip
+_KEY_SQL = (
+    "INSERT INTO keys VALUES (?, ?, ?, ?, ?) ON CONFLICT (agent, key) DO UPDATE SET"
+    " kind = excluded.kind, seq = excluded.seq, turn = excluded.turn"
+)
+
+
 def apply(db: sqlite3.Connection, agent: str, event: Envelope) -> None:
     handler = _HANDLERS.get(event.kind)
     if handler is not None:
         handler(db, agent, event)
-    if event.key is not None:
-        _key(db, agent, event.key, event)
+    keys = _keys_of(event)
+    if len(keys) == 1:
+        db.execute(_KEY_SQL, (agent, keys[0], event.kind, event.seq, event.turn))
+    elif keys:
+        db.executemany(_KEY_SQL, [(agent, key, event.kind, event.seq, event.turn) for key in keys])
 
 
-def _key(db: sqlite3.Connection, agent: str, key: str, event: Envelope) -> None:
-    db.execute(
-        "INSERT INTO keys VALUES (?, ?, ?, ?, ?) ON CONFLICT (agent, key) DO UPDATE SET"
-        " kind = excluded.kind, seq = excluded.seq, turn = excluded.turn",
-        (agent, key, event.kind, event.seq, event.turn),
-    )
+def _keys_of(event: Envelope) -> list[str]:
+    """Every idempotency key an event speaks for: the envelope's, a turn's `keys`, an item's `key`."""
+    keys = [event.key] if event.key is not None else []
+    if event.kind in _KEYED:
+        keys.append(event.data["key"])
+    elif event.kind in ("turn.started", "turn.skipped"):
+        keys.extend(event.data.get("keys", ()))
+    return list(dict.fromkeys(keys))
 
 
 def _cost(db: sqlite3.Connection, agent: str, event: Envelope, cause: str, usd: float) -> None:
@@ -178,8 +191,6 @@ def _turn_started(db: sqlite3.Connection, agent: str, e: Envelope) -> None:
          d.get("parent_turn"), e.ts),
     )  # fmt: skip
     db.execute("UPDATE agents SET last_turn = ?, last_turn_at = ? WHERE id = ?", (e.turn, e.ts, agent))
-    for key in d.get("keys", []):
-        _key(db, agent, key, e)
     if d.get("parent_turn"):
         db.execute(
             "UPDATE drafts SET status = 'superseded' WHERE agent = ? AND turn = ? AND status = 'pending'",
@@ -190,7 +201,8 @@ def _turn_started(db: sqlite3.Connection, agent: str, e: Envelope) -> None:
 @_on("turn.step")
 def _turn_step(db: sqlite3.Connection, agent: str, e: Envelope) -> None:
     db.execute("UPDATE turns SET step = ? WHERE agent = ? AND turn = ?", (e.data["step"], agent, e.turn))
-    _fingerprints(db, agent, e.data.get("inputs", {}))
+    if e.data.get("inputs"):
+        _fingerprints(db, agent, e.data["inputs"])
 
 
 def _fingerprints(db: sqlite3.Connection, agent: str, inputs: dict[str, str]) -> None:
@@ -218,33 +230,29 @@ def _resumed(db: sqlite3.Connection, agent: str, e: Envelope) -> None:
     db.execute("DELETE FROM waits WHERE agent = ? AND turn = ?", (agent, e.turn))
 
 
-@_on("turn.requested")
-def _requested(db: sqlite3.Connection, agent: str, e: Envelope) -> None:
-    _key(db, agent, e.data["key"], e)
-
-
 def _end_turn(db: sqlite3.Connection, agent: str, e: Envelope, status: str, disposition: str, cause: str) -> None:
     d = e.data
     if e.turn is not None:
         db.execute(
-            "INSERT INTO turns (agent, turn, seq, cause, causes, started_at, status) VALUES (?, ?, ?, ?, ?, ?, ?)"
-            " ON CONFLICT (agent, turn) DO NOTHING",
-            (agent, e.turn, e.seq, cause, _json(d.get("causes", [])), e.ts, status),
-        )
-        db.execute(
-            "UPDATE turns SET status = ?, disposition = ?, reason = ?, usd = ?, finished_at = ?, report = ?"
-            " WHERE agent = ? AND turn = ?",
-            (status, disposition, d.get("reason"), d.get("usd", 0.0), e.ts, d.get("report"), agent, e.turn),
-        )
+            "INSERT INTO turns (agent, turn, seq, cause, causes, started_at, status, disposition, reason, usd,"
+            " finished_at, report) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (agent, turn) DO UPDATE SET"
+            " status = excluded.status, disposition = excluded.disposition, reason = excluded.reason,"
+            " usd = excluded.usd, finished_at = excluded.finished_at, report = excluded.report",
+            (agent, e.turn, e.seq, cause, _json(d.get("causes", [])), e.ts, status, disposition, d.get("reason"),
+             d.get("usd", 0.0), e.ts, d.get("report")),
+        )  # fmt: skip
         db.execute("DELETE FROM waits WHERE agent = ? AND turn = ?", (agent, e.turn))
         db.execute(
             "UPDATE keys SET kind = ?, seq = ? WHERE agent = ? AND turn = ? AND kind = 'turn.started'",
             (e.kind, e.seq, agent, e.turn),
         )
-        db.execute("UPDATE agents SET last_turn = ?, last_turn_at = ? WHERE id = ?", (e.turn, e.ts, agent))
-    if "next_due" in d:
-        db.execute("UPDATE agents SET next_due = ? WHERE id = ?", (d["next_due"], agent))
-    _fingerprints(db, agent, d.get("inputs", {}))
+    db.execute(
+        "UPDATE agents SET last_turn = coalesce(?, last_turn), last_turn_at = CASE WHEN ? IS NULL THEN last_turn_at"
+        " ELSE ? END, next_due = CASE WHEN ? THEN ? ELSE next_due END WHERE id = ?",
+        (e.turn, e.turn, e.ts, "next_due" in d, d.get("next_due"), agent),
+    )
+    if d.get("inputs"):
+        _fingerprints(db, agent, d["inputs"])
     _cost(db, agent, e, cause, d.get("usd", 0.0))
 
 
@@ -257,8 +265,6 @@ def _finished(db: sqlite3.Connection, agent: str, e: Envelope) -> None:
 def _skipped(db: sqlite3.Connection, agent: str, e: Envelope) -> None:
     causes = e.data.get("causes") or ["schedule"]
     _end_turn(db, agent, e, "skipped", "skipped", causes[0])
-    for key in e.data.get("keys", []):
-        _key(db, agent, key, e)
 
 
 # --- effects, drafts, lessons, questions, usage --------------------------------------------------
@@ -273,7 +279,6 @@ def _effect(status: str) -> Handler:
             " effect = coalesce(excluded.effect, effect)",
             (agent, d["key"], d.get("effect"), status, e.turn, d.get("hash")),
         )
-        _key(db, agent, d["key"], e)
 
     return handler
 
@@ -294,7 +299,6 @@ def _draft(db: sqlite3.Connection, agent: str, e: Envelope) -> None:
         "INSERT OR REPLACE INTO drafts VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', NULL)",
         (agent, d["key"], e.turn, d["asset"], d["hash"], d["contract_version"], d.get("place"), e.ts),
     )
-    _key(db, agent, d["key"], e)
 
 
 @_on("approval.observed")
@@ -326,13 +330,11 @@ def _asked(db: sqlite3.Connection, agent: str, e: Envelope) -> None:
     db.execute(
         "INSERT OR IGNORE INTO questions VALUES (?, ?, ?, ?, ?, 0)", (agent, d["key"], e.turn, d["question"], e.ts)
     )
-    _key(db, agent, d["key"], e)
 
 
 @_on("question.answered")
 def _answered(db: sqlite3.Connection, agent: str, e: Envelope) -> None:
     db.execute("UPDATE questions SET answered = 1 WHERE agent = ? AND key = ?", (agent, e.data["key"]))
-    _key(db, agent, e.data["key"], e)
 
 
 @_on("usage")

@@ -1,0 +1,186 @@
+"""Session store figures: append latency with fsync, `hz heinzel list`, full reindex, catch-up.
+
+Run: .venv/bin/python bench/sessions.py [--quick]
+Prints medians and p95/p99; never asserts on time. Goals (issue 4): append < 0.5 ms median; list of
+500 agents < 10 ms and of 10,000 < 50 ms in process; reindex of 500 spines < 250 ms and of 10,000
+< 5 s; catching up after new lines reads only those lines.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from hz.session.envelope import Envelope, format_line, format_ts, line_hash
+from hz.session.index import INDEX, Index
+from hz.session.spine import SPINE, SpineWriter
+from hz.session.vocabulary import validate_payload
+
+FP = "sha256:" + "ab" * 32
+START = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1000:.3f} ms"
+
+
+def _quantile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def _time(fn: Callable[[], Any], repeat: int) -> list[float]:
+    runs = []
+    for _ in range(repeat):
+        began = time.perf_counter()
+        fn()
+        runs.append(time.perf_counter() - began)
+    return runs
+
+
+def _events(agent: str, n: int, count: int) -> list[tuple[str, dict[str, Any], str | None, str | None]]:
+    """A realistic spine: birth, approval, then weekly turns (start, steps, draft, finish, approval)."""
+    name = f"agent-{n}"
+    out: list[tuple[str, dict[str, Any], str | None, str | None]] = [
+        ("heinzel.created", {"agent_id": agent, "name": name, "namespace": "me", "origin": "file"}, None, None),
+        ("contract.proposed", {"name": name, "contract_fingerprint": FP, "source_fingerprint": FP,
+                               "assets": [f"doc:{name}"], "inputs": {"merged": ["git:log"]}}, None, None),
+        ("contract.approved", {"version": 1, "next_due": "2026-01-09T15:00:00Z"}, None, None),
+    ]  # fmt: skip
+    week = 0
+    while len(out) < count:
+        turn, key = f"t{week}", f"{agent}@2026-W{week:02d}"
+        due = (START + timedelta(weeks=week + 1)).strftime("%Y-%m-%dT%H:%M:%SZ")
+        started = {"cause": "schedule", "causes": ["schedule"], "keys": [key], "contract_version": 1}
+        placed = {"key": f"{key}@doc", "asset": f"doc:{name}", "hash": FP, "contract_version": 1}
+        out += [
+            ("turn.started", started, turn, key),
+            ("turn.step", {"step": "gather", "inputs": {"merged": FP}}, turn, None),
+            ("turn.step", {"step": "think", "tokens": 1200, "usd": 0.02}, turn, None),
+            ("effect.started", {"key": f"{key}@doc", "effect": "place_draft"}, turn, None),
+            ("effect.done", {"key": f"{key}@doc", "hash": FP}, turn, None),
+            ("draft.placed", placed, turn, None),
+            ("turn.finished", {"disposition": "drafted", "cause": "schedule", "usd": 0.02, "next_due": due,
+                               "inputs": {"merged": FP}, "report": "drafted the weekly section"}, turn, None),
+            ("approval.observed", {"key": f"{key}@doc", "decision": "approved", "share_changed": 0.1}, None, None),
+        ]  # fmt: skip
+        week += 1
+    return out[:count]
+
+
+def make_spines(root: Path, agents: int, events: int) -> None:
+    """Write spines directly (formatted and chained like the writer does, without an fsync per line)."""
+    validated: dict[str, dict[str, Any]] = {}
+    for n in range(agents):
+        agent = f"hz-01JB{n:022d}"
+        directory = root / agent
+        directory.mkdir(parents=True, mode=0o700)
+        prev: str | None = None
+        lines = []
+        for seq, (kind, data, turn, key) in enumerate(_events(agent, n, events), start=1):
+            signature = f"{kind}:{sorted(data)}"
+            if signature not in validated:
+                validated[signature] = validate_payload(kind, data)  # validate each shape once
+            envelope = Envelope(seq, format_ts(START), prev, kind, data, turn, key)
+            line = format_line(envelope)
+            prev = line_hash(line)
+            lines.append(line)
+        (directory / SPINE).write_bytes(b"\n".join(lines) + b"\n")
+
+
+def bench_append(folder: Path, count: int) -> None:
+    """On the spine's own disk, then on tmpfs (where fdatasync returns at once): hz's share apart."""
+    data = {"kind": "summary", "tokens": 300, "usd": 0.001}
+    places = [("this disk", folder)]
+    if Path("/dev/shm").is_dir():
+        places.append(("tmpfs", Path(tempfile.mkdtemp(dir="/dev/shm"))))
+    for label, base in places:
+        directory = base / "append"
+        directory.mkdir()
+        with SpineWriter.open(directory) as writer:
+            writer.append("usage", data)  # warm: imports the vocabulary
+            runs = _time(lambda: writer.append("usage", data), count)
+        median, p99 = statistics.median(runs), _quantile(runs, 0.99)
+        print(f"append with fdatasync on {label} ({count}x): median {_ms(median)}, p99 {_ms(p99)}")
+        if base != folder:
+            import shutil
+
+            shutil.rmtree(base)
+    began = time.perf_counter()
+    for _ in range(count):
+        validate_payload("usage", data)
+    print(f"  payload validation alone: {_ms((time.perf_counter() - began) / count)} per event")
+
+
+def bench_index(folder: Path, agents: int, events: int, *, command: bool) -> None:
+    root = folder / f"heinzel-{agents}"
+    began = time.perf_counter()
+    make_spines(root, agents, events)
+    print(f"\n{agents} spines of {events} events written in {time.perf_counter() - began:.1f} s")
+    with Index.open(root) as index:  # a new index: the first open rebuilds
+        rebuilds = _time(index.rebuild, 3 if agents <= 1000 else 1)
+        print(f"full reindex of {agents} spines: median {_ms(statistics.median(rebuilds))}")
+        listing = _time(lambda: index.agents(today="2026-01-05"), 20)
+        print(f"list {agents} agents, index query: median {_ms(statistics.median(listing))}")
+    from hz.commands.heinzel_list import list_command
+
+    environ = {**os.environ, "HZ_HOME": str(folder / "home")}
+    link = folder / "home" / "heinzel"
+    link.parent.mkdir(exist_ok=True)
+    if link.is_symlink():
+        link.unlink()
+    link.symlink_to(root)
+
+    def in_process() -> None:
+        list_command(io.StringIO(), state=None, artifact=None, contract=None, json_output=False, environ=environ)
+
+    runs = _time(in_process, 20)
+    print(f"list {agents} agents in process (open index + query + table): median {_ms(statistics.median(runs))}, "
+          f"p95 {_ms(_quantile(runs, 0.95))}")  # fmt: skip
+    due = _time(lambda: _due(root), 50)
+    print(f"what is due for {agents} agents (open index + one query): median {_ms(statistics.median(due))}")
+    if command:
+        hz = str(Path(sys.executable).parent / "hz")
+        runs = _time(lambda: subprocess.run([hz, "heinzel", "list"], env=environ, check=True, capture_output=True), 5)
+        print(f"hz heinzel list over {agents} agents as a command: median {_ms(statistics.median(runs))}")
+    bench_catch_up(root)
+
+
+def _due(root: Path) -> None:
+    with Index.open(root) as index:
+        index.due(datetime(2026, 1, 9, 15, 0, tzinfo=UTC))
+
+
+def bench_catch_up(root: Path) -> None:
+    agent = sorted(p.name for p in root.iterdir() if p.name.startswith("hz-"))[0]
+    with SpineWriter.open(root / agent) as writer:
+        for _ in range(5):
+            writer.append("usage", {"kind": "summary", "usd": 0.01})
+    with Index.open(root, refresh=False) as index:
+        began = time.perf_counter()
+        read = index.refresh()
+        took = time.perf_counter() - began
+    print(f"catch-up after 5 new lines in one spine: read {read} events in {_ms(took)}")
+
+
+def main() -> None:
+    quick = "--quick" in sys.argv
+    with tempfile.TemporaryDirectory() as folder:
+        bench_append(Path(folder), 300 if quick else 2000)
+        bench_index(Path(folder), 500, 50, command=True)
+        if not quick:
+            bench_index(Path(folder), 10_000, 50, command=True)
+        assert not (Path(folder) / INDEX).exists()
+
+
+if __name__ == "__main__":
+    main()

@@ -49,6 +49,9 @@ def render_report(report: object) -> list[str]:
     assert isinstance(report, TickReport)
     lines: list[str] = []
     for entry in report.woken:
+        if entry["action"] == "error":
+            lines.append(f"{entry['agent']}: error: {entry['error']}")
+            continue
         what = entry.get("disposition") or entry.get("reason") or entry["action"]
         usd = f" {entry['usd']:.2f} USD" if entry.get("usd") else ""
         detail = f" ({entry['reason']})" if entry.get("reason") and entry.get("disposition") else ""

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from hz.errors import HzError
 from hz.session.store import Store
 from hz.turn import approvals, engine, history, waits
 from hz.turn.caps import Caps, decide
@@ -113,7 +114,10 @@ class AgentWork:
     def _fingerprints(self) -> dict[str, str]:
         if not self.plan.inputs:
             return {}
-        return dict(self.deps.gather(self.plan, _minute(self.now)).fingerprints)
+        try:
+            return dict(self.deps.gather(self.plan, _minute(self.now)).fingerprints)
+        except HzError:
+            return {}  # a source that fails moves nothing; the turn that gathers it says why
 
     def _last_inputs(self) -> dict[str, str] | None:
         last = history.last_of([e for e in self.journal.events() if e.kind == "turn.finished"], "turn.finished")
@@ -163,7 +167,10 @@ class AgentWork:
         last = self._last_inputs()
         if last is None:
             return None  # never rendered: render now
-        current = self.deps.gather(self.plan, engine.turn_slot(wake)).fingerprints
+        try:
+            current = self.deps.gather(self.plan, engine.turn_slot(wake)).fingerprints
+        except HzError:
+            return None  # render: the turn's gather step records the failure
         return sorted(n for n, fp in current.items() if last.get(n) != fp)
 
     def _over_cap(self) -> bool:

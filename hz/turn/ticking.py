@@ -49,7 +49,7 @@ def run_tick(
     config = load_user_config(environ)
     settings = config.heinzel
     report = TickReport(now)
-    candidates = _candidates(store, work, root=root, now=now, default_tz=config.timezone or "UTC")
+    candidates = _candidates(store, work, report, root=root, now=now, default_tz=config.timezone or "UTC")
     _apply_heights(candidates, root, environ)
     candidates.sort(key=lambda c: (c.height, c.due, c.agent_id))
     budget = settings.max_wakes_per_tick
@@ -62,12 +62,16 @@ def run_tick(
         except LockTimeout:
             report.busy.append(candidate.row["name"])
             continue
+        except HzError as exc:  # one agent's trouble never stops the others
+            entries = [{"agent": candidate.row["name"], "action": "error", "error": exc.message}]
         report.woken.extend(entries)
         budget -= sum(1 for e in entries if e["action"] in {"started", "resumed"})
     return report
 
 
-def _candidates(store: Store, work: Pending, *, root: Path | None, now: datetime, default_tz: str) -> list[Candidate]:
+def _candidates(
+    store: Store, work: Pending, report: TickReport, *, root: Path | None, now: datetime, default_tz: str
+) -> list[Candidate]:
     from hz.turn.agents import load_plan
 
     ids: dict[str, None] = {}
@@ -84,7 +88,13 @@ def _candidates(store: Store, work: Pending, *, root: Path | None, now: datetime
         row = found_row
         if row["state"] in {"proposed", "paused", "retired"} or not row.get("contract_version"):
             continue
-        plan = load_plan(store.agent_dir(agent_id), row, int(row["contract_version"]), root=root, default_tz=default_tz)
+        try:
+            plan = load_plan(
+                store.agent_dir(agent_id), row, int(row["contract_version"]), root=root, default_tz=default_tz
+            )
+        except HzError as exc:
+            report.woken.append({"agent": row["name"], "action": "error", "error": exc.message})
+            continue
         candidate = Candidate(agent_id, row, plan, has_open=True)
         if agent_id in due_ids:
             candidate.causes.extend(_schedule_causes(plan, row, now))
@@ -106,10 +116,8 @@ def _schedule_causes(plan: Plan, row: Mapping[str, Any], now: datetime) -> list[
 
 
 def _created(plan: Plan, now: datetime) -> Cause:
-    """The first turn of a newly approved agent drafts its latest slot, so its output exists from day one."""
-    from hz.schedule import latest_slot
-
-    slot = (latest_slot(plan.schedule, now) if plan.schedule else None) or now.replace(second=0, microsecond=0)
+    """The first turn of a newly approved agent drafts as of now, so its output exists from day one."""
+    slot = now.replace(second=0, microsecond=0)
     return Cause("created", created_key(plan.agent_id), now, {"slot": slot.isoformat()})
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from hz.errors import HzError
 from hz.runners.base import BudgetExceeded, RunnerError, ThinkResult
 from hz.session.bodies import append_body, read_body
 from hz.session.kinds import STEPS
@@ -79,7 +80,12 @@ def gather(journal: Journal, turn: Turn, deps: Deps) -> None:
 
         turn.gathered = gather_approval(journal, turn)
     else:
-        turn.gathered = deps.gather(turn.plan, turn.slot)
+        try:
+            turn.gathered = deps.gather(turn.plan, turn.slot)
+        except HzError as exc:
+            raise Finished(
+                finish(journal, turn, deps, disposition="failed", reason="gather", error=exc.message)
+            ) from None
     append_body(
         journal.directory,
         turn.id,

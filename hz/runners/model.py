@@ -14,6 +14,7 @@ handed to `request.record` before anything it asks for (a tool call) is carried 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import dataclasses
 import json
 from collections.abc import Callable, Sequence
@@ -65,7 +66,13 @@ class ModelRunner:
         return min(request.max_tokens, self.price.affordable_tokens(request.max_usd))
 
     def think(self, request: ThinkRequest) -> ThinkResult:
-        return asyncio.run(_Think(self, request).run())
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return asyncio.run(_Think(self, request).run())
+        # called from inside an event loop (a daemon built on asyncio): run on a thread of its own
+        with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+            return pool.submit(asyncio.run, _Think(self, request).run()).result()
 
 
 class _Think:
@@ -75,6 +82,7 @@ class _Think:
         self.runner = runner
         self.request = request
         self.budget = runner.budget_tokens(request)
+        self.limit = request.max_turns or DEFAULT_REQUEST_LIMIT  # model requests, retries included
         self.transcript: list[dict[str, Any]] = list(request.prior)
         self.recorded = 0  # messages of the run already in the transcript
         self.usage = RunUsage()
@@ -82,9 +90,7 @@ class _Think:
     async def run(self) -> ThinkResult:
         history = self._history()
         agent = self._agent()
-        limits = UsageLimits(
-            request_limit=self.request.max_turns or DEFAULT_REQUEST_LIMIT, total_tokens_limit=self.budget
-        )
+        limits = UsageLimits(request_limit=self.limit, total_tokens_limit=self.budget)
         try:
             async with asyncio.timeout(self.request.timeout_s):
                 outcome = await self._iterate(agent, history, limits)
@@ -96,6 +102,12 @@ class _Think:
                 f"the model did not finish within {self.request.timeout_s:g} s", usage=self._usage()
             ) from exc
         except UsageLimitExceeded as exc:
+            if "request_limit" in str(exc):  # the contract's agent.max_turns, not a spending cap
+                raise RunnerFailed(
+                    f"the model used all {self.limit} requests this turn allows without an outcome",
+                    hint="raise agent.max_turns in the contract, or make the task smaller",
+                    usage=self._usage(),
+                ) from exc
             raise BudgetExceeded(f"the model run hit its limit: {exc}", usage=self._usage()) from exc
         except (ModelAPIError, UnexpectedModelBehavior, AgentRunError, OSError) as exc:
             raise RunnerFailed(f"the model failed: {exc}", usage=self._usage()) from exc

@@ -24,7 +24,7 @@ from pydantic_ai.messages import (
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.models.test import TestModel
 
-from hz.runners.base import BudgetExceeded, RunnerTimeout, ThinkRequest, ToolSpec
+from hz.runners.base import BudgetExceeded, RunnerFailed, RunnerTimeout, ThinkRequest, ToolSpec
 from hz.runners.conversation import INTERRUPTED_TEXT
 from hz.runners.model import ModelRunner
 from hz.runners.pricing import Price
@@ -310,3 +310,20 @@ def test_a_kill_9_during_an_unsafe_call_resumes_with_interrupted(tmp_path: Path,
     returns = [p for p in seen[0][-1].parts if isinstance(p, ToolReturnPart)]
     assert [(r.tool_call_id, r.content) for r in returns] == [("n-1", INTERRUPTED_TEXT)]
     assert result.outcome.report == "the notice may have gone out; not sent again"
+
+
+def test_the_request_limit_is_a_failure_not_a_cap(make_request: Requests) -> None:
+    seen: list[AgentInfo] = []
+    with pytest.raises(RunnerFailed) as info:
+        ModelRunner(looping_model(seen), PRICE).think(make_request(tools=(search_tool(),), max_turns=3))
+    assert info.value.message == "the model used all 3 requests this turn allows without an outcome"
+    assert len(seen) == 3
+    assert info.value.usage.requests == 3
+
+
+def test_think_works_from_inside_an_event_loop(make_request: Requests) -> None:
+    async def caller() -> str:
+        result = ModelRunner(FunctionModel(lambda m, i: answer_with(DRAFT)), PRICE).think(make_request())
+        return result.outcome.kind
+
+    assert asyncio.run(caller()) == "draft"

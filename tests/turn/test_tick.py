@@ -21,7 +21,7 @@ def test_nothing_is_due_before_the_slot_and_the_slot_drafts_once(repo: Path) -> 
     agent = adopt(contract_text(), now=MONDAY)
     created = tick(root=repo, now=MONDAY)
     assert [(e["action"], e["disposition"]) for e in created.woken] == [("started", "drafted")]
-    assert (repo / "notes/2026-W43.md").read_text().startswith("🧝 DRAFT (weekly-note v1)")
+    assert "@2026-10-26T09:00Z@" in (repo / "notes/2026-W44.md").read_text().splitlines()[0]
     assert tick(root=repo, now=MONDAY).woken == []
     report = tick(root=repo, now=FRIDAY)
     assert report.woken == [

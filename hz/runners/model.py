@@ -117,8 +117,10 @@ class _Think:
         # another runner's record (the user switched runners mid-turn) holds no call of ours: start over
         if conversation.is_model_transcript(self.request.prior):
             prior = conversation.from_json(self.request.prior)
-            self.recorded = len(conversation.merge_requests(prior))
-            return conversation.resumed_history(prior, self.request.tools)
+            history = conversation.resumed_history(prior, self.request.tools)
+            # what prior holds is on record already; a dropped trailing answer is replaced by the next one
+            self.recorded = min(len(conversation.merge_requests(prior)), len(history))
+            return history
         return conversation.fresh_history(self.request)
 
     async def _iterate(self, agent: _Agent, history: list[ModelMessage], limits: UsageLimits) -> Outcome:

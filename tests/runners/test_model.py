@@ -327,3 +327,19 @@ def test_think_works_from_inside_an_event_loop(make_request: Requests) -> None:
         return result.outcome.kind
 
     assert asyncio.run(caller()) == "draft"
+
+
+def test_an_unanswered_outcome_call_is_asked_again_and_recorded(make_request: Requests) -> None:
+    def crashing(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        return answer_with(DRAFT)
+
+    first = ModelRunner(FunctionModel(crashing), PRICE).think(make_request())
+    prior = first.transcript[:2]  # the request and the answer; the crash came before the answer was taken
+    assert [e["kind"] for e in prior] == ["request", "response"]
+
+    recorded: list[dict[str, Any]] = []
+    again = ModelRunner(FunctionModel(lambda m, i: answer_with({**DRAFT, "report": "asked again"})), PRICE)
+    result = again.think(make_request(prior=prior, record=recorded.append))
+    assert result.outcome.report == "asked again"
+    assert [e["kind"] for e in recorded] == ["response", "request"]
+    assert recorded[0]["parts"][0]["args"]["report"] == "asked again"

@@ -121,4 +121,5 @@ def _strip_tags(html: str) -> str:
     import re
     from html import unescape
 
-    return unescape(re.sub(r"<[^>]+>", " ", html)).replace("\xa0", " ")
+    blocks = re.sub(r"(?i)</?(p|br|div|li|ul|ol|h[1-6]|tr|td|blockquote)\b[^>]*>", " ", html)
+    return unescape(re.sub(r"<[^>]+>", "", blocks)).replace("\xa0", " ")

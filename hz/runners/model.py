@@ -205,6 +205,8 @@ def estimate_tokens(messages: Sequence[ModelMessage], instructions: str, context
     params = context.model_request_parameters
     tools = [*params.function_tools, *params.output_tools]
     size = len(instructions) + sum(len(json.dumps(t.parameters_json_schema)) + len(t.description or "") for t in tools)
+    if params.output_object is not None:  # native structured output sends the schema apart from the tools
+        size += len(json.dumps(params.output_object.json_schema))
     for message in messages:
         for part in message.parts:
             size += _part_size(part)
@@ -235,6 +237,11 @@ def _pydantic_tool(spec: ToolSpec) -> Tool[None]:
 def _first_error(exc: ValueError) -> str:
     """The message of a validation error without pydantic's decoration."""
     errors = getattr(exc, "errors", None)
-    if callable(errors):
-        return "; ".join(str(e.get("msg", "")).removeprefix("Value error, ") for e in errors())
-    return str(exc)
+    if not callable(errors):
+        return str(exc)
+    messages = []
+    for error in errors():
+        message = str(error.get("msg", "")).removeprefix("Value error, ")
+        where = ".".join(str(part) for part in error.get("loc", ()))
+        messages.append(f"{where}: {message}" if where else message)
+    return "; ".join(messages)

@@ -343,3 +343,18 @@ def test_an_unanswered_outcome_call_is_asked_again_and_recorded(make_request: Re
     assert result.outcome.report == "asked again"
     assert [e["kind"] for e in recorded] == ["response", "request"]
     assert recorded[0]["parts"][0]["args"]["report"] == "asked again"
+
+
+def test_an_outcome_that_breaks_the_rules_is_explained_to_the_model(make_request: Requests) -> None:
+    seen: list[list[ModelMessage]] = []
+
+    def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        seen.append(messages)
+        if len(seen) == 1:
+            return answer_with({"kind": "nothing", "report": ""})
+        return answer_with({"kind": "nothing", "report": "nothing moved"})
+
+    result = ModelRunner(FunctionModel(model), PRICE).think(make_request())
+    assert result.outcome.report == "nothing moved"
+    retried = [p for p in seen[1][-1].parts if isinstance(p, ToolReturnPart) and p.outcome == "retried"]
+    assert [r.content for r in retried] == ["report: String should have at least 1 character"]

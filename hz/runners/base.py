@@ -52,7 +52,10 @@ class ContextMessage:
 class ThinkRequest:
     agent_id: str
     turn_id: str
-    instructions: str  # framing, pinned contract body, skills, active lessons (built by the engine)
+    # framing, pinned contract body, skills, active lessons (built by the engine); the model runner sends
+    # them as pydantic-ai `instructions` (a FunctionModel sees `AgentInfo.instructions`), the CLIs as
+    # the system prompt (claude-code) or the head of the prompt (codex)
+    instructions: str
     messages: tuple[ContextMessage, ...]  # summary, events since, last approved text, <input> data blocks
     inputs: Mapping[str, Mapping[str, Any]]  # input name -> facet -> canonical value
     outputs: Mapping[str, tuple[str, ...]]  # output name -> facet names to fill

@@ -12,6 +12,7 @@ the kind's payload. Every model forbids unknown fields and uses only the types o
 
 from __future__ import annotations
 
+from functools import cached_property
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -137,6 +138,10 @@ class Event(_Strict):
 
     def line(self) -> bytes:
         """The event as stored: canonical JSON and one newline."""
+        return self._line
+
+    @cached_property
+    def _line(self) -> bytes:
         return canonical_json(self.model_dump(mode="json")) + b"\n"
 
 

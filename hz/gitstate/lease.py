@@ -120,8 +120,8 @@ def _push_record(team: TeamRemote, view: LeaseView, record: LeaseRecord, now: da
         return Outcome("won", record, commit)
     if result.hook_declined:
         raise HzError(f"the remote refused lease {record.lease}: {result.stderr.strip()}")
-    lost = read_lease(team, record.lease)
-    return Outcome("held", lost.record, lost.tip)
+    tip = team.fetch_tip(ref)  # it moved: one fetch tells who won
+    return Outcome("held", record_at(team, tip), tip)
 
 
 def lease_commit(team: TeamRemote, parent: str | None, record: LeaseRecord, now: datetime) -> str:

@@ -1,15 +1,19 @@
-"""Events waiting to reach `hz/state`: one private file per event under `$HZ_HOME/gitstate/<key>/outbox/`.
+"""Events waiting to reach `hz/state`, kept in private files under `$HZ_HOME/gitstate/<key>/outbox/`.
 
-Queuing writes the event's line atomically (0600) under a name derived from its identity, so queuing
-the same event twice keeps one file. A file leaves the outbox only after the remote has the event
-(pushed by us, or found already there), so a crash at any moment loses nothing and doubles nothing.
+Each `put` writes its events as one atomic file (0600, fsynced once, however many events), so a tick
+pays for one fsync. An event whose identity (kind and key) is queued already is not queued again.
+An event leaves the outbox only after the remote has it (pushed by us, or found there), so a crash at
+any moment loses nothing and doubles nothing.
 """
 
 from __future__ import annotations
 
+import os
+import time
+from collections.abc import Iterable
 from pathlib import Path
 
-from hz.fsio import atomic_write, private_dir
+from hz.fsio import atomic_write
 from hz.gitstate.events import Event, path_of
 
 
@@ -17,38 +21,46 @@ class Outbox:
     def __init__(self, directory: Path) -> None:
         self.directory = directory
 
-    def _file(self, event: Event) -> Path:
-        return self.directory / path_of(event).removeprefix("events/").replace("/", ".")
+    def _files(self) -> list[Path]:
+        if not self.directory.exists():
+            return []
+        return sorted(p for p in self.directory.glob("*.jsonl") if not p.name.startswith("."))
 
-    def put(self, event: Event) -> bool:
-        """Queue `event`; False when an event of the same identity is queued already (the first stays)."""
-        target = self._file(event)
-        if target.exists():
-            return False
-        private_dir(self.directory)
-        atomic_write(target, event.line())
-        return True
+    def _read(self) -> dict[Path, list[Event]]:
+        import json
+
+        return {
+            path: [Event.parse_obj_checked(json.loads(line)) for line in path.read_bytes().splitlines() if line]
+            for path in self._files()
+        }
+
+    def put(self, events: Iterable[Event]) -> int:
+        """Queue events; returns how many were new (an identity already queued keeps its first event)."""
+        known = {path_of(e) for batch in self._read().values() for e in batch}
+        fresh: dict[str, Event] = {}
+        for event in events:
+            if path_of(event) not in known:
+                fresh.setdefault(path_of(event), event)
+        if fresh:
+            name = f"{time.time_ns():020d}-{os.getpid()}.jsonl"
+            atomic_write(self.directory / name, b"".join(e.line() for e in fresh.values()))
+        return len(fresh)
 
     def events(self) -> list[Event]:
         """Everything queued, oldest first (by the event's own time, then path)."""
-        if not self.directory.exists():
-            return []
-        found = [
-            Event.parse_obj_checked(_load(p))
-            for p in sorted(self.directory.glob("*.json"))
-            if not p.name.startswith(".")
-        ]
+        found = [e for batch in self._read().values() for e in batch]
         return sorted(found, key=lambda e: (e.ts, path_of(e)))
 
-    def remove(self, events: list[Event]) -> None:
-        for event in events:
-            self._file(event).unlink(missing_ok=True)
+    def remove(self, events: Iterable[Event]) -> None:
+        gone = {path_of(e) for e in events}
+        if not gone:
+            return
+        for path, batch in self._read().items():
+            keep = [e for e in batch if path_of(e) not in gone]
+            if not keep:
+                path.unlink(missing_ok=True)
+            elif len(keep) != len(batch):
+                atomic_write(path, b"".join(e.line() for e in keep))
 
     def __len__(self) -> int:
-        return len(self.events())
-
-
-def _load(path: Path) -> object:
-    import json
-
-    return json.loads(path.read_bytes())
+        return sum(len(batch) for batch in self._read().values())

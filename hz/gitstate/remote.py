@@ -7,6 +7,7 @@ remote) pair, the outbox and the leases held, lives under `$HZ_HOME/gitstate/<ke
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
@@ -61,6 +62,18 @@ class TeamRemote:
         for ref, oid in tips.items():
             if oid is not None:
                 objects.set_ref(self.repo, self.tracking(ref), oid)
+
+    def fetch_tip(self, ref: str) -> str | None:
+        """Fetch one ref straight away (one process): for refs that are expected to have moved."""
+        try:
+            self.git.fetch(self.remote, [f"+{ref}:{self.tracking(ref)}"])
+        except TransportError as exc:
+            if "couldn't find remote ref" not in exc.message:
+                raise
+            with contextlib.suppress(KeyError):
+                self.repo.references.delete(self.tracking(ref))
+            return None
+        return objects.resolve(self.repo, self.tracking(ref))
 
     def current(self, ref: str) -> str | None:
         """ls-remote one ref and bring its objects here; the remote's tip or None."""

@@ -72,7 +72,8 @@ class Git:
             check=False,
         )
         if check and proc.returncode != 0:
-            raise TransportError(f"git {args[0]} failed: {proc.stderr.strip() or proc.stdout.strip()}")
+            verb = next((a for a in args if not a.startswith("-") and "=" not in a), "")
+            raise TransportError(f"git {verb} failed: {proc.stderr.strip() or proc.stdout.strip()}")
         return proc
 
     def ls_remote(self, remote: str, *refs: str) -> dict[str, str]:
@@ -86,7 +87,9 @@ class Git:
 
     def fetch(self, remote: str, refspecs: Sequence[str]) -> None:
         """Fetch into local (hz-private) refs; a refspec whose source is missing on the remote fails."""
-        self.run("fetch", "--quiet", "--no-tags", "--no-write-fetch-head", remote, *refspecs)
+        self.run(
+            "-c", "maintenance.auto=false", "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", remote, *refspecs
+        )
 
     def push(self, remote: str, updates: Mapping[str, str], expected: Mapping[str, str]) -> PushResult:
         """Push `updates` (ref -> local commit) atomically, each guarded by its expected old value.

@@ -3,7 +3,7 @@
 For the turn engine:
 
     writer = StateWriter(team, settings)
-    writer.queue(event)                  # any number of times during a tick; lands in the outbox
+    writer.queue(*events)                # during a tick; one durable outbox file per call
     result = writer.flush(now)           # once per tick; no push at all when nothing is queued
     result.fenced                        # lease ids whose lease moved on: record those turns abandoned
 
@@ -34,8 +34,8 @@ from hz.gitstate.remote import TeamRemote
 from hz.gitstate.settings import StateSettings
 from hz.gitstate.transport import ZERO, RefResult
 
-BACKOFF_BASE_S = 0.05
-BACKOFF_CAP_S = 2.0
+BACKOFF_BASE_S = 0.025
+BACKOFF_CAP_S = 1.0
 
 
 class PushRefused(HzError):
@@ -68,9 +68,9 @@ class StateWriter:
         self._rng = rng or random.Random()
         self._sleep = sleep
 
-    def queue(self, event: Event) -> bool:
-        """Queue an event for the next flush (False: one with the same kind and key is queued already)."""
-        return self.outbox.put(event)
+    def queue(self, *events: Event) -> int:
+        """Queue events for the next flush, with one fsync; returns how many were new (not queued already)."""
+        return self.outbox.put(events)
 
     def flush(self, now: datetime, renew: Iterable[str] = ()) -> FlushResult:
         """Push what is queued (and renew the named leases) in one atomic push; see the module docstring."""
@@ -88,7 +88,7 @@ class StateWriter:
             if result.fenced:
                 extra -= result.fenced
             elif attempt < self.settings.push_attempts:
-                self._sleep(self._rng.uniform(0, min(BACKOFF_CAP_S, BACKOFF_BASE_S * 2**attempt)))
+                self._sleep(self._rng.uniform(0, min(BACKOFF_CAP_S, BACKOFF_BASE_S * 2 ** (attempt - 1))))
         result.pending = len(self.outbox)
         return result
 
@@ -109,7 +109,7 @@ class StateWriter:
         self, events: list[Event], extra: set[str], now: datetime, result: FlushResult
     ) -> tuple[list[Event], bool]:
         """One try; returns the events still to write and whether this flush is finished."""
-        tip = self.team.current(STATE_REF)
+        tip = self.team.fetch_tip(STATE_REF)
         fresh = self._drop_unheld(self._not_there(tip, events, result), result)
         leases = sorted({e.lease for e in fresh} | extra)
         if not fresh and not extra:

@@ -1,0 +1,241 @@
+"""Team state on git: lease acquire latency, events per second, and a lease race, on real remotes.
+
+Run: .venv/bin/python bench/state.py [--quick]
+
+Against a local bare remote (a path) and the same remote served by `git daemon` on 127.0.0.1:
+- one lease acquire (ls-remote, fetch of the other member's release, push): median and p95;
+- events per second pushed by 1 and by 4 concurrent writer processes, 10 events per push;
+  afterwards every event is counted on hz/state: lost and twice must both be 0;
+- 8 processes racing for one lease over 50 slots through the loopback transport: double winners.
+Figures only; nothing here fails on time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from hz.gitstate import lease
+from hz.gitstate.events import DraftPlaced, Event
+from hz.gitstate.identity import whoami
+from hz.gitstate.layout import STATE_REF
+from hz.gitstate.reader import history
+from hz.gitstate.remote import TeamRemote
+from hz.gitstate.settings import StateSettings
+from hz.gitstate.writer import StateWriter
+
+BASE = datetime(2026, 10, 30, tzinfo=UTC)
+SETTINGS = StateSettings(lease_ttl_s=3600, clock_skew_s=0, push_attempts=100)
+
+
+def agent(n: int) -> str:
+    return f"hz-01JB{n:022d}"
+
+
+def sha(text: str) -> str:
+    return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
+
+
+def draft(lease_id: str, n: int, token: int) -> Event:
+    key = f"{lease_id}@v1@{n}@state:reports/r{n}.md"
+    data = DraftPlaced(turn=f"t-01JB{n:022d}", key=key, asset=f"state:reports/r{n}.md", hash=sha(str(n)))
+    return Event.make("draft.placed", id=lease_id, key=key, ts="2026-10-30T00:00:00Z", lease=lease_id, token=token,
+                      data=data)  # fmt: skip
+
+
+def git(*args: str) -> str:
+    return subprocess.run(["git", *args], check=True, capture_output=True, text=True).stdout
+
+
+def member(root: Path, name: str, remote: str) -> TeamRemote:
+    clone = root / f"clone-{name}"
+    if not clone.exists():
+        git("init", "-q", str(clone))
+    return TeamRemote(clone, remote, {**os.environ, "HZ_HOME": str(root / f"home-{name}")})
+
+
+def slot(i: int) -> str:
+    return (BASE + timedelta(hours=i)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+# --- git daemon ----------------------------------------------------------------------------------------
+
+
+def serve(base: Path) -> tuple[subprocess.Popen[bytes], int]:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = int(sock.getsockname()[1])
+    proc = subprocess.Popen(["git", "daemon", "--reuseaddr", "--export-all", "--enable=receive-pack",
+                             f"--base-path={base}", "--listen=127.0.0.1", f"--port={port}", str(base)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    for _ in range(500):
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return proc, port
+        except OSError:
+            time.sleep(0.02)
+    raise SystemExit("git daemon did not start")
+
+
+# --- measurements ----------------------------------------------------------------------------------------
+
+
+def acquire_times(root: Path, remote: str, rounds: int) -> list[float]:
+    """Two members take turns: each acquire has to fetch the other's release first."""
+    ann, bob = member(root, "ann", remote), member(root, "bob", remote)
+    who = {"ann": whoami({"HZ_HANDLE": "@ann"}), "bob": whoami({"HZ_HANDLE": "@bob"})}
+    times = []
+    for i in range(rounds):
+        team, name = (ann, "ann") if i % 2 == 0 else (bob, "bob")
+        now = datetime.now(UTC)
+        start = time.perf_counter()
+        outcome = lease.acquire(team, agent(1), slot=slot(i), identity=who[name], role="owner", now=now,
+                                settings=SETTINGS)  # fmt: skip
+        times.append(time.perf_counter() - start)
+        assert outcome.won, outcome
+        lease.renew(team, agent(1), now, SETTINGS, release=True)
+    return times
+
+
+def writers(root: Path, remote: str, count: int, events: int, batch: int) -> dict[str, float]:
+    folder = root / f"meet-{count}"
+    folder.mkdir()
+    procs = []
+    for n in range(count):
+        args = [sys.executable, __file__, "--worker", str(root), remote, str(folder), f"w{count}-{n}",
+                agent(100 * count + n), str(events), str(batch)]  # fmt: skip
+        procs.append(subprocess.Popen(args))
+    while len(list(folder.glob("ready-*"))) < count:
+        time.sleep(0.01)
+    (folder / "go").touch()
+    for proc in procs:
+        proc.wait()
+    spans = [json.loads(p.read_text()) for p in folder.glob("span-*")]
+    wall = max(s["end"] for s in spans) - min(s["start"] for s in spans)
+    pushes = sum(s["pushes"] for s in spans)
+    lost, twice = count_events(root, remote, [agent(100 * count + n) for n in range(count)], events)
+    return {"events_per_s": count * events / wall, "wall_s": wall, "pushes": pushes, "lost": lost, "twice": twice}
+
+
+def count_events(root: Path, remote: str, agents: list[str], events: int) -> tuple[int, int]:
+    team = member(root, "reader", remote)
+    tip = team.current(STATE_REF)
+    keys = [e.event.key for e in history(team.repo, tip)] if tip else []
+    expected = {draft(a, i, 1).key for a in agents for i in range(events)}
+    return len(expected - set(keys)), len(keys) - len(set(keys))
+
+
+def worker(root: str, remote: str, folder: str, name: str, lease_id: str, events: int, batch: int) -> None:
+    team = member(Path(root), name, remote)
+    outcome = lease.acquire(team, lease_id, slot=slot(0), identity=whoami({"HZ_HANDLE": "@" + name}),
+                            role="owner", now=datetime.now(UTC), settings=SETTINGS)  # fmt: skip
+    assert outcome.won and outcome.record is not None
+    writer = StateWriter(team, SETTINGS)
+    meet = Path(folder)
+    (meet / f"ready-{name}").touch()
+    while not (meet / "go").exists():
+        time.sleep(0.005)
+    start, pushes = time.time(), 0
+    for first in range(0, events, batch):
+        writer.queue(*(draft(lease_id, n, outcome.record.token) for n in range(first, min(events, first + batch))))
+        pushes += writer.flush(datetime.now(UTC)).pushes
+    (meet / f"span-{name}").write_text(json.dumps({"start": start, "end": time.time(), "pushes": pushes}))
+
+
+def race(root: Path, remote: str, racers: int, slots: int) -> dict[str, int]:
+    """8 processes race for one lease at every slot; the winner releases once all have tried."""
+    folder = root / "race"
+    folder.mkdir()
+    procs = [subprocess.Popen([sys.executable, __file__, "--racer", str(root), remote, str(folder), f"r{n}",
+                               str(slots), str(racers)]) for n in range(racers)]  # fmt: skip
+    double = none = 0
+    tokens: list[int] = []
+    for i in range(slots):
+        (folder / f"go-{i}").touch()
+        while len(list(folder.glob(f"res-{i}-*"))) < racers:
+            time.sleep(0.005)
+        won = [p.read_text() for p in folder.glob(f"res-{i}-*") if p.read_text().startswith("won")]
+        double += len(won) > 1
+        none += not won
+        tokens += [int(w.split()[1]) for w in won]
+        while won and not (folder / f"rel-{i}").exists():
+            time.sleep(0.005)
+    for proc in procs:
+        proc.wait()
+    rising = all(a < b for a, b in itertools.pairwise(tokens))
+    return {"slots": slots, "double_winners": double, "no_winner": none, "tokens_rising": int(rising)}
+
+
+def racer(root: str, remote: str, folder: str, name: str, slots: int, total: int) -> None:
+    team = member(Path(root), name, remote)
+    meet = Path(folder)
+    me = whoami({"HZ_HANDLE": "@" + name})
+    for i in range(slots):
+        while not (meet / f"go-{i}").exists():
+            time.sleep(0.005)
+        outcome = lease.acquire(team, agent(7), slot=slot(i), identity=me, role="owner", now=datetime.now(UTC),
+                                settings=SETTINGS)  # fmt: skip
+        token = outcome.record.token if outcome.record else 0
+        tmp = meet / f".res-{i}-{name}"
+        tmp.write_text(f"{outcome.status} {token}")
+        os.replace(tmp, meet / f"res-{i}-{name}")
+        if outcome.won:
+            while len(list(meet.glob(f"res-{i}-*"))) < total:
+                time.sleep(0.005)
+            lease.renew(team, agent(7), datetime.now(UTC), SETTINGS, release=True)
+            (meet / f"rel-{i}").touch()
+
+
+def show(label: str, times: list[float]) -> None:
+    ms = sorted(t * 1000 for t in times)
+    p95 = ms[min(len(ms) - 1, round(0.95 * (len(ms) - 1)))]
+    print(f"{label:<34} median {statistics.median(ms):6.1f} ms   p95 {p95:6.1f} ms   (n={len(ms)})")
+
+
+def main(quick: bool) -> None:
+    rounds, events, slots = (10, 50, 10) if quick else (40, 200, 50)
+    with tempfile.TemporaryDirectory(prefix="hz-bench-state-") as tmp:
+        root = Path(tmp)
+        served = root / "served"
+        served.mkdir()
+        git("init", "-q", "--bare", str(served / "team.git"))
+        daemon, port = serve(served)
+        try:
+            remotes = {"path": str(served / "team.git"), "loopback": f"git://127.0.0.1:{port}/team.git"}
+            for label, remote in remotes.items():
+                show(f"lease acquire ({label})", acquire_times(root / label, remote, rounds))
+            for count in (1, 4):
+                (root / f"w{count}").mkdir()
+                figures = writers(root / f"w{count}", remotes["loopback"], count, events, 10)
+                print(f"{count} writer(s) x {events} events, 10/push (loopback): "
+                      f"{figures['events_per_s']:6.1f} events/s"
+                      f"   wall {figures['wall_s']:.2f} s   pushes {figures['pushes']}"
+                      f"   lost {figures['lost']}   twice {figures['twice']}")  # fmt: skip
+            (root / "race-root").mkdir()
+            result = race(root / "race-root", remotes["loopback"], 8, slots)
+            print(
+                f"8 racers x {result['slots']} slots (loopback): double winners {result['double_winners']}"
+                f"   slots without a winner {result['no_winner']}   tokens rising {bool(result['tokens_rising'])}"
+            )
+        finally:
+            daemon.terminate()
+            daemon.wait()
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["--worker"]:
+        worker(*sys.argv[2:7], int(sys.argv[7]), int(sys.argv[8]))
+    elif sys.argv[1:2] == ["--racer"]:
+        racer(*sys.argv[2:6], int(sys.argv[6]), int(sys.argv[7]))
+    else:
+        main("--quick" in sys.argv)

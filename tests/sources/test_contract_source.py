@@ -1,0 +1,100 @@
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from hz.sources.base import SourceError
+from hz.sources.cache import SourceCache
+from hz.sources.contract import split_facets
+from tests.sources.helpers import commit, days_ago, fetch, git, new_repo
+
+DIGEST = Path(__file__).parents[2] / "workflows" / "weekly-digest.prose.md"
+
+
+def page(changes: str) -> str:
+    return f"# Digest\n\n## summary\n\nA quiet week.\n\n## changes\n\n{changes}\n\n## contributors\n\n- Ana\n"
+
+
+@pytest.fixture
+def team(tmp_path: Path) -> Path:
+    repo = new_repo(tmp_path / "team")
+    (repo / "workflows").mkdir()
+    shutil.copy(DIGEST, repo / "workflows" / "weekly-digest.prose.md")
+    git(repo, "add", "workflows")
+    git(repo, "commit", "-q", "-m", "contracts", when=days_ago(20))
+    commit(repo, "reports/digest/2026-W47.md", page("- a1 old change"), days_ago(9), "approve W47")
+    commit(repo, "reports/digest/2026-W48.md", page("- b2 newer change"), days_ago(2), "approve W48")
+    return repo
+
+
+def test_published_reads_the_newest_approved_file_on_main(team: Path, cache: SourceCache) -> None:
+    result = fetch("contract:team/weekly-digest#changes", cache, root=team)
+    assert result.facets == {"changes": "- b2 newer change"}
+
+
+def test_without_a_facet_every_facet_of_the_output(team: Path, cache: SourceCache) -> None:
+    result = fetch("contract:team/weekly-digest", cache, root=team)
+    assert result.facets == {"summary": "A quiet week.", "changes": "- b2 newer change", "contributors": "- Ana"}
+
+
+def test_a_working_tree_edit_is_not_published(team: Path, cache: SourceCache) -> None:
+    (team / "reports" / "digest" / "2026-W48.md").write_text(page("- unapproved"))
+    assert fetch("contract:team/weekly-digest#changes", cache, root=team).facets == {"changes": "- b2 newer change"}
+
+
+def test_a_change_to_another_facet_does_not_move_this_one(team: Path, tmp_path: Path) -> None:
+    before = fetch("contract:team/weekly-digest#changes", SourceCache(tmp_path / "a"), root=team).fingerprints
+    commit(team, "reports/digest/2026-W48.md", page("- b2 newer change").replace("quiet", "busy"), days_ago(1), "edit")
+    after = fetch("contract:team/weekly-digest#changes", SourceCache(tmp_path / "b"), root=team).fingerprints
+    assert after == before
+
+
+def test_draft_reads_the_newest_draft_branch(team: Path, cache: SourceCache) -> None:
+    git(team, "checkout", "-q", "-b", "hz/draft/hz-01KB7M3Q8RZ4W2N6YDXG5T0HCA/2026-11-30T0700Z")
+    commit(team, "reports/digest/2026-W49.md", page("- c3 drafted change"), days_ago(0.5), "draft W49")
+    git(team, "checkout", "-q", "main")
+    result = fetch("contract:team/weekly-digest#changes", cache, root=team, stage="draft")
+    assert result.facets == {"changes": "- c3 drafted change"}
+    published = fetch("contract:team/weekly-digest#changes", cache, root=team)
+    assert published.facets == {"changes": "- b2 newer change"}
+
+
+def test_no_draft_is_not_found(team: Path, cache: SourceCache) -> None:
+    with pytest.raises(SourceError) as caught:
+        fetch("contract:team/weekly-digest#changes", cache, root=team, stage="draft")
+    assert caught.value.message == (
+        "contract:team/weekly-digest#changes: no draft branch holds reports/digest/{slot:%G-W%V}.md"
+    )
+
+
+def test_unknown_contract_and_facet(team: Path, cache: SourceCache) -> None:
+    with pytest.raises(SourceError) as caught:
+        fetch("contract:team/nothing#changes", cache, root=team)
+    assert caught.value.message == "contract:team/nothing#changes: there is no contract team:nothing"
+    with pytest.raises(SourceError) as caught:
+        fetch("contract:team/weekly-digest#risks", cache, root=team)
+    assert caught.value.message == "contract:team/weekly-digest#risks: team:weekly-digest maintains no facet 'risks'"
+
+
+def test_nothing_published_yet(tmp_path: Path, cache: SourceCache) -> None:
+    repo = new_repo(tmp_path / "fresh")
+    (repo / "workflows").mkdir()
+    shutil.copy(DIGEST, repo / "workflows" / "weekly-digest.prose.md")
+    git(repo, "add", "workflows")
+    git(repo, "commit", "-q", "-m", "contracts", when=days_ago(20))
+    with pytest.raises(SourceError) as caught:
+        fetch("contract:team/weekly-digest#changes", cache, root=repo)
+    assert caught.value.render() == (
+        "error: contract:team/weekly-digest#changes: nothing is published on main at "
+        "reports/digest/{slot:%G-W%V}.md yet"
+    )
+
+
+def test_facets_split_on_level_two_and_four_headings() -> None:
+    text = "intro\n## Summary\nfirst\n\n#### next-week\n- a\n- b\n## other\nignored? no, part of next_week\n"
+    assert split_facets(text, ("summary", "next_week")) == {
+        "summary": "first",
+        "next_week": "- a\n- b\n## other\nignored? no, part of next_week",
+    }

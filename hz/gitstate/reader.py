@@ -19,6 +19,10 @@ if TYPE_CHECKING:
     import pygit2
 
 
+# within one commit, events of the same second read in the order a turn writes them
+_ORDER = ("turn.started", "draft.placed", "approval.observed", "contract.amended", "turn.skipped", "turn.finished")
+
+
 @dataclass(frozen=True)
 class Landed:
     event: Event
@@ -42,8 +46,8 @@ def history(repo: pygit2.Repository, tip: str) -> Iterator[Landed]:
     walker = repo.walk(tip, pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE)
     for commit in walker:
         seen: dict[str, int] = {}
-        for path, data in _added(repo, commit):
-            event = Event.parse_obj_checked(json.loads(data))
+        added = [(path, Event.parse_obj_checked(json.loads(data))) for path, data in _added(repo, commit)]
+        for path, event in sorted(added, key=lambda item: (item[1].ts, _ORDER.index(item[1].kind), item[0])):
             void = event.token < latest.get(event.lease, 0)
             seen[event.lease] = max(seen.get(event.lease, 0), event.token)
             yield Landed(event, str(commit.id), path, void)
@@ -59,4 +63,4 @@ def _added(repo: pygit2.Repository, commit: Any) -> Iterator[tuple[str, bytes]]:
         if delta.status_char() == "A":
             blob: Any = repo[delta.new_file.id]
             found.append((delta.new_file.path, bytes(blob.data)))
-    yield from sorted(found, key=lambda item: item[0])
+    yield from found

@@ -19,7 +19,7 @@ from hz.turn.journal import Journal
 
 
 def propose(journal: Journal, turn: Turn, deps: Deps, amendment: Mapping[str, Any]) -> None:
-    amendment_id = f"{turn.id}.a"
+    amendment_id = f"am-{turn.id}"
     if any(e.kind.startswith("amendment.") and e.data.get("amendment_id") == amendment_id for e in journal.events()):
         return
     text = str(amendment["text"])

@@ -17,12 +17,19 @@ import asyncio
 import concurrent.futures
 import dataclasses
 import json
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from pydantic_ai import Agent, ModelRetry, Tool
+from pydantic_ai import Agent, ModelRetry, NativeOutput, PromptedOutput, Tool, ToolOutput
 from pydantic_ai.capabilities import Hooks
-from pydantic_ai.exceptions import AgentRunError, ModelAPIError, UnexpectedModelBehavior, UsageLimitExceeded
+from pydantic_ai.exceptions import (
+    AgentRunError,
+    ModelAPIError,
+    UnexpectedModelBehavior,
+    UsageLimitExceeded,
+    UsageLimitUnavailableWarning,
+)
 from pydantic_ai.messages import ModelMessage
 from pydantic_ai.models import Model, ModelRequestContext
 from pydantic_ai.tools import RunContext
@@ -54,10 +61,11 @@ DEFAULT_REQUEST_LIMIT = 50
 class ModelRunner:
     name = "model"
 
-    def __init__(self, model: Model, price: Price, *, max_output_tokens: int = 4096) -> None:
+    def __init__(self, model: Model, price: Price, *, max_output_tokens: int = 4096, output: str = "tool") -> None:
         self.model = model
         self.price = price
         self.max_output_tokens = max_output_tokens
+        self.output = output  # tool | native | prompted
 
     def worst_case_usd(self, max_tokens: int) -> float:
         return self.price.worst_case(max_tokens)
@@ -93,7 +101,10 @@ class _Think:
         limits = UsageLimits(request_limit=self.limit, total_tokens_limit=self.budget)
         try:
             async with asyncio.timeout(self.request.timeout_s):
-                outcome = await self._iterate(agent, history, limits)
+                with warnings.catch_warnings():
+                    # a server that reports no usage counts as zero tokens; the pre-request estimate still holds
+                    warnings.simplefilter("ignore", UsageLimitUnavailableWarning)
+                    outcome = await self._iterate(agent, history, limits)
         except RunnerError as exc:
             exc.usage = self._usage()
             raise
@@ -163,7 +174,7 @@ class _Think:
         hooks.on.before_model_request(self._guard)
         agent: _Agent = Agent(
             self.runner.model,
-            output_type=WireOutcome,
+            output_type=_output_spec(self.runner.output),
             tools=[_pydantic_tool(spec) for spec in self.request.tools],
             capabilities=[hooks],
             retries={"output": 2, "tools": 1},
@@ -245,3 +256,11 @@ def _first_error(exc: ValueError) -> str:
         where = ".".join(str(part) for part in error.get("loc", ()))
         messages.append(f"{where}: {message}" if where else message)
     return "; ".join(messages)
+
+
+def _output_spec(mode: str) -> Any:
+    if mode == "native":
+        return NativeOutput(WireOutcome)
+    if mode == "prompted":
+        return PromptedOutput(WireOutcome)
+    return ToolOutput(WireOutcome)

@@ -61,7 +61,8 @@ def _model_runner(settings: RunnerSettings, environ: Mapping[str, str], hint: st
     endpoint = settings.endpoint
     model_id = endpoint_model_id(endpoint, hint)
     price = price_of(model_id, settings.prices)
-    return ModelRunner(build_model(endpoint, model_id, environ), price, max_output_tokens=endpoint.max_output_tokens)
+    model = build_model(endpoint, model_id, environ)
+    return ModelRunner(model, price, max_output_tokens=endpoint.max_output_tokens, output=endpoint.output)
 
 
 def runner_for(name: str | None, environ: Mapping[str, str] = os.environ, *, model: str | None = None) -> Runner:

@@ -9,6 +9,7 @@
     api_key_env = "OLLAMA_API_KEY"    # the variable holding the key; never the key itself
     model = "llama3.1:8b"             # used for every class unless fast/balanced/deep name others
     max_output_tokens = 4096
+    output = "tool"                   # how the outcome comes back: tool | native | prompted (plain JSON text)
 
     [runners.claude-code]             # and [runners.codex]
     command = "claude"
@@ -28,6 +29,9 @@ from hz.runners.pricing import PRICES, Price, price_table
 
 RUNNER_NAMES = ("offline", "model", "claude-code", "codex")
 MODEL_CLASSES = ("fast", "balanced", "deep")
+# how a model returns the outcome: as a call of an output tool, through the provider's native structured
+# output, or as JSON text it was asked for (for small local models without reliable tool calling)
+OUTPUT_MODES = ("tool", "native", "prompted")
 
 # What each class means when the user names no model of their own.
 DEFAULT_CLASSES: dict[str, dict[str, str]] = {
@@ -61,6 +65,7 @@ class EndpointSettings:
     api_key_env: str | None = None
     choice: ModelChoice = field(default_factory=ModelChoice)
     max_output_tokens: int = 4096
+    output: str = "tool"  # one of OUTPUT_MODES
 
     @property
     def key_env(self) -> str:
@@ -121,19 +126,23 @@ def _choice(table: Mapping[str, Any], name: str) -> ModelChoice:
 
 def _endpoint(table: Mapping[str, Any]) -> EndpointSettings:
     name = "runners.model"
-    _known(table, name, {"provider", "base_url", "api_key_env", "model", "max_output_tokens", *MODEL_CLASSES})
+    _known(table, name, {"provider", "base_url", "api_key_env", "model", "max_output_tokens", "output", *MODEL_CLASSES})
     provider = table.get("provider", "openai")
     if provider not in DEFAULT_KEY_ENV:
         raise ConfigError(f"{name}.provider must be openai or anthropic, got {provider!r}")
     max_out = table.get("max_output_tokens", 4096)
     if isinstance(max_out, bool) or not isinstance(max_out, int) or max_out < 1:
         raise ConfigError(f"{name}.max_output_tokens must be a positive integer, got {max_out!r}")
+    output = table.get("output", "tool")
+    if output not in OUTPUT_MODES:
+        raise ConfigError(f"{name}.output must be one of {', '.join(OUTPUT_MODES)}, got {output!r}")
     return EndpointSettings(
         provider=provider,
         base_url=_string(table, "base_url", name),
         api_key_env=_string(table, "api_key_env", name),
         choice=_choice(table, name),
         max_output_tokens=max_out,
+        output=output,
     )
 
 

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from hz.errors import ConfigError
 from hz.runners.base import RunnerFailed, RunnerNotConfigured, ThinkRequest
 from hz.runners.registry import get_runner
 from hz.runners.settings import RunnerSettings
@@ -158,3 +159,39 @@ def test_the_vendor_endpoint_needs_its_key() -> None:
         get_runner("model", RunnerSettings(), environ={})
     assert info.value.message == "the model runner needs an API key in $OPENAI_API_KEY"
     assert info.value.hint == "export the key, or set api_key_env under [runners.model] to the variable that holds it"
+
+
+def test_prompted_output_for_a_small_local_model(serve: Callable[..., Endpoint], make_request: Requests) -> None:
+    def answer(path: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        message = {"role": "assistant", "content": json.dumps(OUTCOME)}
+        choice = {"index": 0, "finish_reason": "stop", "message": message}
+        usage = {"prompt_tokens": 900, "completion_tokens": 30, "total_tokens": 930}
+        return 200, {
+            "id": "c-1",
+            "object": "chat.completion",
+            "created": 1,
+            "model": body["model"],
+            "choices": [choice],
+            "usage": usage,
+        }
+
+    endpoint = serve(answer)
+    config = {
+        "runners": {
+            "model": {"base_url": endpoint.url, "model": "qwen3:4b", "output": "prompted"},
+            "prices": {"qwen3:4b": {"input": 0, "output": 0}},
+        }
+    }
+    result = get_runner("model", RunnerSettings.from_config(config), environ={}).think(make_request())
+    assert result.outcome.report == "no input moved since Friday"
+    ((_, _, body),) = endpoint.requests
+    assert "tools" not in body  # the schema travels in the prompt, not as a tool
+    systems = [m["content"] for m in body["messages"] if m["role"] == "system"]
+    assert systems[0] == "You keep the weekly status true."
+    assert any('"drafts"' in text and '"question"' in text for text in systems[1:])  # the outcome's schema
+
+
+def test_an_unknown_output_mode_is_a_config_error() -> None:
+    with pytest.raises(ConfigError) as info:
+        RunnerSettings.from_config({"runners": {"model": {"output": "json"}}})
+    assert info.value.message == "runners.model.output must be one of tool, native, prompted, got 'json'"

@@ -34,7 +34,7 @@ def commit(clone: Path, parent: str | None, files: dict[str, bytes], message: st
     return objects.make_commit(repo, tree, [parent] if parent else [], message, NOW)
 
 
-def push(clone: Path, remote: Path, *refspecs: str) -> subprocess.CompletedProcess[str]:
+def push(clone: Path, remote: Path | str, *refspecs: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(["git", "-C", str(clone), "push", "--porcelain", str(remote), *refspecs],
                           capture_output=True, text=True, check=False)  # fmt: skip
 
@@ -58,10 +58,10 @@ def test_a_clean_push_is_accepted_and_fast_forwards(tmp_path: Path, guarded: Pat
     assert git("--git-dir", str(guarded), "rev-parse", "hz/state").strip() == second
 
 
-def test_a_text_field_is_refused_with_the_lints_message(tmp_path: Path, guarded: Path) -> None:
+def test_a_text_field_is_refused_with_the_lints_message(tmp_path: Path, guarded: Path, remote_url: str) -> None:
     clone = new_clone(tmp_path / "c")
     bad = commit(clone, None, {PATH: with_data(text="the weekly report said we shipped")})
-    proc = push(clone, guarded, f"{bad}:refs/heads/hz/state")
+    proc = push(clone, remote_url, f"{bad}:refs/heads/hz/state")
     assert proc.returncode == 1
     assert f"!\t{bad}:refs/heads/hz/state\t[remote rejected] (pre-receive hook declined)" in proc.stdout
     column = with_data(text="x").decode().index('"text"') + 1

@@ -147,3 +147,19 @@ def test_commit_messages_and_merges_are_refused(store: pygit2.Repository) -> Non
     talky = commit(store, None, {PATH: EVENT.line()}, message="Priya asked for risks first\n")
     [found] = lint_range(store, None, talky)
     assert (found.code, found.message, found.loc) == ("HZS012", "commit message is free text", talky[:12])
+
+
+def test_a_merge_and_an_addressed_author_are_refused(store: pygit2.Repository) -> None:
+    left = commit(store, None, {PATH: EVENT.line()})
+    other = placed(hz_id(1), 1, 1)
+    right = commit(store, None, {path_of(other): other.line()})
+    tree = store[right].peel(pygit2.Tree).id
+    merge = objects.make_commit(store, tree, [left, right], "hz-state: 1 event\n", NOW)
+    assert [(d.code, d.message) for d in lint_range(store, right, merge) if d.path == "<commit>"] == [
+        ("HZS012", "a merge commit")
+    ]
+    who = pygit2.Signature("Ann Example", "ann@example.com", int(NOW.timestamp()), 0)
+    addressed = str(store.create_commit(None, who, who, "hz-state: 1 event\n", tree, []))
+    assert [(d.code, d.message) for d in lint_range(store, None, addressed)] == [
+        ("HZS010", "commit signed with an e-mail address")
+    ]

@@ -27,7 +27,7 @@ hz:
       window: 7d
   outputs:
     digest:
-      target: "state:reports/repo-digest/{{slot:%G-W%V}}.md"
+      target: "state:reports/repo-digest/{slot:%G-W%V}.md"
       facets: [summary, changes]
 ---
 
@@ -102,7 +102,7 @@ jobs:
     runs-on: ubuntu-latest
     timeout-minutes: 20
     env:
-      HZ_PACKAGE: hz   # a pinned version or a git URL works too
+      HZ_PACKAGE: ${{ vars.HZ_PACKAGE }}
     steps:
       - uses: actions/checkout@v4
         with:
@@ -110,7 +110,13 @@ jobs:
       - uses: actions/setup-python@v5
         with:
           python-version: "3.12"
-      - run: python -m pip install "$HZ_PACKAGE"
+      - name: Install hz
+        run: |
+          if [ -z "$HZ_PACKAGE" ]; then
+            echo "::error::set the repository variable HZ_PACKAGE to a pinned pip requirement of hz"
+            exit 1
+          fi
+          python -m pip install "$HZ_PACKAGE"
       - run: hz tick
 """
 
@@ -128,13 +134,19 @@ jobs:
   check:
     runs-on: ubuntu-latest
     env:
-      HZ_PACKAGE: hz
+      HZ_PACKAGE: ${{ vars.HZ_PACKAGE }}
     steps:
       - uses: actions/checkout@v4
       - uses: actions/setup-python@v5
         with:
           python-version: "3.12"
-      - run: python -m pip install "$HZ_PACKAGE"
+      - name: Install hz
+        run: |
+          if [ -z "$HZ_PACKAGE" ]; then
+            echo "::error::set the repository variable HZ_PACKAGE to a pinned pip requirement of hz"
+            exit 1
+          fi
+          python -m pip install "$HZ_PACKAGE"
       - run: hz workflow validate
       - run: hz codeowners --check
 """

@@ -156,8 +156,11 @@ def test_init_scaffolds_a_repository_that_validates_clean(hz: Hz, repo: Path) ->
     assert validate.exit_code == 0, validate.out + validate.err
     assert hz("codeowners", "--check").exit_code == 0
     tick = (repo / ".github/workflows/hz.yml").read_text(encoding="utf-8")
-    for needle in ("concurrency:\n  group: hz-tick\n", "permissions:\n  contents: write\n", "      - run: hz tick\n"):
+    for needle in ("concurrency:\n  group: hz-tick\n", "permissions:\n  contents: write\n", "      - run: hz tick\n",
+                   "      HZ_PACKAGE: ${{ vars.HZ_PACKAGE }}\n"):  # fmt: skip
         assert needle in tick
+    example = (repo / "workflows/repo-digest.prose.md").read_text(encoding="utf-8")
+    assert '      target: "state:reports/repo-digest/{slot:%G-W%V}.md"\n' in example
 
 
 def test_init_is_idempotent_and_never_overwrites(hz: Hz, repo: Path) -> None:

@@ -29,6 +29,7 @@ from typing import Any
 from hz.fsio import private_dir
 from hz.session import projection
 from hz.session.envelope import Envelope
+from hz.session.fold import Fold
 from hz.session.schema import SCHEMA, SCHEMA_VERSION, TABLES
 from hz.session.spine import SPINE, clear_pending, pending, read_spine, try_lock
 
@@ -167,16 +168,22 @@ class Index:
         continues = not (read.broken_at is not None and read.end == offset and offset > 0)
         if not continues:  # the spine no longer starts with what we saw: start over for this agent
             return self._replay(db, agent, 0, None, 0, fresh=True)
-        if fresh and not empty:
-            self._forget(db, agent)
-        for event in read.events:
-            projection.apply(db, agent, event)
+        if fresh:
+            if not empty:
+                self._forget(db, agent)
+            fold = Fold(agent)  # from nothing: compute the rows in memory, insert them at once
+            fold.apply_all(read.events)
+            fold.settle()
+            fold.write(db)
+        else:
+            for event in read.events:
+                projection.apply(db, agent, event)
+            projection.settle(db, agent)
         problem = next((p.render() for p in read.problems if p.kind == "broken"), None)
         db.execute(
             "INSERT OR REPLACE INTO spines VALUES (?, ?, ?, ?, ?, ?)",
             (agent, read.end, read.last_seq, read.head, read.broken_at, problem),
         )
-        projection.settle(db, agent)
         return len(read.events)
 
     def _forget(self, db: sqlite3.Connection, agent: str) -> None:
@@ -315,4 +322,6 @@ class Index:
 
     def dump(self) -> dict[str, list[tuple[Any, ...]]]:
         """Every derived row, sorted: what the equality test of rebuilt and incremental compares."""
-        return {table: sorted(tuple(r) for r in self.db.execute(f"SELECT * FROM {table}")) for table in TABLES}
+        return {
+            table: sorted((tuple(r) for r in self.db.execute(f"SELECT * FROM {table}")), key=repr) for table in TABLES
+        }

@@ -45,14 +45,14 @@ def apply(db: sqlite3.Connection, agent: str, event: Envelope) -> None:
     handler = _HANDLERS.get(event.kind)
     if handler is not None:
         handler(db, agent, event)
-    keys = _keys_of(event)
+    keys = keys_of(event)
     if len(keys) == 1:
         db.execute(_KEY_SQL, (agent, keys[0], event.kind, event.seq, event.turn))
     elif keys:
         db.executemany(_KEY_SQL, [(agent, key, event.kind, event.seq, event.turn) for key in keys])
 
 
-def _keys_of(event: Envelope) -> list[str]:
+def keys_of(event: Envelope) -> list[str]:
     """Every idempotency key an event speaks for: the envelope's, a turn's `keys`, an item's `key`."""
     keys = [event.key] if event.key is not None else []
     if event.kind in _KEYED:
@@ -183,6 +183,8 @@ _HANDLERS["amendment.declined"] = _amendment_status("declined")
 
 @_on("turn.started")
 def _turn_started(db: sqlite3.Connection, agent: str, e: Envelope) -> None:
+    if e.turn is None:
+        return  # a turn event without a turn id has nothing to attach to
     d = e.data
     db.execute(
         "INSERT OR REPLACE INTO turns (agent, turn, seq, cause, causes, contract_version, parent_turn, started_at,"
@@ -215,6 +217,8 @@ def _fingerprints(db: sqlite3.Connection, agent: str, inputs: dict[str, str]) ->
 
 @_on("turn.waiting")
 def _waiting(db: sqlite3.Connection, agent: str, e: Envelope) -> None:
+    if e.turn is None:
+        return
     d, on = e.data, e.data.get("on") or {}
     db.execute("UPDATE turns SET status = 'waiting', step = ? WHERE agent = ? AND turn = ?", (d["step"], agent, e.turn))
     db.execute(
@@ -351,8 +355,9 @@ def _summary(db: sqlite3.Connection, agent: str, e: Envelope) -> None:
 
 _SETTLE = """
 UPDATE agents SET
-    pending_draft = (SELECT key FROM drafts WHERE agent = :a AND status = 'pending' ORDER BY placed_at DESC LIMIT 1),
-    pending_question = (SELECT key FROM questions WHERE agent = :a AND answered = 0 ORDER BY asked_at LIMIT 1),
+    pending_draft = (SELECT key FROM drafts WHERE agent = :a AND status = 'pending'
+                     ORDER BY placed_at DESC, key DESC LIMIT 1),
+    pending_question = (SELECT key FROM questions WHERE agent = :a AND answered = 0 ORDER BY asked_at, key LIMIT 1),
     pending_amendment = (SELECT amendment_id FROM amendments WHERE agent = :a AND status = 'pending'
                          ORDER BY seq LIMIT 1)
 WHERE id = :a;

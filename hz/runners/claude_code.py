@@ -84,8 +84,8 @@ def _result_object(finished: Finished) -> dict[str, Any]:
 
 
 def usage_of(data: Mapping[str, Any]) -> Usage:
-    usage = data.get("usage") if isinstance(data.get("usage"), Mapping) else {}
-    assert isinstance(usage, Mapping)
+    raw = data.get("usage")
+    usage: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
     cached = _count(usage, "cache_read_input_tokens")
     # Anthropic counts cache reads and writes apart from input_tokens; hz counts them in it
     input_tokens = _count(usage, "input_tokens") + _count(usage, "cache_creation_input_tokens") + cached
@@ -109,5 +109,9 @@ def _raise_for_subtype(data: Mapping[str, Any], request: ThinkRequest, usage: Us
     if subtype == "error_max_turns":
         limit = request.max_turns or DEFAULT_MAX_TURNS
         raise RunnerFailed(f"{LABEL} reached its limit of {limit} turns before it answered", usage=usage)
-    detail = data.get("result") or "; ".join(str(e) for e in data.get("errors", []) if e) or "no detail given"
-    raise RunnerFailed(f"{LABEL} failed ({subtype}): {' '.join(str(detail).split())[:300]}", usage=usage)
+    errors = data.get("errors")
+    listed = "; ".join(str(e) for e in errors if e) if isinstance(errors, list) else ""
+    detail = " ".join(str(data.get("result") or listed or "no detail given").split())[:300]
+    # an API error arrives as a "success" that is an error; other subtypes name what stopped the run
+    why = "" if subtype == "success" else f" ({subtype})"
+    raise RunnerFailed(f"{LABEL} failed{why}: {detail}", usage=usage)

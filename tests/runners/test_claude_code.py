@@ -122,7 +122,7 @@ def test_an_api_error_result_is_a_clear_failure(fake_cli: FakeCli, make_request:
     fake_cli.install("claude", prints(result(is_error=True, result=error, total_cost_usd=0), exit_code=1))
     with pytest.raises(RunnerFailed) as info:
         runner(fake_cli).think(make_request())
-    assert info.value.message == f"claude-code failed (success): {error}"
+    assert info.value.message == f"claude-code failed: {error}"
 
 
 def test_the_turn_limit_is_a_failure(fake_cli: FakeCli, make_request: Requests) -> None:
@@ -200,3 +200,12 @@ def test_settings_choose_the_model_and_its_price(fake_cli: FakeCli) -> None:
     fast = ClaudeCodeRunner.from_settings(settings, fake_cli.environ, "fast")
     assert fast.model == "haiku"
     assert fast.worst_case_usd(100_000) == pytest.approx(PRICES["haiku"].worst_case(100_000))
+
+
+def test_an_execution_error_names_its_subtype(fake_cli: FakeCli, make_request: Requests) -> None:
+    payload = result(subtype="error_during_execution", is_error=True, errors=["Request was aborted."])
+    del payload["result"]
+    fake_cli.install("claude", prints(payload, exit_code=1))
+    with pytest.raises(RunnerFailed) as info:
+        runner(fake_cli).think(make_request())
+    assert info.value.message == "claude-code failed (error_during_execution): Request was aborted."

@@ -56,16 +56,41 @@ class Pending:
 FRESH = "SELECT id FROM agents WHERE state = 'asleep' AND last_turn IS NULL AND contract_version IS NOT NULL"
 
 
-def pending(index: Any, now: datetime) -> Pending:
-    """A handful of indexed queries: what is due, waiting, open, undecided or watched."""
+WAITING_ON = "SELECT agent, turn FROM waits WHERE on_kind IS NOT NULL"
+
+
+def pending(index: Any, now: datetime, root: Path | None) -> Pending:
+    """A handful of indexed queries: what is due, waiting, open, undecided or watched.
+
+    A turn that waits only for a time is found by `waits_due`; one that waits on a condition is looked
+    at every tick. A placed draft counts only once its place changed (its tag line or branch).
+    """
+    running = [r for r in index.running_turns() if r["status"] == "running"]
     return Pending(
         due=index.due(now),
         waits=index.waits_due(now),
-        running=index.running_turns(),
-        drafts=index.drafts(status="pending"),
+        running=running + [dict(r) for r in index.db.execute(WAITING_ON)],
+        drafts=[r for r in index.drafts(status="pending") if draft_moved(r, root)],
         watched=index.watched(),
         fresh=[dict(r) for r in index.db.execute(FRESH)],
     )
+
+
+def draft_moved(row: Mapping[str, Any], root: Path | None) -> bool:
+    """Whether a pending draft may have been approved or rejected, checked without loading anything."""
+    place, key = str(row.get("place") or ""), str(row["key"])
+    if root is None or not place:
+        return False
+    if place.startswith("hz/draft/"):
+        from hz.turn.branches import branch_moved
+
+        return branch_moved(root, place, key)
+    try:
+        with open(root / place, encoding="utf-8") as handle:
+            first = handle.readline()
+    except (OSError, UnicodeDecodeError):
+        return True
+    return key not in first
 
 
 def tick(
@@ -80,7 +105,7 @@ def tick(
 
     moment = now or datetime.now(UTC)
     with Store.from_environ(environ) as store:
-        work = pending(store.index, moment)
+        work = pending(store.index, moment, root)
         if work.empty():
             return TickReport(moment)
         from hz.turn.ticking import run_tick

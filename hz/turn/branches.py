@@ -47,6 +47,16 @@ def _rev(root: Path, ref: str) -> str | None:
     return done.stdout.decode().strip() if done.returncode == 0 else None
 
 
+def branch_moved(root: Path, branch: str, key: str) -> bool:
+    """A draft branch was deleted or merged into main (a cheap check the idle tick can afford)."""
+    tip = _rev(root, f"refs/heads/{branch}")
+    if tip is None:
+        return True
+    merged = subprocess.run(["git", "-C", str(root), "merge-base", "--is-ancestor", tip, main_ref(root)],
+                            capture_output=True, check=False)  # fmt: skip
+    return merged.returncode == 0
+
+
 def main_ref(root: Path) -> str:
     for ref in ("refs/heads/main", "refs/heads/master"):
         if _rev(root, ref):

@@ -22,7 +22,7 @@ from typing import Any
 
 from hz.canonical import fingerprint
 from hz.fsio import atomic_write, private_dir
-from hz.sources.window import Window, iso, parse_time
+from hz.sources.window import Window, iso, parse_time, utc
 
 VERSION = 1
 MAX_STAGED = 256  # slots remembered per source; older ones fall back to the ordinary recheck rule
@@ -59,8 +59,8 @@ class Entry:
             "v": VERSION,
             "key": self.key,
             "identity": dict(self.identity),
-            "slot": iso(self.slot),
-            "as_of": iso(self.as_of),
+            "slot": slot_key(self.slot),
+            "as_of": slot_key(self.as_of),  # full precision: "fetched in this very tick" compares it
             "covers": [iso(t) if t else None for t in self.covers],
             "records": self.records,
             "fingerprints": dict(self.fingerprints),
@@ -84,6 +84,11 @@ class Entry:
             cursor=data.get("cursor"),
             staged=dict(data.get("staged") or {}),
         )
+
+
+def slot_key(slot: datetime) -> str:
+    """Full-precision UTC time: two slots a few milliseconds apart are two slots."""
+    return utc(slot).isoformat().replace("+00:00", "Z")
 
 
 def _time(text: str) -> datetime:
@@ -122,13 +127,13 @@ class SourceCache:
     def stage(self, entry: Entry, slot: datetime, facets: Mapping[str, Any]) -> None:
         """Remember the facets `slot` saw (blob first, then the entry that points at it)."""
         blob = self.put_blob(facets)
-        entry.staged[iso(slot)] = blob
+        entry.staged[slot_key(slot)] = blob
         for old in sorted(entry.staged)[:-MAX_STAGED]:
             del entry.staged[old]
         self.write(entry)
 
     def staged(self, entry: Entry, slot: datetime) -> dict[str, Any] | None:
-        blob = entry.staged.get(iso(slot))
+        blob = entry.staged.get(slot_key(slot))
         return None if blob is None else self.get_blob(blob)
 
     def put_blob(self, facets: Mapping[str, Any]) -> str:

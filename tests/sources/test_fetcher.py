@@ -223,3 +223,12 @@ def test_prune_drops_old_entries_and_unreferenced_blobs(server: Server, cache: S
     assert removed == 2  # the old entry and the blob only it referenced
     assert [e.identity["source"] for e in cache.entries()] == [f"{server.url}/feed1.xml"]
     assert len(list((cache.root / "blobs").glob("*.json"))) == 1
+
+
+def test_a_tick_with_microseconds_still_fetches_once(server: Server, cache: SourceCache) -> None:
+    watches = _watches(_feeds(server, 3), 30)
+    now = NOW.replace(microsecond=123456)
+    fetch_all(watches, now=now, environ={}, root=None, cache=cache)
+    for contract in range(30):
+        fetch_all(watches[contract : contract + 1], now=now, environ={}, root=None, cache=cache)
+    assert server.count() == 3

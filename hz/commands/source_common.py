@@ -1,0 +1,52 @@
+"""What the `hz source` commands share: the repository's watches and how a source is shown."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from hz.sources.base import SourceSpec
+from hz.sources.watch import Group, Watch, watches_of
+
+
+def repository_watches(root: Path, environ: Mapping[str, str], cwd: Path | None = None) -> list[Watch]:
+    """Every watch of every enabled contract of the repository's layers."""
+    from hz.contract.project import compile_repository
+
+    compiled = compile_repository(root, environ, cwd=cwd)
+    return [w for c in compiled.contracts if c.enabled and c.contract is not None for w in watches_of(c.contract)]
+
+
+def duration(value: timedelta | None) -> str | None:
+    if value is None:
+        return None
+    from hz.contract.model import format_duration
+
+    return str(format_duration(value))
+
+
+def describe_spec(spec: SourceSpec) -> dict[str, Any]:
+    return {
+        "uri": spec.uri,
+        "query": spec.query,
+        "window": duration(spec.window),
+        "facets": list(spec.facets),
+        "stage": spec.stage if spec.scheme == "contract" else None,
+        "key": spec.key,
+    }
+
+
+def spec_line(spec: SourceSpec) -> str:
+    extras = [f"{k}: {v}" for k, v in describe_spec(spec).items() if k in {"query", "window", "stage"} and v]
+    if spec.facets:
+        extras.append("facets: " + ", ".join(spec.facets))
+    return spec.uri + (f"  ({'; '.join(extras)})" if extras else "")
+
+
+def watchers(group: Group) -> list[dict[str, Any]]:
+    return [
+        {"contract": w.contract, "input": w.input, "recheck": duration(w.recheck), "required": w.required}
+        for w in group.watches
+    ]

@@ -23,12 +23,13 @@ from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 from itertools import islice
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from croniter import CroniterBadDateError, croniter
-
 from hz.errors import HzError
+
+if TYPE_CHECKING:  # croniter (and dateutil under it) is imported on first use: the idle tick skips it
+    from croniter import croniter
 
 CatchUp = Literal["latest", "all", "skip"]
 CATCH_UP_POLICIES: tuple[CatchUp, ...] = ("latest", "all", "skip")
@@ -238,6 +239,8 @@ def _stable(instant: datetime, zone: ZoneInfo) -> bool:
 
 def _step(cursor: croniter, *, backwards: bool) -> datetime | None:
     """The next wall-clock match, or None when the expression never matches again (`0 0 30 2 *`)."""
+    from croniter import CroniterBadDateError
+
     try:
         return cursor.get_prev(datetime) if backwards else cursor.get_next(datetime)
     except CroniterBadDateError:
@@ -292,6 +295,8 @@ def _iterator(expr: str, wall: datetime) -> croniter:
         cache = _local.iterators = {}
     iterator = cache.get(expr)
     if iterator is None:
+        from croniter import croniter
+
         _every_hour(expr)  # raises ScheduleError for a bad expression
         iterator = cache[expr] = croniter(expr, wall)
     iterator.set_current(wall, force=True)
@@ -300,6 +305,8 @@ def _iterator(expr: str, wall: datetime) -> croniter:
 
 @lru_cache(maxsize=1024)
 def _every_hour(expr: str) -> bool:
+    from croniter import croniter
+
     try:
         fields = croniter.expand(expr)[0]
     except (ValueError, KeyError) as exc:

@@ -26,7 +26,7 @@ def lint_command(root: Path, span: str | None, as_json: bool) -> int:
     repo = pygit2.Repository(str(root))
     if span is not None:
         return _report(_lint(repo, *_parse_range(repo, span)), as_json)
-    tip = _default_tip(repo)
+    tip = _default_tip(repo, root)
     if tip is None:
         click.echo(f"{STATE_BRANCH}: no such branch yet, nothing to lint")
         return EXIT_OK
@@ -66,10 +66,14 @@ def _resolve(repo: pygit2.Repository, rev: str) -> str:
         raise HzError(f"unknown revision {rev!r}", hint="fetch hz/state first") from exc
 
 
-def _default_tip(repo: pygit2.Repository) -> str | None:
+def _default_tip(repo: pygit2.Repository, root: Path) -> str | None:
+    """The local branch, else git's remote-tracking branch, else what hz itself fetched last."""
     from hz.gitstate.objects import resolve
+    from hz.gitstate.remote import TeamRemote
+    from hz.gitstate.settings import load_state_settings
 
-    for ref in CANDIDATES:
+    fetched = TeamRemote(root, load_state_settings(root).remote).tracking(STATE_REF)
+    for ref in (*CANDIDATES, fetched):
         if (tip := resolve(repo, ref)) is not None:
             return tip
     return None

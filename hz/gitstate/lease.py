@@ -155,6 +155,22 @@ class Held:
     record: LeaseRecord
 
 
+def holding(team: TeamRemote, lease_id: str, token: int) -> Held | None:
+    """The lease we hold with this token, from memory or, when that is gone, from the remote.
+
+    A token names one acquisition, so a remote lease still held under our token is still ours: its
+    tip becomes the expected value of the next fenced push. Anything else means we were replaced.
+    """
+    mine = held(team, lease_id)
+    if mine is not None:
+        return mine if mine.record.token == token else None
+    view = read_lease(team, lease_id)
+    if view.tip is None or view.record is None or view.record.token != token or view.record.state != "held":
+        return None
+    remember(team, view.record, view.tip)
+    return Held(view.tip, view.record)
+
+
 def remember(team: TeamRemote, record: LeaseRecord, tip: str) -> None:
     path = team.local_dir / "leases" / f"{record.lease}.json"
     atomic_write(path, f'{{"tip": "{tip}", "record": {record.line().decode().strip()}}}\n')

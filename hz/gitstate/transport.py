@@ -73,7 +73,10 @@ class Git:
         )
         if check and proc.returncode != 0:
             verb = next((a for a in args if not a.startswith("-") and "=" not in a), "")
-            raise TransportError(f"git {verb} failed: {proc.stderr.strip() or proc.stdout.strip()}")
+            raise TransportError(
+                f"git {verb} failed: {proc.stderr.strip() or proc.stdout.strip()}",
+                hint="check the remote ([state] remote in hz.toml, or --remote) and your access to it",
+            )
         return proc
 
     def ls_remote(self, remote: str, *refs: str) -> dict[str, str]:

@@ -95,9 +95,12 @@ class StateWriter:
     def _drop_unheld(self, events: list[Event], result: FlushResult) -> list[Event]:
         """Events whose (lease, token) this machine no longer holds can never be written: fenced."""
         keep: list[Event] = []
+        holding: dict[tuple[str, int], bool] = {}
         for event in events:
-            mine = lease.held(self.team, event.lease)
-            if mine is None or mine.record.token != event.token:
+            ident = (event.lease, event.token)
+            if ident not in holding:
+                holding[ident] = lease.holding(self.team, event.lease, event.token) is not None
+            if not holding[ident]:
                 result.fenced.add(event.lease)
                 result.dropped.append(event)
             else:

@@ -104,9 +104,9 @@ def test_state_log_and_lint_of_a_written_branch(team: Path, hz: Any, bare: Path)
     as_json = json.loads(hz("state", "log", "--json", "--id", AGENT).out)
     assert [(e["event"]["kind"], e["void"]) for e in as_json] == [("turn.started", False), ("turn.finished", False)]
     assert hz("state", "log", "--id", hz_id(6)).out == ""
-    git("fetch", "-q", str(bare), "hz/state:hz/state", cwd=team)
-    lint = hz("state", "lint")
+    lint = hz("state", "lint")  # what `hz state log` fetched
     assert (lint.exit_code, lint.out) == (0, "hz/state: clean\n")
+    git("fetch", "-q", str(bare), "hz/state:hz/state", cwd=team)
     assert hz("state", "lint", "--range", "..hz/state", "--json").out == "[]\n"
 
 

@@ -128,3 +128,17 @@ def test_a_fenced_push_changes_nothing_on_the_remote(tmp_path: Path, bare: Path)
     assert git("--git-dir", str(bare), "for-each-ref", "refs/heads") == ""
     assert git("--git-dir", str(bare), "rev-parse", f"refs/hz/lease/{hz_id(1)}") == lease_before
     assert writer.flush(later).pushes == 0  # the dropped event is gone from the outbox
+
+
+def test_a_lost_lease_memory_is_recovered_from_the_remote_by_token(tmp_path: Path, bare: Path) -> None:
+    team, token = holder(tmp_path, "ann", str(bare), hz_id(1))
+    for file in (team.local_dir / "leases").iterdir():
+        file.unlink()  # $HZ_HOME lost its lease file, the outbox survived
+    writer = StateWriter(team, SETTINGS)
+    writer.queue(placed(hz_id(1), 1, token), placed(hz_id(1), 2, token + 1))
+    result = writer.flush(NOW)
+    assert ([e.key for e in result.landed], [e.key for e in result.dropped], result.fenced) == (
+        [placed(hz_id(1), 1, token).key],
+        [placed(hz_id(1), 2, token + 1).key],
+        {hz_id(1)},
+    )

@@ -30,7 +30,7 @@ from hz.errors import HzError, LockTimeout
 from hz.fsio import FILE_MODE, fsync_dir, private_dir
 from hz.session.envelope import Envelope, EnvelopeError, format_line, format_ts, line_hash, parse_line
 from hz.session.kinds import KINDS
-from hz.session.migrate import migrate
+from hz.session.migrate import migrate, needs_migration
 
 SPINE = "session.jsonl"
 LOCK = "lock"
@@ -128,12 +128,12 @@ def _broken(result: SpineRead, held: tuple[Envelope, int, str] | None, seq: int,
 def _accept(result: SpineRead, held: tuple[Envelope, int, str]) -> None:
     envelope, result.end, result.head = held
     result.last_seq = envelope.seq
-    kind, data = migrate(envelope.kind, envelope.data)
-    if kind not in KINDS:
+    if needs_migration(envelope.kind, envelope.data):
+        kind, data = migrate(envelope.kind, envelope.data)
+        envelope = envelope._replace(kind=kind, data=data)
+    if envelope.kind not in KINDS:
         result.skipped += 1
         return
-    if kind != envelope.kind or data is not envelope.data:
-        envelope = Envelope(envelope.seq, envelope.ts, envelope.prev, kind, data, envelope.turn, envelope.key)
     result.events.append(envelope)
 
 

@@ -153,12 +153,8 @@ class StateWriter:
         return self._fence(events, set(renewed), result)
 
     def _fence(self, events: list[Event], lease_ids: set[str], result: FlushResult) -> list[Event]:
-        """Ask the remote where these leases are; those no longer at our tip are fenced, their events dropped."""
-        if not lease_ids:
-            return events
-        mine = {lease_id: lease.held(self.team, lease_id) for lease_id in lease_ids}
-        tips = self.team.tips(lease_ref(lease_id) for lease_id in sorted(lease_ids))
-        moved = {lid for lid, held in mine.items() if held is None or tips[lease_ref(lid)] != held.tip}
+        """Ask the remote where these leases are; those we no longer hold are fenced, their events dropped."""
+        moved = {lease_id for lease_id in lease_ids if not self._still_ours(lease_id)}
         for lease_id in moved:
             lease.forget(self.team, lease_id)
         result.fenced |= moved
@@ -166,6 +162,24 @@ class StateWriter:
         self.outbox.remove(dropped)
         result.dropped.extend(dropped)
         return [e for e in events if e.lease not in moved]
+
+    def _still_ours(self, lease_id: str) -> bool:
+        """Is the remote's lease still our acquisition (same token, held)?
+
+        A tip other than the one we remember can still be ours: a renewal of ours that landed just
+        before a crash kept us from writing the new tip down. The token decides, not the tip.
+        """
+        mine = lease.held(self.team, lease_id)
+        if mine is None:
+            return False
+        view = lease.read_lease(self.team, lease_id)
+        record, tip = view.record, view.tip
+        if record is None or tip is None:
+            return False
+        ours = (record.token, record.holder, record.state) == (mine.record.token, mine.record.holder, "held")
+        if ours and tip != mine.tip:
+            lease.remember(self.team, record, tip)
+        return ours
 
     def _not_there(self, tip: str | None, events: list[Event], result: FlushResult) -> list[Event]:
         """Drop events whose identity is on hz/state already: an identity lands once, never twice.

@@ -142,3 +142,20 @@ def test_a_lost_lease_memory_is_recovered_from_the_remote_by_token(tmp_path: Pat
         [placed(hz_id(1), 2, token + 1).key],
         {hz_id(1)},
     )
+
+
+def test_a_renewal_that_landed_before_a_crash_is_still_ours(tmp_path: Path, bare: Path) -> None:
+    team, token = holder(tmp_path, "ann", str(bare), hz_id(1))
+    memory = team.local_dir / "leases" / f"{hz_id(1)}.json"
+    before = memory.read_bytes()
+    writer = StateWriter(team, SETTINGS)
+    writer.queue(placed(hz_id(1), 1, token))
+    assert writer.flush(NOW).landed
+    memory.write_bytes(before)  # the crash lost the write-down of the renewed tip
+    writer.queue(placed(hz_id(1), 2, token))
+    result = writer.flush(NOW + timedelta(minutes=1))
+    assert ([e.key for e in result.landed], result.fenced, result.pushes) == (
+        [placed(hz_id(1), 2, token).key],
+        set(),
+        2,
+    )

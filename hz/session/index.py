@@ -208,7 +208,11 @@ class Index:
     # --- queries ---------------------------------------------------------------------------------
 
     def _rows(self, sql: str, params: tuple[Any, ...] | dict[str, Any] = ()) -> list[Row]:
-        return [dict(r) for r in self.db.execute(sql, params)]
+        cursor = self.db.cursor()
+        cursor.row_factory = None  # plain tuples zipped with the names: several times faster than sqlite3.Row
+        cursor.execute(sql, params)
+        names = [column[0] for column in cursor.description]
+        return [dict(zip(names, values, strict=True)) for values in cursor]
 
     def agents(
         self,
@@ -235,9 +239,8 @@ class Index:
             where.append("a.contract_version = :version")
             params["version"] = version
         return self._rows(
-            "SELECT a.*, coalesce(c.usd, 0) AS cost_today FROM agents a LEFT JOIN"
-            " (SELECT agent, sum(usd) AS usd FROM costs WHERE day = :today GROUP BY agent) c ON c.agent = a.id"
-            f" WHERE {' AND '.join(where)} ORDER BY a.namespace, a.name",
+            "SELECT a.*, (SELECT coalesce(sum(c.usd), 0) FROM costs c WHERE c.agent = a.id AND c.day = :today)"
+            f" AS cost_today FROM agents a WHERE {' AND '.join(where)} ORDER BY a.namespace, a.name",
             params,
         )
 

@@ -50,7 +50,7 @@ def check_frontmatter(
     try:
         frontmatter = ContractFrontmatter.model_validate(data)
     except ValidationError as exc:
-        return None, _rephrase(exc.errors(), path, where)
+        return None, _rephrase(exc.errors(), data, path, where)
     found: list[Diagnostic] = []
     if stem is not None and frontmatter.name != stem:
         line, column = where.value(("name",))
@@ -83,27 +83,61 @@ def check_frontmatter(
     return frontmatter, found
 
 
-def _rephrase(errors: Iterable[Any], path: str, where: Locator) -> list[Diagnostic]:
+def _rephrase(errors: Iterable[Any], data: Any, path: str, where: Locator) -> list[Diagnostic]:
     grouped: dict[Loc, list[Any]] = {}
     for error in errors:
-        loc = _clean(error["loc"]) + tuple((error.get("ctx") or {}).get("at", ()))
+        loc = _clean(error["loc"], data) + tuple((error.get("ctx") or {}).get("at", ()))
         grouped.setdefault(loc, []).append(error)
     found = [_diagnostic(loc, group, path, where) for loc, group in grouped.items()]
     return sorted(found, key=lambda d: (d.line, d.column, d.code))
 
 
-def _clean(loc: Iterable[Any]) -> Loc:
-    """Drop the names pydantic gives union branches and validator wrappers (`literal['slot']`)."""
-    return tuple(p for p in loc if isinstance(p, int) or not any(c in p for c in "[]()'\"- ") or p.startswith("x-"))
+def _clean(loc: Iterable[Any], data: Any) -> Loc:
+    """The part of pydantic's loc that names nodes of the file.
+
+    pydantic adds the names of union branches and validator wrappers (`literal['slot']`) and `[key]`
+    for a bad mapping key; walking the data keeps exactly the parts that are keys or indexes in it.
+    """
+    out: list[str | int] = []
+    node = data
+    for part in loc:
+        if _has(node, part):
+            node = node[part]
+            out.append(part)
+    return tuple(out)
+
+
+def _has(node: Any, part: Any) -> bool:
+    if isinstance(node, dict):
+        return part in node
+    return isinstance(node, list | tuple) and isinstance(part, int) and 0 <= part < len(node)
 
 
 def _diagnostic(loc: Loc, group: list[Any], path: str, where: Locator) -> Diagnostic:
     first = group[0]
     kind = first["type"]
     code = kind.upper() if kind.startswith("hzc") else "HZC002"
-    message = " or ".join(dict.fromkeys(_message(e) for e in group)) if len(group) > 1 else _message(first)
-    line, column = where.key(loc) if kind == "extra_forbidden" else where.value(loc)
+    message = _alternatives(group) if len(group) > 1 else _message(first)
+    on_key = kind == "extra_forbidden" or "[key]" in first["loc"]
+    line, column = where.key(loc) if on_key else where.value(loc)
     return Diagnostic(path, line, column, code, "error", dotted(loc), message, _hint(kind, loc, first))
+
+
+def _alternatives(group: list[Any]) -> str:
+    """One message for a value that matched none of a union's branches."""
+    wanted = dict.fromkeys(_expected(e) for e in group)
+    return f"{_shown(group[0].get('input'))} must be {' or '.join(wanted)}"
+
+
+def _expected(error: Any) -> str:
+    kind, ctx = error["type"], error.get("ctx") or {}
+    if kind == "duration":
+        return "a duration (such as 15m or 7d)"
+    if kind == "literal_error":
+        return str(ctx.get("expected", "?"))
+    if kind == "string_pattern_mismatch":
+        return PATTERN_NAMES.get(ctx.get("pattern", ""), "valid")
+    return _message(error)
 
 
 def _message(error: Any) -> str:
@@ -175,6 +209,8 @@ _HINTS: dict[str, str] = {
 def _hint(kind: str, loc: Loc, error: Any) -> str:
     if kind == "extra_forbidden":
         name = str(loc[-1]) if loc else ""
+        if name.startswith("x-"):
+            return "x-* keys for other tools are allowed only at the top level of the frontmatter"
         close = difflib.get_close_matches(name, _known_keys(), n=1)
         if close:
             return f"did you mean '{close[0]}'?"

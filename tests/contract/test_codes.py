@@ -171,3 +171,32 @@ def test_unreadable_encoding(tmp_path: Path) -> None:
     path.write_bytes(b"---\nname: \xff\n---\n")
     result = load_contract(path)
     assert [(d.code, d.line, d.message) for d in result.diagnostics] == [("HZC001", 1, "the file is not UTF-8")]
+
+
+def test_a_bad_mapping_key_is_named_at_the_key() -> None:
+    text = variant("    commits:\n", "    my-commits:\n")
+    result = load_text(text, path="w.prose.md")
+    assert [d.render() for d in result.diagnostics] == [
+        "w.prose.md:13:5  HZC002  hz.inputs.my-commits\n"
+        "  'my-commits' is not an identifier: lowercase letters, digits and underscores, starting with a letter"
+    ]
+
+
+def test_a_value_matching_no_alternative_names_them_all() -> None:
+    result = load_text(variant("  scope: team\n", "  scope: team\n  freshness: sometimes\n"), path="w.prose.md")
+    assert [(d.line, d.column, d.loc, d.message) for d in result.diagnostics] == [
+        (10, 14, "hz.freshness", "'sometimes' must be a duration (such as 15m or 7d) or 'slot'")
+    ]
+
+
+def test_extension_keys_only_at_the_top_level() -> None:
+    assert load_text(variant("name: weekly-digest", "name: weekly-digest\nx-editor: {theme: dark}")).diagnostics == ()
+    nested = load_text(variant("  scope: team\n", "  scope: team\n  x-editor: 1\n"), path="w.prose.md")
+    assert [(d.code, d.loc, d.message, d.hint) for d in nested.diagnostics] == [
+        (
+            "HZC002",
+            "hz.x-editor",
+            "unknown key 'x-editor'",
+            "x-* keys for other tools are allowed only at the top level of the frontmatter",
+        )
+    ]

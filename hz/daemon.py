@@ -53,7 +53,10 @@ class Pending:
         return not (self.due or self.waits or self.running or self.drafts or self.watched or self.fresh)
 
 
-FRESH = "SELECT id FROM agents WHERE state = 'asleep' AND last_turn IS NULL AND contract_version IS NOT NULL"
+FRESH = "SELECT id FROM agents WHERE state = 'asleep' AND last_turn IS NULL"
+# The tick's own partial index over the derived index, so finding agents that never had a turn costs
+# nothing when there are none; recreated whenever the index was rebuilt (it is derived, like the rest).
+FRESH_INDEX = "CREATE INDEX IF NOT EXISTS tick_fresh ON agents (id) WHERE state = 'asleep' AND last_turn IS NULL"
 
 
 WAITING_ON = "SELECT agent, turn FROM waits WHERE on_kind IS NOT NULL"
@@ -72,8 +75,19 @@ def pending(index: Any, now: datetime, root: Path | None) -> Pending:
         running=running + [dict(r) for r in index.db.execute(WAITING_ON)],
         drafts=[r for r in index.drafts(status="pending") if draft_moved(r, root)],
         watched=index.watched(),
-        fresh=[dict(r) for r in index.db.execute(FRESH)],
+        fresh=_fresh(index),
     )
+
+
+def _fresh(index: Any) -> list[dict[str, Any]]:
+    import sqlite3
+
+    query = FRESH.replace("FROM agents", "FROM agents INDEXED BY tick_fresh")
+    try:
+        index.db.execute(FRESH_INDEX)
+    except sqlite3.OperationalError:  # a reader that cannot write still gets the answer, by a scan
+        query = FRESH
+    return [dict(r) for r in index.db.execute(query)]
 
 
 def draft_moved(row: Mapping[str, Any], root: Path | None) -> bool:

@@ -68,7 +68,7 @@ def place_drafts(journal: Journal, turn: Turn, deps: Deps, texts: Mapping[str, M
                 "contract_version": plan.version,
                 "place": target.place,
             }
-            journal.append("draft.placed", data, turn=turn.id, key=key)
+            journal.append("draft.placed", data, turn=turn.id, key=None)
             crashpoint("draft.placed", deps.environ)
     return next(iter(hashes.values())) if len(hashes) == 1 else fingerprint(hashes)
 
@@ -90,7 +90,7 @@ def record_lessons(journal: Journal, turn: Turn, lessons: list[Mapping[str, Any]
 def ask(journal: Journal, turn: Turn, question: str) -> None:
     key = f"{turn.plan.agent_id}@question:{turn.id}"
     if not any(e.kind == "question.asked" and e.data.get("key") == key for e in journal.events()):
-        journal.append("question.asked", {"key": key, "question": question[:1000]}, turn=turn.id, key=key)
+        journal.append("question.asked", {"key": key, "question": question[:1000]}, turn=turn.id, key=None)
 
 
 def write_summary(journal: Journal, turn: Turn, summary: Mapping[str, Any], *, keep: int = 5) -> None:

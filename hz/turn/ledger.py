@@ -87,5 +87,5 @@ class Ledger:
         return Done(effect.key, digest, performed=True)
 
     def _append(self, kind: str, data: dict[str, str]) -> None:
-        event = self._journal.append(kind, data, turn=self._turn, key=data["key"])
+        event = self._journal.append(kind, data, turn=self._turn, key=None)  # the key is in data
         self._note(event)

@@ -46,7 +46,7 @@ def take_requests(journal: Journal, turn: Turn, step: str, deps: Deps) -> list[R
             steered.append(request)
         else:
             key = asked_key(turn.plan.agent_id, request.request_id)
-            journal.append("turn.requested", {"cause": "asked", "key": key}, turn=turn.id, key=key)
+            journal.append("turn.requested", {"cause": "asked", "key": key}, turn=turn.id, key=None)
     return steered
 
 

@@ -65,7 +65,7 @@ def fork_gather(journal: Journal, turn: Turn, parent: str) -> None:
             turn.gathered = Gathered(record["gather"]["values"], record["gather"]["fingerprints"])
             append_body(journal.directory, turn.id, {"gather": record["gather"]})
             fingerprints = {k: v for k, v in turn.gathered.fingerprints.items() if v.startswith("sha256:")}
-            checkpoint(journal, turn, "gather", inputs=fingerprints, body_ref=body_reference(journal, turn.id))
+            checkpoint(journal, turn, "gather", inputs=fingerprints)
             return
 
 
@@ -92,7 +92,7 @@ def gather(journal: Journal, turn: Turn, deps: Deps) -> None:
         {"gather": {"values": turn.gathered.values, "fingerprints": turn.gathered.fingerprints}},
     )
     fingerprints = {k: v for k, v in turn.gathered.fingerprints.items() if v.startswith("sha256:")}
-    checkpoint(journal, turn, "gather", inputs=fingerprints, body_ref=body_reference(journal, turn.id))
+    checkpoint(journal, turn, "gather", inputs=fingerprints)
 
 
 def think(journal: Journal, turn: Turn, deps: Deps) -> None:

@@ -1,0 +1,217 @@
+"""Tick figures: an idle tick over many asleep agents, a busy tick, one turn's bookkeeping, spine growth.
+
+Run: .venv/bin/python bench/tick.py [--quick]
+Prints medians and p95; never asserts on time. Goals (issue 6): a tick over 10,000 asleep agents with
+nothing due under 5 ms in process and under 100 ms median as a fresh `hz tick` process; the bookkeeping
+of one turn without its runner under 5 ms; a turn adds at most 1.5 KB to its spine.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from hz.session.envelope import Envelope, format_line, format_ts, line_hash
+from hz.session.index import Index
+from hz.session.spine import SPINE
+
+FP = "sha256:" + "cd" * 32
+MONDAY = datetime(2026, 10, 26, 9, 0, tzinfo=UTC)
+FRIDAY = datetime(2026, 10, 30, 15, 0, tzinfo=UTC)
+CONTRACT = """---
+name: {name}
+kind: responsibility
+description: A weekly note for the benchmark.
+hz:
+  schema: 1
+  title: Weekly note
+  owner: "@bench"
+  scope: personal
+  schedule: "0 15 * * FRI"
+  outputs:
+    note:
+      target: "file:notes/{name}-{{slot:%G-W%V}}.md"
+      facets: [summary]
+---
+
+# Weekly note
+
+### Goal
+
+A weekly note is drafted every Friday.
+
+### Maintains
+
+- `note`: the note.
+
+#### summary
+
+Material: what happened.
+
+### Done when
+
+- [ ] the week is covered
+"""
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1000:.2f} ms"
+
+
+def _stats(runs: list[float]) -> str:
+    ordered = sorted(runs)
+    p95 = ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
+    return f"median {_ms(statistics.median(runs))}, p95 {_ms(p95)} ({len(runs)} runs)"
+
+
+def _time(fn: Callable[[], Any], repeat: int) -> list[float]:
+    runs = []
+    for _ in range(repeat):
+        began = time.perf_counter()
+        fn()
+        runs.append(time.perf_counter() - began)
+    return runs
+
+
+def asleep_spines(root: Path, count: int, *, first: int = 0) -> None:
+    """Agents that had one turn and are due only in a year: what an idle machine holds."""
+    due = "2027-10-29T15:00:00Z"
+    for n in range(first, first + count):
+        agent = f"hz-01JB{n:022d}"
+        directory = root / agent
+        directory.mkdir(parents=True, mode=0o700)
+        events: list[tuple[str, dict[str, Any], str | None, str | None]] = [
+            ("heinzel.created", {"agent_id": agent, "name": f"a-{n}", "namespace": "me", "origin": "file"}, None, None),
+            ("contract.proposed", {"name": f"a-{n}", "contract_fingerprint": FP, "source_fingerprint": FP}, None, None),
+            ("contract.approved", {"version": 1, "next_due": due}, None, None),
+            ("turn.started", {"cause": "created", "causes": ["created"], "keys": [f"{agent}@created"],
+                              "contract_version": 1}, "t0", f"{agent}@created"),
+            ("turn.finished", {"disposition": "skipped", "reason": "nothing-to-do", "cause": "created",
+                               "next_due": due}, "t0", None),
+        ]  # fmt: skip
+        prev: str | None = None
+        lines = []
+        for seq, (kind, data, turn, key) in enumerate(events, start=1):
+            line = format_line(Envelope(seq, format_ts(MONDAY), prev, kind, data, turn, key))
+            prev = line_hash(line)
+            lines.append(line)
+        (directory / SPINE).write_bytes(b"\n".join(lines) + b"\n")
+
+
+def bench_idle(folder: Path, count: int, processes: int) -> None:
+    from hz.daemon import tick
+
+    home = folder / f"idle-{count}"
+    asleep_spines(home / "heinzel", count)
+    with Index.open(home / "heinzel"):
+        pass  # the first open builds the index
+    environ = {**os.environ, "HZ_HOME": str(home), "HZ_CONFIG_HOME": str(folder / "config")}
+    now = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
+    assert tick(root=None, environ=environ, now=now).woken == []
+    runs = _time(lambda: tick(root=None, environ=environ, now=now), 50)
+    print(f"idle tick over {count} asleep agents, in process: {_stats(runs)}")
+    command = [sys.executable, "-m", "hz", "tick", "--now", "2026-11-02T09:00Z"]
+    cwd = folder  # not a repository
+    fresh = _time(lambda: subprocess.run(command, env=environ, cwd=cwd, check=True, capture_output=True), processes)
+    print(f"idle `hz tick` as a fresh process over {count} agents: {_stats(fresh)}")
+    bare = _time(lambda: subprocess.run([sys.executable, "-c", "pass"], check=True), processes)
+    print(f"  (a bare `python -c pass` here: {_stats(bare)})")
+
+
+def bench_busy(folder: Path, asleep: int, due: int) -> None:
+    from hz.daemon import tick
+    from hz.heinzel.lifecycle import Origin, create
+    from hz.session.store import Store
+
+    home = folder / "busy"
+    asleep_spines(home / "heinzel", asleep)
+    repo = folder / "repo"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    environ = {**os.environ, "HZ_HOME": str(home), "HZ_CONFIG_HOME": str(folder / "config")}
+    with Store.from_environ(environ) as store:
+        for n in range(due):
+            text = CONTRACT.format(name=f"note-{n}")
+            create(
+                store, text, label="bench", namespace="me", handle=None, origin=Origin("file"), now=MONDAY, approve=True
+            )
+    tick(root=repo, environ=environ, now=MONDAY)  # the created turns
+    began = time.perf_counter()
+    report = tick(root=repo, environ=environ, now=FRIDAY)
+    took = time.perf_counter() - began
+    print(f"tick over {asleep + due} agents with {len(report.woken)} due (offline runner): {_ms(took)}")
+
+
+def bench_turn(folder: Path, turns: int) -> None:
+    """One turn through the engine with a runner that answers at once: hz's own share of a turn."""
+    from hz.config import HeinzelSettings
+    from hz.runners.base import ThinkRequest, ThinkResult, Usage
+    from hz.runners.offline import offline_outcome
+    from hz.turn import engine
+    from hz.turn.causes import Cause, coalesce, schedule_key
+    from hz.turn.engine import Deps, Gathered
+    from hz.turn.journal import Journal
+    from hz.turn.plan import Plan
+
+    class Instant:
+        name = "instant"
+
+        def __init__(self) -> None:
+            self.outcome: Any = None
+
+        def worst_case_usd(self, max_tokens: int) -> float:
+            return 0.0
+
+        def think(self, request: ThinkRequest) -> ThinkResult:
+            if self.outcome is None:
+                self.outcome = offline_outcome(request)
+            return ThinkResult(self.outcome, Usage(input_tokens=900, output_tokens=300, usd=0.0123))
+
+    places = [("this disk", folder)]
+    if Path("/dev/shm").is_dir():
+        places.append(("tmpfs", Path(tempfile.mkdtemp(dir="/dev/shm"))))
+    for label, base in places:
+        agent = "hz-01JC0000000000000000000000"
+        directory = base / "turns" / agent
+        directory.mkdir(parents=True, mode=0o700)
+        plan = Plan(agent, "bench", 1, FP, "### Goal\n\nA note.\n", {"note": ("summary",)},
+                    {"note": "file:notes/{slot:%G-W%V}.md"}, root=base)  # fmt: skip
+        gathered = Gathered({"tracker": {"issues": [{"title": "ship it", "url": "https://x.test/1"}]}}, {"tracker": FP})
+        deps = Deps(Instant(), HeinzelSettings(), {}, lambda: FRIDAY, lambda p, s, g=gathered: g)
+        sizes: list[int] = []
+        runs: list[float] = []
+        with Journal.open(directory, clock=lambda: FRIDAY, timeout=1.0) as journal:
+            for week in range(turns):
+                slot = FRIDAY + timedelta(weeks=week)
+                wake = coalesce(agent, [Cause("schedule", schedule_key(agent, slot), slot)])
+                before = (directory / SPINE).stat().st_size if (directory / SPINE).exists() else 0
+                began = time.perf_counter()
+                engine.start(journal, plan, wake, deps)
+                runs.append(time.perf_counter() - began)
+                sizes.append((directory / SPINE).stat().st_size - before)
+        print(f"one turn's bookkeeping without its runner ({label}): {_stats(runs[1:])}")
+        print(f"  spine growth per drafted turn: median {statistics.median(sizes):.0f} bytes, max {max(sizes)} bytes")
+        if base != folder:
+            import shutil
+
+            shutil.rmtree(base)
+
+
+def main() -> None:
+    quick = "--quick" in sys.argv
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = Path(scratch)
+        bench_idle(folder, 1_000 if quick else 10_000, 5 if quick else 15)
+        bench_busy(folder, 990, 10)
+        bench_turn(folder, 10 if quick else 40)
+
+
+if __name__ == "__main__":
+    main()

@@ -111,28 +111,31 @@ class Fold:
         row["state"] = state
         row["due_at"] = None if state in ("proposed", "paused", "retired") else row["next_due"]
 
-    def write(self, db: sqlite3.Connection) -> None:
+    def rows(self) -> dict[str, list[tuple[Any, ...]]]:
+        """Every row of this agent, by table, ready for `write_rows`."""
         a = self.agent
-        if self.row is not None:
-            db.execute(f"INSERT INTO agents VALUES ({','.join('?' * len(AGENT_COLUMNS))})",
-                       [self.row[c] for c in AGENT_COLUMNS])  # fmt: skip
-        rows: list[tuple[str, list[tuple[Any, ...]]]] = [
-            ("assets", [(a, x) for x in self.assets]),
-            ("watched", [(a, name, w[0], w[1]) for name, w in self.watched.items()]),
-            ("versions", [(a, v, *rest) for v, rest in self.versions.items()]),
-            ("turns", [(a, t, *(r[c] for c in TURN_COLUMNS)) for t, r in self.turns.items()]),
-            ("waits", [(a, *w) for w in self.waits.values()]),
-            ("keys", [(a, k, *v) for k, v in self.keys.items()]),
-            ("effects", [(a, k, *v) for k, v in self.effects.items()]),
-            ("drafts", [(a, k, *v) for k, v in self.drafts.items()]),
-            ("lessons", [(a, k, *v) for k, v in self.lessons.items()]),
-            ("amendments", [(a, k, *v) for k, v in self.amendments.items()]),
-            ("questions", [(a, k, *v) for k, v in self.questions.items()]),
-            ("costs", [(a, day, cause, usd) for (day, cause), usd in self.costs.items()]),
-        ]
-        for table, values in rows:
-            if values:
-                db.executemany(f"INSERT INTO {table} VALUES ({','.join('?' * len(values[0]))})", values)
+        return {
+            "agents": [] if self.row is None else [tuple(self.row[c] for c in AGENT_COLUMNS)],
+            "assets": [(a, x) for x in self.assets],
+            "watched": [(a, name, w[0], w[1]) for name, w in self.watched.items()],
+            "versions": [(a, v, *rest) for v, rest in self.versions.items()],
+            "turns": [(a, t, *(r[c] for c in TURN_COLUMNS)) for t, r in self.turns.items()],
+            "waits": [(a, *w) for w in self.waits.values()],
+            "keys": [(a, k, *v) for k, v in self.keys.items()],
+            "effects": [(a, k, *v) for k, v in self.effects.items()],
+            "drafts": [(a, k, *v) for k, v in self.drafts.items()],
+            "lessons": [(a, k, *v) for k, v in self.lessons.items()],
+            "amendments": [(a, k, *v) for k, v in self.amendments.items()],
+            "questions": [(a, k, *v) for k, v in self.questions.items()],
+            "costs": [(a, day, cause, usd) for (day, cause), usd in self.costs.items()],
+        }
+
+
+def write_rows(db: sqlite3.Connection, rows: dict[str, list[tuple[Any, ...]]]) -> None:
+    """Insert rows of many agents at once: one `executemany` per table."""
+    for table, values in rows.items():
+        if values:
+            db.executemany(f"INSERT INTO {table} VALUES ({','.join('?' * len(values[0]))})", values)
 
 
 Folder = Callable[[Fold, Envelope], None]

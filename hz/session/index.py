@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
+from collections import defaultdict
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -29,9 +30,9 @@ from typing import Any
 from hz.fsio import private_dir
 from hz.session import projection
 from hz.session.envelope import Envelope
-from hz.session.fold import Fold
+from hz.session.fold import Fold, write_rows
 from hz.session.schema import SCHEMA, SCHEMA_VERSION, TABLES
-from hz.session.spine import SPINE, clear_pending, pending, read_spine, try_lock
+from hz.session.spine import SPINE, SpineRead, clear_pending, pending, read_spine, try_lock
 
 INDEX = "index.sqlite"
 Row = dict[str, Any]
@@ -103,9 +104,25 @@ class Index:
                     db.execute(statement)
             db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             agents = self.spine_ids()
-            for agent in agents:
-                self._replay(db, agent, 0, None, 0, fresh=True, empty=True)
+            batch: dict[str, list[tuple[Any, ...]]] = defaultdict(list)
+            for n, agent in enumerate(agents, start=1):
+                for table, rows in self._fold(agent, read_spine(self.root / agent / SPINE)).items():
+                    batch[table] += rows
+                if n % 1000 == 0:
+                    write_rows(db, batch)
+                    batch.clear()
+            write_rows(db, batch)
         return len(agents)
+
+    def _fold(self, agent: str, read: SpineRead) -> dict[str, list[tuple[Any, ...]]]:
+        """The rows of one agent replayed from nothing, its `spines` row included."""
+        fold = Fold(agent)
+        fold.apply_all(read.events)
+        fold.settle()
+        rows = fold.rows()
+        problem = next((p.render() for p in read.problems if p.kind == "broken"), None)
+        rows["spines"] = [(agent, read.end, read.last_seq, read.head, read.broken_at, problem)]
+        return rows
 
     def spine_ids(self) -> list[str]:
         try:
@@ -158,9 +175,8 @@ class Index:
         last_seq: int,
         *,
         fresh: bool,
-        empty: bool = False,
     ) -> int:
-        """Apply a spine's lines from `offset`; `fresh` starts the agent over, `empty`: no rows to drop."""
+        """Apply a spine's lines from `offset`; `fresh` starts the agent over from nothing."""
         path = self.root / agent / SPINE
         if not fresh and (not path.exists() or path.stat().st_size < offset):
             return self._replay(db, agent, 0, None, 0, fresh=True)
@@ -168,17 +184,13 @@ class Index:
         continues = not (read.broken_at is not None and read.end == offset and offset > 0)
         if not continues:  # the spine no longer starts with what we saw: start over for this agent
             return self._replay(db, agent, 0, None, 0, fresh=True)
-        if fresh:
-            if not empty:
-                self._forget(db, agent)
-            fold = Fold(agent)  # from nothing: compute the rows in memory, insert them at once
-            fold.apply_all(read.events)
-            fold.settle()
-            fold.write(db)
-        else:
-            for event in read.events:
-                projection.apply(db, agent, event)
-            projection.settle(db, agent)
+        if fresh:  # from nothing: compute the rows in memory, insert them at once
+            self._forget(db, agent)
+            write_rows(db, self._fold(agent, read))
+            return len(read.events)
+        for event in read.events:
+            projection.apply(db, agent, event)
+        projection.settle(db, agent)
         problem = next((p.render() for p in read.problems if p.kind == "broken"), None)
         db.execute(
             "INSERT OR REPLACE INTO spines VALUES (?, ?, ?, ?, ?, ?)",

@@ -128,6 +128,11 @@ def compile_repository(
 def _load(file: ContractFile, defaults: Mapping[str, Any] | None) -> tuple[Contract | None, list[Diagnostic]]:
     from hz.contract.load import load_contract
 
+    base = file.layer.base
+    if base is not None and not file.path.resolve().is_relative_to(base.resolve()):
+        message = "the file is a link that leads outside the repository; hz does not read it"
+        problem = Diagnostic(file.display, 1, 1, "HZC001", "error", "file", message, "copy the contract in instead")
+        return None, [problem]
     try:
         text = file.path.read_bytes().decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:

@@ -134,3 +134,23 @@ def test_team_contract_depending_on_a_personal_one_is_hzc203(repo: Path) -> None
         )
     ]
     assert enabled(compiled) == {"team:mine": True, "team:also-mine": True, "team:ours": False}
+
+
+def test_a_contract_linking_outside_the_repository_is_not_read(repo: Path, tmp_path: Path) -> None:
+    outside = write(tmp_path / "elsewhere", "digest")
+    (repo / "workflows").mkdir()
+    (repo / "workflows" / "digest.prose.md").symlink_to(outside)
+    compiled = compile_here(repo)
+    assert compiled.diagnostics == (
+        Diagnostic(
+            "workflows/digest.prose.md",
+            1,
+            1,
+            "HZC001",
+            "error",
+            "file",
+            "the file is a link that leads outside the repository; hz does not read it",
+            "copy the contract in instead",
+        ),
+    )
+    assert not compiled.get("digest").enabled

@@ -182,3 +182,41 @@ def test_export_prose_folds_done_when_and_drops_hz(team: Path, hz: Any) -> None:
 
 def test_export_needs_prose(team: Path, hz: Any) -> None:
     assert hz("workflow", "export", "weekly-digest").exit_code == 2
+
+
+def test_a_broken_contract_is_listed_as_invalid_and_show_explains(team: Path, hz: Any) -> None:
+    (team / "workflows" / "broken.prose.md").write_text(
+        variant("name: weekly-digest", "name: broken").replace("### Done when", "### Criteria")
+    )
+    rows = json.loads(hz("workflow", "list", "--json").out)
+    assert [(r["qualified_name"], r["valid"], r["enabled"]) for r in rows] == [
+        ("hz:my-week", True, True),
+        ("team:broken", False, False),
+        ("team:weekly-digest", True, True),
+    ]
+    result = hz("workflow", "show", "broken")
+    assert result.exit_code == 1
+    assert result.out.splitlines()[0] == "workflows/broken.prose.md:21:1  HZC107  ### Done when"
+
+
+def test_show_an_unknown_name(team: Path, hz: Any) -> None:
+    result = hz("workflow", "show", "nope")
+    assert (result.exit_code, result.err) == (
+        1,
+        "error: no contract named 'nope' in any layer\n  hint: `hz workflow list` shows every contract\n",
+    )
+
+
+def test_new_takes_the_configured_handle(repo: Path, hz: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HZ_HANDLE", "octo-cat")
+    assert hz("workflow", "new", "pulse").exit_code == 0
+    contract = load_contract(repo / "workflows" / "pulse.prose.md").contract
+    assert contract is not None
+    assert contract.frontmatter.hz.owner == "@octo-cat"
+
+
+def test_outside_a_repository_the_listing_needs_one(tmp_path: Path, hz: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = hz("workflow", "list")
+    assert result.exit_code == 1
+    assert result.err.startswith(f"error: not inside a git repository: {tmp_path.resolve()}\n")

@@ -83,8 +83,11 @@ def list_command(
     today = (now or datetime.now(UTC)).astimezone(UTC).strftime("%Y-%m-%d")
     with Store.from_environ(environ) as store:
         rows = store.index.agents(state=state, artifact=artifact, contract=name, version=version, today=today)
+        broken = store.index.broken()
     if json_output:
         out.write(json.dumps([as_json(r) for r in rows], indent=2, ensure_ascii=False) + "\n")
-    else:
-        render(rows, out)
+        return 0
+    render(rows, out)
+    for spine in broken:
+        out.write(f"warning: the session of {spine['agent']} breaks at {spine['problem']} (hz heinzel show it)\n")
     return 0

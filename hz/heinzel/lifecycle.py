@@ -43,6 +43,12 @@ def resolve(store: Store, name_or_id: str) -> Row:
     else:
         rows = [r for r in [index.agent(name_or_id)] if r] if name.startswith("hz-") else index.named(name)
     if not rows:
+        spine = index.spine_state(name_or_id) if name_or_id.startswith("hz-") else None
+        if spine is not None and spine["problem"]:
+            raise UnknownHeinzel(
+                f"{name_or_id}: its session breaks at {spine['problem']}",
+                hint="restore that line of session.jsonl from a backup, then hz heinzel reindex",
+            )
         raise UnknownHeinzel(f"no Heinzelmännchen named {name_or_id}", hint="hz heinzel list shows them all")
     if len(rows) > 1:
         choices = ", ".join(f"{r['namespace']}:{r['name']}" for r in rows)

@@ -331,6 +331,10 @@ class Index:
             sql, params = sql + " AND agent = ?", [*params, agent]
         return self._rows(sql + " ORDER BY placed_at, agent", tuple(params))
 
+    def broken(self) -> list[Row]:
+        """Spines whose chain breaks: what they still trust ends before `broken_seq`."""
+        return self._rows("SELECT * FROM spines WHERE problem IS NOT NULL ORDER BY agent")
+
     def spine_state(self, agent: str) -> Row | None:
         rows = self._rows("SELECT * FROM spines WHERE agent = ?", (agent,))
         return rows[0] if rows else None

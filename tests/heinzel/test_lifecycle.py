@@ -143,3 +143,41 @@ def test_show_has_versions_timeline_lessons_pending_and_cost(hz: Any, contract_f
     assert text.splitlines()[0] == f"me:weekly-report  asleep  {agent_id}"
     assert "\ntimeline\n  no turns yet\n\nwhat I learned from you\n  nothing yet\n\npending\n  nothing\n" in text
     assert text.endswith("\ncost\n  0.00 USD today · 0.00 USD this month\n")
+
+
+def test_reindex_after_losing_the_index_loses_nothing(hz: Any, contract_file: Path) -> None:
+    import os
+
+    agent_id = _new(hz, contract_file)
+    hz("approve", agent_id)
+    before = hz("heinzel", "show", agent_id, "--json").out
+    root = Path(os.environ["HZ_HOME"]) / "heinzel"
+    assert oct((root / "index.sqlite").stat().st_mode & 0o777) == "0o600"
+    for name in ("index.sqlite", "index.sqlite-wal", "index.sqlite-shm"):
+        (root / name).unlink(missing_ok=True)
+    assert hz("heinzel", "show", agent_id, "--json").out == before
+    assert hz("heinzel", "reindex").out == "rebuilt the index from 1 spine(s)\n"
+    assert hz("heinzel", "show", agent_id, "--json").out == before
+
+
+def test_show_tells_when_the_spine_was_edited_by_hand(hz: Any, contract_file: Path) -> None:
+    import os
+
+    agent_id = _new(hz, contract_file)
+    hz("approve", agent_id)
+    spine = Path(os.environ["HZ_HOME"]) / "heinzel" / agent_id / SPINE
+    lines = spine.read_bytes().split(b"\n")
+    lines[0] = lines[0].replace(b'"origin":"file"', b'"origin":"adopted"')
+    spine.write_bytes(b"\n".join(lines))
+    assert hz("heinzel", "reindex").exit_code == 0
+    shown = hz("heinzel", "show", agent_id)
+    assert shown.exit_code == 1
+    assert shown.err == (
+        f"error: {agent_id}: its session breaks at seq 1: the line was changed after it was written\n"
+        "  hint: restore that line of session.jsonl from a backup, then hz heinzel reindex\n"
+    )
+    assert hz("heinzel", "list").out == (
+        "no Heinzelmännchen yet (hz heinzel new NAME --from FILE, or hz workflow migrate)\n"
+        f"warning: the session of {agent_id} breaks at seq 1: the line was changed after it was written"
+        " (hz heinzel show it)\n"
+    )

@@ -113,8 +113,9 @@ def tick(
     environ: Mapping[str, str] = os.environ,
     now: datetime | None = None,
     runner: Any = None,
+    tools: tuple[Any, ...] = (),
 ) -> TickReport:
-    """One deterministic tick at `now` (default: the clock)."""
+    """One deterministic tick at `now` (default: the clock); `runner` and `tools` override the defaults."""
     from hz.session.store import Store
 
     moment = now or datetime.now(UTC)
@@ -124,7 +125,7 @@ def tick(
             return TickReport(moment)
         from hz.turn.ticking import run_tick
 
-        return run_tick(store, work, root=root, environ=environ, now=moment, runner=runner)
+        return run_tick(store, work, root=root, environ=environ, now=moment, runner=runner, tools=tools)
 
 
 def run_daemon(

@@ -56,6 +56,7 @@ class Deps:
     gather: Callable[[Plan, datetime], Gathered]
     spent_today: Callable[[], float] = lambda: 0.0
     next_due: Callable[[], datetime | None] = lambda: None
+    tools: tuple[Any, ...] = ()  # hz.runners.base.ToolSpec values the model may call this turn
 
 
 @dataclass(frozen=True)

@@ -179,10 +179,11 @@ def of_turn(events: Sequence[Envelope], turn: str) -> list[Envelope]:
 
 
 def last_of(events: Sequence[Envelope], kind: str, *, key: str | None = None) -> Envelope | None:
-    for event in reversed(events):
+    found: Envelope | None = None
+    for event in events:
         if event.kind == kind and (key is None or event.key == key):
-            return event
-    return None
+            found = event
+    return found
 
 
 def requested_unstarted(events: Sequence[Envelope]) -> list[Envelope]:

@@ -31,6 +31,7 @@ def build_request(journal: Journal, turn: Turn, deps: Deps, *, budget_usd: float
         max_tokens=turn.plan.max_tokens,
         max_usd=budget_usd,
         timeout_s=max(1.0, turn.plan.timeout_s - running),
+        tools=tuple(deps.tools),
         steering=steering.steering_feed(journal, turn, deps),
         prior=prior,
         record=record,

@@ -44,7 +44,14 @@ class Candidate:
 
 
 def run_tick(
-    store: Store, work: Pending, *, root: Path | None, environ: Mapping[str, str], now: datetime, runner: Any
+    store: Store,
+    work: Pending,
+    *,
+    root: Path | None,
+    environ: Mapping[str, str],
+    now: datetime,
+    runner: Any,
+    tools: tuple[Any, ...] = (),
 ) -> TickReport:
     config = load_user_config(environ)
     settings = config.heinzel
@@ -58,7 +65,7 @@ def run_tick(
             report.deferred.append(candidate.row["name"])
             continue
         try:
-            entries = _work_agent(store, candidate, settings, environ=environ, now=now, runner=runner)
+            entries = _work_agent(store, candidate, settings, environ=environ, now=now, runner=runner, tools=tools)
         except LockTimeout:
             report.busy.append(candidate.row["name"])
             continue
@@ -152,17 +159,25 @@ def _work_agent(
     environ: Mapping[str, str],
     now: datetime,
     runner: Any,
+    tools: tuple[Any, ...],
 ) -> list[dict[str, Any]]:
     from hz.turn.agentwork import AgentWork
 
     with store.writer(candidate.agent_id, timeout=0.2, now=now) as writer:
         journal = Journal(writer, lambda: now)
-        deps = make_deps(store, candidate.plan, settings, environ=environ, now=now, runner=runner)
+        deps = make_deps(store, candidate.plan, settings, environ=environ, now=now, runner=runner, tools=tools)
         return AgentWork(journal, candidate, deps, store=store, now=now).run()
 
 
 def make_deps(
-    store: Store, plan: Plan, settings: HeinzelSettings, *, environ: Mapping[str, str], now: datetime, runner: Any
+    store: Store,
+    plan: Plan,
+    settings: HeinzelSettings,
+    *,
+    environ: Mapping[str, str],
+    now: datetime,
+    runner: Any,
+    tools: tuple[Any, ...] = (),
 ) -> Deps:
     from hz.turn.gather import gather_inputs, pick_runner
 
@@ -182,6 +197,7 @@ def make_deps(
         gather=gather,
         spent_today=lambda: store.index.cost_on(day),
         next_due=lambda: next_due(plan, now),
+        tools=tools,
     )
 
 

@@ -90,30 +90,57 @@ def serve(base: Path) -> tuple[subprocess.Popen[bytes], int]:
 # --- measurements ----------------------------------------------------------------------------------------
 
 
-def acquire_times(root: Path, remote: str, rounds: int) -> list[float]:
-    """Two members take turns: each acquire has to fetch the other's release first."""
+def acquire_times(root: Path, remote: str, rounds: int, *, alone: bool = False) -> list[float]:
+    """Acquire, release, acquire again. `alone`: the same member each time, so the lease's tip is local
+    (a daemon taking its own lease slot after slot: ls-remote and push). Otherwise two members take
+    turns, and every acquire must also fetch the other's release first (ls-remote, fetch, push)."""
     ann, bob = member(root, "ann", remote), member(root, "bob", remote)
     who = {"ann": whoami({"HZ_HANDLE": "@ann"}), "bob": whoami({"HZ_HANDLE": "@bob"})}
+    lease_id = agent(2 if alone else 1)
     times = []
     for i in range(rounds):
-        team, name = (ann, "ann") if i % 2 == 0 else (bob, "bob")
+        team, name = (ann, "ann") if alone or i % 2 == 0 else (bob, "bob")
         now = datetime.now(UTC)
         start = time.perf_counter()
-        outcome = lease.acquire(team, agent(1), slot=slot(i), identity=who[name], role="owner", now=now,
+        outcome = lease.acquire(team, lease_id, slot=slot(i), identity=who[name], role="owner", now=now,
                                 settings=SETTINGS)  # fmt: skip
         times.append(time.perf_counter() - start)
         assert outcome.won, outcome
-        lease.renew(team, agent(1), now, SETTINGS, release=True)
+        lease.renew(team, lease_id, now, SETTINGS, release=True)
     return times
 
 
-def writers(root: Path, remote: str, count: int, events: int, batch: int) -> dict[str, float]:
+def floor_ls_remote(root: Path, remote: str, rounds: int) -> list[float]:
+    """What git alone costs for the ref check every acquire starts with."""
+    times = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        git("ls-remote", remote, "refs/hz/lease/none")
+        times.append(time.perf_counter() - start)
+    return times
+
+
+def floor_push(root: Path, remote: str, rounds: int) -> list[float]:
+    """What git alone costs for a push of one small commit to one ref."""
+    clone = root / "floor"
+    if not clone.exists():
+        git("init", "-q", str(clone))
+    times = []
+    for i in range(rounds):
+        git("-C", str(clone), "commit", "-q", "--allow-empty", "-m", str(i))
+        start = time.perf_counter()
+        git("-C", str(clone), "push", "-q", remote, f"HEAD:refs/heads/floor-{root.name}")
+        times.append(time.perf_counter() - start)
+    return times
+
+
+def writers(root: Path, remote: str, count: int, events: int, batch: int, base: int) -> dict[str, float]:
     folder = root / f"meet-{count}"
     folder.mkdir()
     procs = []
     for n in range(count):
         args = [sys.executable, __file__, "--worker", str(root), remote, str(folder), f"w{count}-{n}",
-                agent(100 * count + n), str(events), str(batch)]  # fmt: skip
+                agent(base + n), str(events), str(batch)]  # fmt: skip
         procs.append(subprocess.Popen(args))
     while len(list(folder.glob("ready-*"))) < count:
         time.sleep(0.01)
@@ -123,7 +150,7 @@ def writers(root: Path, remote: str, count: int, events: int, batch: int) -> dic
     spans = [json.loads(p.read_text()) for p in folder.glob("span-*")]
     wall = max(s["end"] for s in spans) - min(s["start"] for s in spans)
     pushes = sum(s["pushes"] for s in spans)
-    lost, twice = count_events(root, remote, [agent(100 * count + n) for n in range(count)], events)
+    lost, twice = count_events(root, remote, [agent(base + n) for n in range(count)], events)
     return {"events_per_s": count * events / wall, "wall_s": wall, "pushes": pushes, "lost": lost, "twice": twice}
 
 
@@ -212,21 +239,30 @@ def main(quick: bool) -> None:
         daemon, port = serve(served)
         try:
             remotes = {"path": str(served / "team.git"), "loopback": f"git://127.0.0.1:{port}/team.git"}
+            print(f"load average at start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
             for label, remote in remotes.items():
-                show(f"lease acquire ({label})", acquire_times(root / label, remote, rounds))
-            for count in (1, 4):
-                (root / f"w{count}").mkdir()
-                figures = writers(root / f"w{count}", remotes["loopback"], count, events, 10)
-                print(f"{count} writer(s) x {events} events, 10/push (loopback): "
-                      f"{figures['events_per_s']:6.1f} events/s"
-                      f"   wall {figures['wall_s']:.2f} s   pushes {figures['pushes']}"
-                      f"   lost {figures['lost']}   twice {figures['twice']}")  # fmt: skip
-            (root / "race-root").mkdir()
-            result = race(root / "race-root", remotes["loopback"], 8, slots)
-            print(
-                f"8 racers x {result['slots']} slots (loopback): double winners {result['double_winners']}"
-                f"   slots without a winner {result['no_winner']}   tokens rising {bool(result['tokens_rising'])}"
-            )
+                show(f"floor: git ls-remote ({label})", floor_ls_remote(root / label, remote, rounds))
+                show(f"floor: git push, one ref ({label})", floor_push(root / label, remote, rounds))
+                show(f"lease acquire, own lease ({label})", acquire_times(root / label, remote, rounds, alone=True))
+                show(f"lease acquire, after another ({label})", acquire_times(root / label, remote, rounds))
+            for label in ("path", "loopback"):
+                for count in (1, 4):
+                    (root / f"w{count}-{label}").mkdir()
+                    base = 100 * count + (1000 if label == "loopback" else 0)  # fresh agents: one remote serves both
+                    figures = writers(root / f"w{count}-{label}", remotes[label], count, events, 10, base)
+                    print(f"{count} writer(s) x {events} events, 10/push ({label}): "
+                          f"{figures['events_per_s']:6.1f} events/s"
+                          f"   wall {figures['wall_s']:.2f} s   pushes {figures['pushes']}"
+                          f"   lost {figures['lost']}   twice {figures['twice']}")  # fmt: skip
+            for label, remote in remotes.items():
+                (root / f"race-{label}").mkdir()
+                started = time.perf_counter()
+                result = race(root / f"race-{label}", remote, 8, slots)
+                print(f"8 racers x {result['slots']} slots ({label}): double winners {result['double_winners']}"
+                      f"   slots without a winner {result['no_winner']}"
+                      f"   tokens rising {bool(result['tokens_rising'])}"
+                      f"   {time.perf_counter() - started:.1f} s")  # fmt: skip
+            print(f"load average at end: {os.getloadavg()[0]:.1f}")
         finally:
             daemon.terminate()
             daemon.wait()

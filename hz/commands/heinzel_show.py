@@ -79,7 +79,7 @@ def render(data: Mapping[str, Any], out: TextIO) -> None:
         outcome = t["disposition"] or t["status"]
         reason = f" ({t['reason']})" if t["reason"] else ""
         report = f"  {t['report']}" if t["report"] else ""
-        w(f"  {t['started_at']}  {t['cause']}  {outcome}{reason}  {t['usd']:.2f} USD{report}\n")
+        w(f"  {t['started_at'][:16].replace('T', ' ')}  {t['cause']}  {outcome}{reason}  {t['usd']:.2f} USD{report}\n")
     w("\nwhat I learned from you\n")
     for n, lesson in enumerate(data["lessons"], start=1):
         mark = " (dismissed)" if lesson["dismissed"] else ""

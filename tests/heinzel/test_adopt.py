@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+import re
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from hz.heinzel.adopt import adopt
 from hz.heinzel.versions import compile_text, version_path
@@ -72,3 +74,15 @@ def test_an_edited_file_is_proposed_once_as_the_users_amendment(repo: Path) -> N
             path.read_text(encoding="utf-8"), label="x", namespace="team", defaults={"tz": "Europe/Berlin"}
         )
         assert amendment["contract_fingerprint"] == expected.contract_fingerprint
+
+
+def test_adopt_repository_says_what_happened_to_each_contract(repo: Path, capsys: Any) -> None:
+    from hz.commands.heinzel_adopt import adopt_repository
+
+    _repo(repo)
+    assert adopt_repository(repo, environ=os.environ, now=NOW) == 0
+    first = capsys.readouterr().out.splitlines()
+    assert first[0] == "team:broken: not adopted, does not compile (hz workflow validate)"
+    assert re.fullmatch(r"team:weekly-report: Heinzelmännchen created \(hz-[0-9A-Z]{26}\), asleep at v1", first[1])
+    assert adopt_repository(repo, environ=os.environ, now=NOW) == 0
+    assert capsys.readouterr().out.splitlines()[1] == "team:weekly-report: Heinzelmännchen unchanged"

@@ -121,7 +121,10 @@ def _check_collisions(group: list[Entry], result: NameCheck) -> None:
                 if may_override(culprit, other)
                 else f"rename this contract; {_override_rules()}"
             )
-            message = f"'{culprit.file.name}' is also defined as {_describe(other)}; without hz.overrides one would silently shadow the other"  # noqa: E501
+            message = (
+                f"'{culprit.file.name}' is also defined as {_describe(other)};"
+                " without hz.overrides one would silently shadow the other"
+            )
             result.diagnostics.append(_diagnostic(culprit, ("name",), "HZC301", message, hint))
             result.rejected.add(culprit.file.qualified_name)
 

@@ -95,7 +95,7 @@ def parse_body(body: str, first_line: int = 1) -> Body:
 
 def _normalize_headings(tokens: list[Any], lines: list[str | None]) -> list[_Heading]:
     found = [
-        (token.map[0], token.map[1], int(token.tag[1]), tokens[i + 1].content.strip())
+        (token.map[0], token.map[1], int(token.tag[1]), " ".join(tokens[i + 1].content.split()))
         for i, token in enumerate(tokens)
         if token.type == "heading_open" and token.level == 0 and token.map
     ]

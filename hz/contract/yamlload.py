@@ -38,7 +38,19 @@ def _yaml(*, pure: bool = True) -> Any:
 @cache
 def _c_yaml() -> Any:
     """Shared, because texts with a directive never reach it (see `load_mapping`)."""
-    return _yaml(pure=False)
+    from ruamel.yaml.resolver import VersionedResolver
+
+    class Yaml12Resolver(VersionedResolver):
+        """YAML 1.2 always. ruamel works the version out again for every scalar, by way of two caught
+        exceptions when the C parser is in use; without directives the answer cannot change."""
+
+        @property
+        def processing_version(self) -> tuple[int, int]:
+            return (1, 2)
+
+    yaml = _yaml(pure=False)
+    yaml.Resolver = Yaml12Resolver
+    return yaml
 
 
 def load_mapping(text: str) -> dict[str, Any]:

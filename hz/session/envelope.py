@@ -74,7 +74,27 @@ def parse_line(line: bytes) -> Envelope:
         raw = orjson.loads(line)
     except orjson.JSONDecodeError as exc:
         raise EnvelopeError(f"not JSON: {exc}") from None
+    if type(raw) is dict and len(raw) == 8 and raw.get("v") == ENVELOPE_VERSION and type(raw.get("seq")) is int:
+        try:  # the common case, checked field by field below only when something looks off
+            envelope = Envelope(raw["seq"], raw["ts"], raw["prev"], raw["kind"], raw["data"], raw["turn"], raw["key"])
+        except KeyError:
+            pass
+        else:
+            if _plain(envelope):
+                return envelope
     return envelope_from_dict(raw)
+
+
+def _plain(e: Envelope) -> bool:
+    return (
+        e.seq >= 1
+        and type(e.ts) is str
+        and type(e.kind) is str
+        and type(e.data) is dict
+        and (e.prev is None or type(e.prev) is str)
+        and (e.turn is None or type(e.turn) is str)
+        and (e.key is None or type(e.key) is str)
+    )
 
 
 def envelope_from_dict(raw: Any) -> Envelope:

@@ -23,6 +23,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from hashlib import sha256
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,7 @@ SPINE = "session.jsonl"
 LOCK = "lock"
 PENDING = ".pending"  # <root>/.pending/<agent id>: a writer opened this spine since the index last caught up
 _POLL_S = 0.005
+_PREFIX = "sha256:"  # line hashes, as hz.canonical.fingerprint_bytes writes them
 
 
 class SpineError(HzError):
@@ -89,13 +91,10 @@ def parse_spine(data: bytes, *, offset: int = 0, head: str | None = None, last_s
     result = SpineRead(end=offset, head=head, last_seq=last_seq)
     chain_head, chain_seq = head, last_seq
     held: tuple[Envelope, int, str] | None = None
-    position = 0
-    while position < len(data):
-        newline = data.find(b"\n", position)
-        if newline < 0:
-            result.problems.append(Problem("torn", None, offset + position, "torn last line ignored"))
-            break
-        line, at = data[position:newline], offset + position
+    lines = data.split(b"\n")
+    torn = lines.pop()  # what follows the last newline: empty unless a write was cut short
+    at = offset
+    for line in lines:  # the hot loop of every reindex: keep it lean
         try:
             envelope = parse_line(line)
         except EnvelopeError as exc:
@@ -110,11 +109,13 @@ def parse_spine(data: bytes, *, offset: int = 0, head: str | None = None, last_s
             return result
         if held is not None:
             _accept(result, held)
-        held = (envelope, offset + newline + 1, line_hash(line))
-        chain_head, chain_seq = held[2], envelope.seq
-        position = newline + 1
+        at += len(line) + 1
+        chain_head, chain_seq = _PREFIX + sha256(line).hexdigest(), envelope.seq
+        held = (envelope, at, chain_head)
     if held is not None:
         _accept(result, held)
+    if torn:
+        result.problems.append(Problem("torn", None, at, "torn last line ignored"))
     return result
 
 

@@ -8,8 +8,7 @@ from datetime import UTC, datetime
 from typing import TextIO
 
 from hz.config import load_user_config
-from hz.session.bodies import prune_bodies
-from hz.session.inbox import prune_requests
+from hz.heinzel.prune import prune
 from hz.session.store import Store
 
 
@@ -17,13 +16,8 @@ def prune_command(out: TextIO, *, json_output: bool, environ: Mapping[str, str],
     """Delete turn bodies and inbox requests older than `[heinzel] retention_days` (0 keeps all)."""
     days = load_user_config(environ).heinzel.retention_days
     moment = now or datetime.now(UTC)
-    deleted: list[str] = []
     with Store.from_environ(environ) as store:
-        for agent_id in store.index.spine_ids():
-            directory = store.agent_dir(agent_id)
-            found = prune_bodies(directory, now=moment, retention_days=days)
-            found += prune_requests(directory, now=moment, retention_days=days)
-            deleted += [str(path.relative_to(store.root)) for path in found]
+        deleted = [str(path.relative_to(store.root)) for path in prune(store, now=moment, retention_days=days)]
     if json_output:
         out.write(json.dumps({"retention_days": days, "deleted": deleted}, indent=2) + "\n")
     elif days <= 0:

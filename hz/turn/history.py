@@ -169,8 +169,8 @@ def taken_requests(events: Iterable[Envelope]) -> set[str]:
             seen.add(str(event.data["request_id"]))
         elif event.kind == "turn.requested":
             seen.add(str(event.data["key"]).rsplit("@", 1)[-1])
-        elif event.kind == "turn.started":
-            seen.update(k.rsplit("@", 1)[-1] for k in _keys(event))
+        elif event.kind == "turn.started":  # asked: <id>@<request>; retry: <id>@retry:<turn>:<request>
+            seen.update(k.rsplit("@", 1)[-1].rsplit(":", 1)[-1] for k in _keys(event))
     return seen
 
 

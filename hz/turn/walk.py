@@ -107,6 +107,7 @@ def think(journal: Journal, turn: Turn, deps: Deps) -> None:
     if not decision.allowed:
         raise Finished(finish(journal, turn, deps, disposition="skipped", reason="cap"))
     request = build_request(journal, turn, deps, budget_usd=decision.budget_usd)
+    crashpoint("think.before", deps.environ)
     try:
         result: ThinkResult = deps.runner.think(request)
     except steering.Stopped:

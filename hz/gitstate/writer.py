@@ -34,6 +34,7 @@ from hz.gitstate.remote import TeamRemote
 from hz.gitstate.settings import StateSettings
 from hz.gitstate.transport import ZERO, RefResult
 
+_UNKNOWN = RefResult("", "!", "")
 BACKOFF_BASE_S = 0.025
 BACKOFF_CAP_S = 1.0
 
@@ -144,13 +145,23 @@ class StateWriter:
             return [], True
         if pushed.hook_declined:
             raise PushRefused(f"the remote refused hz/state: {pushed.stderr.strip()}")
-        return self._after_refusal(fresh, renewed, result), False
+        return self._after_refusal(fresh, renewed, pushed.refs, result), False
 
     def _after_refusal(
-        self, events: list[Event], renewed: dict[str, tuple[str, LeaseRecord]], result: FlushResult
+        self,
+        events: list[Event],
+        renewed: dict[str, tuple[str, LeaseRecord]],
+        refs: dict[str, RefResult],
+        result: FlushResult,
     ) -> list[Event]:
-        """Find out why: a lease that moved on is fenced (drop its events); otherwise hz/state moved."""
-        return self._fence(events, set(renewed), result)
+        """Find out why: a lease that moved on is fenced (drop its events); otherwise hz/state moved.
+
+        With --atomic, git reports the ref that failed its check with the reason and every other ref as
+        "atomic push failed"; only leases reported otherwise need a look at the remote. Misjudging here
+        costs a retry, never safety: the remote's compare-and-swap decides.
+        """
+        unsure = {lid for lid in renewed if "atomic push failed" not in refs.get(lease_ref(lid), _UNKNOWN).summary}
+        return self._fence(events, unsure, result)
 
     def _fence(self, events: list[Event], lease_ids: set[str], result: FlushResult) -> list[Event]:
         """Ask the remote where these leases are; those we no longer hold are fenced, their events dropped."""

@@ -131,7 +131,9 @@ def _load(text: str, *, path: Path, namespace: str, defaults: Mapping[str, Any] 
     found += check_body(frontmatter, body, path=label, body_line=split.body_line, where=where.value)
     if has_errors(found):
         return LoadResult(None, tuple(found))
-    sections = {s.name: s for s in reversed(body.sections)}  # reversed: the first of duplicates wins
+    sections: dict[str, Section] = {}
+    for section in body.sections:
+        sections.setdefault(section.name, section)  # of two same-named sections the first counts
     section_fps = section_fingerprints(body.sections)
     canonical = texts.canonical_text(split.yaml, body.canonical)
     contract = Contract(
@@ -139,7 +141,7 @@ def _load(text: str, *, path: Path, namespace: str, defaults: Mapping[str, Any] 
         namespace=namespace,
         name=frontmatter.name,
         frontmatter=frontmatter,
-        sections=MappingProxyType({s.name: sections[s.name] for s in body.sections if s.name in sections}),
+        sections=MappingProxyType(sections),
         text=canonical,
         source_fingerprint=source_fingerprint(canonical),
         contract_fingerprint=contract_fingerprint(frontmatter, section_fps),

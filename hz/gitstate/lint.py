@@ -102,7 +102,7 @@ def _check_event(path: str, line: str, raw: dict[str, Any], loc: str) -> list[Di
     if found:
         return found
     kind = raw.get("kind")
-    if kind not in PAYLOADS:
+    if not isinstance(kind, str) or kind not in PAYLOADS:
         return [
             _diag(
                 path, "HZS006", f"{loc} kind", f"unknown event kind {kind!r}", _known_kinds(), _column(line, '"kind"')

@@ -9,10 +9,12 @@ from typing import Any
 
 import pygit2
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from hz.diagnostic import Diagnostic
 from hz.gitstate import objects
-from hz.gitstate.events import path_of
+from hz.gitstate.events import Event, path_of
 from hz.gitstate.layout import event_path
 from hz.gitstate.lint import banned_field, check_event_file, lint_range
 from tests.gitstate.factory import hz_id, placed, started
@@ -163,3 +165,29 @@ def test_a_merge_and_an_addressed_author_are_refused(store: pygit2.Repository) -
     assert [(d.code, d.message) for d in lint_range(store, None, addressed)] == [
         ("HZS010", "commit signed with an e-mail address")
     ]
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=10), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@given(st.dictionaries(st.sampled_from(["v", "kind", "id", "key", "ts", "lease", "token", "data", "x"]), JSON))
+@settings(max_examples=300, deadline=None)
+def test_the_lint_never_crashes_and_passes_only_real_events(raw: dict[str, Any]) -> None:
+    data = json.dumps(raw).encode() + b"\n"
+    found = check_event_file(PATH, data)
+    assert all(d.code.startswith("HZS") for d in found)
+    if not found:
+        event = Event.parse_obj_checked(raw)
+        assert path_of(event) == PATH
+
+
+@given(JSON)
+@settings(max_examples=200, deadline=None)
+def test_any_value_in_a_proper_event_is_checked(value: Any) -> None:
+    found = check_event_file(PATH, line(data__contract_fp=value))
+    assert {d.code for d in found} <= {"HZS008", "HZS009", "HZS010"}
+    assert found or value == json.loads(EVENT.line())["data"]["contract_fp"]

@@ -23,7 +23,6 @@ import os
 import sqlite3
 from collections import defaultdict
 from collections.abc import Iterator
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -31,18 +30,15 @@ from hz.fsio import private_dir
 from hz.session import projection
 from hz.session.envelope import Envelope
 from hz.session.fold import Fold, write_rows
+from hz.session.queries import Queries, Row
 from hz.session.schema import SCHEMA, SCHEMA_VERSION, TABLES
 from hz.session.spine import SPINE, SpineRead, clear_pending, pending, read_spine, try_lock
 
 INDEX = "index.sqlite"
-Row = dict[str, Any]
+__all__ = ["INDEX", "Index", "Row"]
 
 
-def _iso(moment: datetime) -> str:
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-class Index:
+class Index(Queries):
     def __init__(self, root: Path, db: sqlite3.Connection) -> None:
         self.root = root
         self.db = db
@@ -216,131 +212,3 @@ class Index:
                 "UPDATE spines SET size = ?, last_seq = ?, head = ? WHERE agent = ?", (size, event.seq, head, agent)
             )
             projection.settle(db, agent)
-
-    # --- queries ---------------------------------------------------------------------------------
-
-    def _rows(self, sql: str, params: tuple[Any, ...] | dict[str, Any] = ()) -> list[Row]:
-        cursor = self.db.cursor()
-        cursor.row_factory = None  # plain tuples zipped with the names: several times faster than sqlite3.Row
-        cursor.execute(sql, params)
-        names = [column[0] for column in cursor.description]
-        return [dict(zip(names, values, strict=True)) for values in cursor]
-
-    def agents(
-        self,
-        *,
-        state: str | None = None,
-        artifact: str | None = None,
-        contract: str | None = None,
-        version: int | None = None,
-        today: str | None = None,
-    ) -> list[Row]:
-        """The list: one row per agent with today's cost (`today` is a UTC day `YYYY-MM-DD`)."""
-        where: list[str] = ["1"]
-        params: dict[str, Any] = {"today": today or _iso(datetime.now(UTC))[:10]}
-        if state:
-            where.append("a.state = :state")
-            params["state"] = state
-        if artifact:
-            where.append("a.id IN (SELECT agent FROM assets WHERE asset = :artifact)")
-            params["artifact"] = artifact
-        if contract:
-            where.append("(a.contract_name = :contract OR a.name = :contract)")
-            params["contract"] = contract
-        if version is not None:
-            where.append("a.contract_version = :version")
-            params["version"] = version
-        return self._rows(
-            "SELECT a.*, (SELECT coalesce(sum(c.usd), 0) FROM costs c WHERE c.agent = a.id AND c.day = :today)"
-            f" AS cost_today FROM agents a WHERE {' AND '.join(where)} ORDER BY a.namespace, a.name",
-            params,
-        )
-
-    def agent(self, name_or_id: str, namespace: str | None = None) -> Row | None:
-        if name_or_id.startswith("hz-"):
-            rows = self._rows("SELECT * FROM agents WHERE id = ?", (name_or_id,))
-        elif namespace:
-            rows = self._rows("SELECT * FROM agents WHERE name = ? AND namespace = ?", (name_or_id, namespace))
-        else:
-            rows = self._rows("SELECT * FROM agents WHERE name = ? ORDER BY namespace", (name_or_id,))
-        return rows[0] if rows else None
-
-    def named(self, name: str) -> list[Row]:
-        return self._rows("SELECT * FROM agents WHERE name = ? ORDER BY namespace", (name,))
-
-    def due(self, now: datetime) -> list[Row]:
-        """Agents whose next slot is at or before `now` and that may be woken: one indexed range query."""
-        return self._rows(
-            "SELECT id, name, namespace, state, next_due FROM agents WHERE due_at <= ? ORDER BY due_at, id",
-            (_iso(now),),
-        )
-
-    def waits_due(self, now: datetime) -> list[Row]:
-        return self._rows("SELECT * FROM waits WHERE until <= ? ORDER BY until, agent", (_iso(now),))
-
-    def waits_on(self, kind: str) -> list[Row]:
-        return self._rows("SELECT * FROM waits WHERE on_kind = ? ORDER BY since, agent", (kind,))
-
-    def watched(self) -> list[Row]:
-        return self._rows(
-            "SELECT w.* FROM watched w JOIN agents a ON a.id = w.agent"
-            " WHERE a.state NOT IN ('proposed', 'paused', 'retired') ORDER BY w.agent, w.input"
-        )
-
-    def key_kind(self, agent: str, key: str) -> str | None:
-        """The kind of the latest event with this key: is it started, finished, skipped, done …?"""
-        row = self.db.execute("SELECT kind FROM keys WHERE agent = ? AND key = ?", (agent, key)).fetchone()
-        return None if row is None else str(row["kind"])
-
-    def open_effects(self, agent: str) -> list[Row]:
-        return self._rows("SELECT * FROM effects WHERE agent = ? AND status = 'started' ORDER BY key", (agent,))
-
-    def cost_on(self, day: str) -> float:
-        """What all agents of this machine's user spent on a UTC day (turns, skips and usage)."""
-        row = self.db.execute("SELECT coalesce(sum(usd), 0) AS usd FROM costs WHERE day = ?", (day,)).fetchone()
-        return float(row["usd"])
-
-    def costs(self, agent: str) -> list[Row]:
-        return self._rows("SELECT day, cause, usd FROM costs WHERE agent = ? ORDER BY day, cause", (agent,))
-
-    def turns(self, agent: str, *, status: str | None = None) -> list[Row]:
-        if status:
-            return self._rows("SELECT * FROM turns WHERE agent = ? AND status = ? ORDER BY seq", (agent, status))
-        return self._rows("SELECT * FROM turns WHERE agent = ? ORDER BY seq", (agent,))
-
-    def running_turns(self) -> list[Row]:
-        return self._rows("SELECT * FROM turns WHERE status IN ('running', 'waiting') ORDER BY agent, seq")
-
-    def lessons(self, agent: str) -> list[Row]:
-        return self._rows("SELECT * FROM lessons WHERE agent = ? ORDER BY seq", (agent,))
-
-    def amendments(self, agent: str) -> list[Row]:
-        return self._rows("SELECT * FROM amendments WHERE agent = ? ORDER BY seq", (agent,))
-
-    def versions(self, agent: str) -> list[Row]:
-        return self._rows("SELECT * FROM versions WHERE agent = ? ORDER BY version", (agent,))
-
-    def questions(self, agent: str) -> list[Row]:
-        return self._rows("SELECT * FROM questions WHERE agent = ? ORDER BY asked_at", (agent,))
-
-    def drafts(self, *, status: str | None = "pending", agent: str | None = None) -> list[Row]:
-        sql, params = "SELECT * FROM drafts WHERE 1", []
-        if status:
-            sql, params = sql + " AND status = ?", [status]
-        if agent:
-            sql, params = sql + " AND agent = ?", [*params, agent]
-        return self._rows(sql + " ORDER BY placed_at, agent", tuple(params))
-
-    def broken(self) -> list[Row]:
-        """Spines whose chain breaks: what they still trust ends before `broken_seq`."""
-        return self._rows("SELECT * FROM spines WHERE problem IS NOT NULL ORDER BY agent")
-
-    def spine_state(self, agent: str) -> Row | None:
-        rows = self._rows("SELECT * FROM spines WHERE agent = ?", (agent,))
-        return rows[0] if rows else None
-
-    def dump(self) -> dict[str, list[tuple[Any, ...]]]:
-        """Every derived row, sorted: what the equality test of rebuilt and incremental compares."""
-        return {
-            table: sorted((tuple(r) for r in self.db.execute(f"SELECT * FROM {table}")), key=repr) for table in TABLES
-        }

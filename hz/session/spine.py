@@ -9,6 +9,8 @@ API (others build on it, keep it stable):
   most `timeout` seconds before raising `LockTimeout`; `append(kind, data, turn=, key=, now=)` writes
   one line, fsyncs it and returns its `Envelope`; `close()` releases the lock.
 
+The lock and the index's pending marks are in `hz.session.lock` (re-exported here).
+
 Crash rules: a torn last line (bytes after the last newline) is reported and ignored by readers and cut
 off by the next writer, which records `spine.repaired`. A line edited, removed or moved in the middle
 breaks the chain: the reader reports it with its seq and returns only what precedes it.
@@ -16,10 +18,7 @@ breaks the chain: the reader reports it with its seq and returns only what prece
 
 from __future__ import annotations
 
-import errno
-import fcntl
 import os
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -27,16 +26,16 @@ from hashlib import sha256
 from pathlib import Path
 from typing import Any
 
-from hz.errors import HzError, LockTimeout
-from hz.fsio import FILE_MODE, fsync_dir, private_dir
+from hz.errors import HzError
+from hz.fsio import FILE_MODE, fsync_dir
 from hz.session.envelope import Envelope, EnvelopeError, format_line, format_ts, line_hash, parse_line
 from hz.session.kinds import KINDS
+from hz.session.lock import LOCK, PENDING, clear_pending, lock, mark_pending, pending, try_lock
 from hz.session.migrate import migrate, needs_migration
 
 SPINE = "session.jsonl"
-LOCK = "lock"
-PENDING = ".pending"  # <root>/.pending/<agent id>: a writer opened this spine since the index last caught up
-_POLL_S = 0.005
+__all__ = ["LOCK", "PENDING", "SPINE", "Problem", "SpineError", "SpineRead", "SpineWriter", "clear_pending",
+           "mark_pending", "parse_spine", "pending", "read_spine", "try_lock"]  # fmt: skip
 _PREFIX = "sha256:"  # line hashes, as hz.canonical.fingerprint_bytes writes them
 
 
@@ -169,7 +168,7 @@ class SpineWriter:
         now: datetime | None = None,
     ) -> SpineWriter:
         """Lock, read the tail, cut a torn line off and record that (through `listeners` too)."""
-        lock_fd = _lock(directory / LOCK, timeout)
+        lock_fd = lock(directory / LOCK, timeout)
         try:
             mark_pending(directory)
             path = directory / SPINE
@@ -299,57 +298,3 @@ def _highest_seq(path: Path) -> int:
         except EnvelopeError:
             continue
     return seq
-
-
-def mark_pending(directory: Path) -> None:
-    """Leave a durable mark, before the first append, that the index must catch up with this spine.
-
-    Any writer leaves it, whoever opened it, so an index never misses lines appended by a process that
-    died or did not talk to the index; the index clears it once it has read everything under the lock.
-    """
-    marker = directory.parent / PENDING / directory.name
-    if marker.exists():
-        return
-    private_dir(marker.parent)
-    os.close(os.open(marker, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, FILE_MODE))
-    fsync_dir(marker.parent)
-
-
-def clear_pending(directory: Path) -> None:
-    """Called with the spine's lock held, once the index holds every line of it."""
-    (directory.parent / PENDING / directory.name).unlink(missing_ok=True)
-
-
-def pending(root: Path) -> list[str]:
-    try:
-        return sorted(os.listdir(root / PENDING))
-    except FileNotFoundError:
-        return []
-
-
-def try_lock(directory: Path) -> int | None:
-    """The spine's lock if nobody holds it right now (release by closing the descriptor), else None."""
-    try:
-        return _lock(directory / LOCK, 0.0)
-    except LockTimeout:
-        return None
-
-
-def _lock(path: Path, timeout: float) -> int:
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, FILE_MODE)
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return fd
-        except OSError as exc:
-            if exc.errno not in (errno.EAGAIN, errno.EACCES):
-                os.close(fd)
-                raise
-        if time.monotonic() >= deadline:
-            os.close(fd)
-            raise LockTimeout(
-                f"the session in {path.parent} is held by another hz process (waited {timeout:g} s)",
-                hint="it is released when that turn ends; a chat message waits in the inbox meanwhile",
-            )
-        time.sleep(_POLL_S)

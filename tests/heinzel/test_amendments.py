@@ -118,3 +118,17 @@ def test_an_amendment_on_an_old_version_is_not_approved_blindly(store: Store) ->
     )
     amendments.decline(store, store.index.agent(row["id"]), second.amendment_id, now=NOW)  # type: ignore[arg-type]
     assert [a["status"] for a in store.index.amendments(row["id"])] == ["approved", "declined"]
+
+
+def test_approve_by_name_takes_the_one_pending_amendment(store: Store, hz: Any) -> None:
+    row = _agent(store)
+    proposal = amendments.propose_by_user(store, row, NARROWER, now=NOW)
+    store.close()
+    result = hz("approve", "weekly-report")
+    assert (result.exit_code, result.out) == (0, f"me:weekly-report is at v2 now ({proposal.amendment_id} approved)\n")
+    nothing = hz("approve", "me:weekly-report@v1@2026-10-30T15:00@doc")
+    assert nothing.exit_code == 1
+    assert nothing.err == (
+        "error: nothing to approve under 'me:weekly-report@v1@2026-10-30T15:00@doc'\n"
+        "  hint: hz heinzel list shows agents and what they wait for\n"
+    )

@@ -159,3 +159,46 @@ def test_a_renewal_that_landed_before_a_crash_is_still_ours(tmp_path: Path, bare
         set(),
         2,
     )
+
+
+MOVER = """#!/bin/sh
+# a remote where hz/state always moves while a push is in flight: another writer wins every race
+cat >/dev/null
+tip=$(git rev-parse -q --verify refs/heads/hz/state) || exit 0
+unset GIT_QUARANTINE_PATH GIT_OBJECT_DIRECTORY GIT_ALTERNATE_OBJECT_DIRECTORIES
+export GIT_AUTHOR_NAME=hz GIT_AUTHOR_EMAIL=hz GIT_COMMITTER_NAME=hz GIT_COMMITTER_EMAIL=hz
+new=$(git commit-tree "$tip^{tree}" -p "$tip" -m "hz-state: 0 events")
+git update-ref refs/heads/hz/state "$new" "$tip"
+"""
+
+
+def test_after_the_retry_bound_events_wait_for_the_next_tick(tmp_path: Path, bare: Path) -> None:
+    team, token = holder(tmp_path, "ann", str(bare), hz_id(1))
+    writer = StateWriter(team, StateSettings(push_attempts=3), sleep=lambda s: None)
+    writer.queue(placed(hz_id(1), 0, token))
+    assert writer.flush(NOW).landed  # hz/state exists; from now on it moves under every push
+    hook = bare / "hooks" / "pre-receive"
+    hook.write_text(MOVER)
+    hook.chmod(0o755)
+    writer.queue(placed(hz_id(1), 1, token), placed(hz_id(1), 2, token))
+    result = writer.flush(NOW)
+    assert (result.landed, result.fenced, result.pushes, result.pending) == ([], set(), 3, 2)
+    assert result.refs["refs/heads/hz/state"].flag == "!"
+    hook.unlink()
+    later = writer.flush(NOW)
+    assert (len(later.landed), later.pending, later.pushes) == (2, 0, 1)
+
+
+def test_remotes_by_name_and_file_url(tmp_path: Path, bare: Path) -> None:
+    named = new_clone(tmp_path / "named")
+    git("remote", "add", "team", str(bare), cwd=named)
+    env = {"HZ_HOME": str(tmp_path / "home-n"), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    by_name = TeamRemote(named, "team", env)
+    outcome = acquire(by_name, hz_id(1), slot=SLOT, identity=whoami({"HZ_HANDLE": "ann"}), role="owner", now=NOW,
+                      settings=SETTINGS)  # fmt: skip
+    assert outcome.won and outcome.record is not None
+    by_url = member(tmp_path, "url", f"file://{bare}")
+    held = acquire(by_url, hz_id(1), slot=SLOT, identity=whoami({"HZ_HANDLE": "bob"}), role="owner", now=NOW,
+                   settings=SETTINGS)  # fmt: skip
+    assert (held.status, held.record) == ("held", outcome.record)
+    assert by_name.sync_prefix == "refs/hz/sync/team/"

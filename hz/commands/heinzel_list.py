@@ -11,6 +11,9 @@ from hz.errors import HzError
 from hz.session.index import Row
 from hz.session.store import Store
 
+TABLE_COLUMNS = ("id", "name", "namespace", "state", "contract_version", "due_at", "pending_draft",
+                 "pending_amendment", "pending_question")  # fmt: skip
+
 
 def parse_contract(value: str | None) -> tuple[str | None, int | None]:
     """`NAME[@VERSION]` with VERSION as `3` or `v3`."""
@@ -81,8 +84,11 @@ def list_command(
 ) -> int:
     name, version = parse_contract(contract)
     today = (now or datetime.now(UTC)).astimezone(UTC).strftime("%Y-%m-%d")
+    columns = None if json_output else TABLE_COLUMNS
     with Store.from_environ(environ) as store:
-        rows = store.index.agents(state=state, artifact=artifact, contract=name, version=version, today=today)
+        rows = store.index.agents(
+            state=state, artifact=artifact, contract=name, version=version, today=today, columns=columns
+        )
         broken = store.index.broken()
     if json_output:
         out.write(json.dumps([as_json(r) for r in rows], indent=2, ensure_ascii=False) + "\n")

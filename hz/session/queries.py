@@ -36,8 +36,11 @@ class Queries:
         contract: str | None = None,
         version: int | None = None,
         today: str | None = None,
+        columns: tuple[str, ...] | None = None,
     ) -> list[Row]:
-        """The list: one row per agent with today's cost (`today` is a UTC day `YYYY-MM-DD`)."""
+        """The list: one row per agent with today's cost (`today` is a UTC day `YYYY-MM-DD`).
+
+        `columns` narrows the agent columns returned (the table needs ten of them; fewer is faster)."""
         where: list[str] = ["1"]
         params: dict[str, Any] = {"today": today or iso(datetime.now(UTC))[:10]}
         if state:
@@ -52,8 +55,9 @@ class Queries:
         if version is not None:
             where.append("a.contract_version = :version")
             params["version"] = version
+        chosen = "a.*" if columns is None else ", ".join(f"a.{c}" for c in columns if c.isidentifier())
         return self._rows(
-            "SELECT a.*, (SELECT coalesce(sum(c.usd), 0) FROM costs c WHERE c.agent = a.id AND c.day = :today)"
+            f"SELECT {chosen}, (SELECT coalesce(sum(c.usd), 0) FROM costs c WHERE c.agent = a.id AND c.day = :today)"
             f" AS cost_today FROM agents a WHERE {' AND '.join(where)} ORDER BY a.namespace, a.name",
             params,
         )

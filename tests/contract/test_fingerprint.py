@@ -212,3 +212,58 @@ def test_arbitrary_frontmatter_and_body_never_raise(yaml: str, body: str) -> Non
     for text in (f"---\n{yaml}\n---\n{body}", f"```yaml\n{yaml}\n```\n{body}", GOOD.replace("# Weekly", body)):
         result = load_text(text)
         assert result.contract is not None or result.diagnostics
+
+
+_handles = st.from_regex(r"@[a-z][a-z0-9-]{0,10}[a-z0-9]", fullmatch=True)
+_words = st.text(alphabet="abcdefghij klmno", min_size=1, max_size=30).map(str.strip).filter(bool)
+_WHEN_WHO_KEYS = {
+    "schedule": st.sampled_from(
+        ['"0 9 * * *"', '{cron: "15 6 * * 1-5", tz: Asia/Tokyo}', '["0 1 * * *", "0 13 * * *"]']
+    ),
+    "owner": _handles.map(lambda h: f'"{h}"'),
+    "maintainers": st.lists(_handles, min_size=1, max_size=3, unique=True).map(
+        lambda hs: "[" + ", ".join(f'"{h}"' for h in hs) + "]"
+    ),
+    "tags": st.lists(st.from_regex(r"[a-z][a-z0-9]{0,8}", fullmatch=True), max_size=3, unique=True).map(
+        lambda t: f"[{', '.join(t)}]"
+    ),
+    "freshness": st.sampled_from(["slot", "1d", "36h"]),
+    "agent": st.sampled_from(["{runner: codex}", "{model: deep, effort: high}", "{runner: claude-code, max_turns: 9}"]),
+    "timeout": st.sampled_from(["5m", "1h", "90s"]),
+    "retries": st.sampled_from(["{max: 0}", "{max: 5, backoff: 1h}"]),
+    "concurrency": st.sampled_from(["{limit: 3}", "{behavior: skip}"]),
+    "catch_up": st.sampled_from(["all", "skip", "latest"]),
+    "cost": st.sampled_from(["{max_tokens: 1000}", "{max_usd_per_day: 0.25}"]),
+    "idempotency": st.sampled_from(["'{contract}:{slot}'", "'{memo_key}'"]),
+    "render_on_schedule": st.sampled_from(["always", "if-moved"]),
+    "title": _words,
+}
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.fixed_dictionaries({}, optional=_WHEN_WHO_KEYS), _words)
+def test_when_who_and_how_much_never_move_the_fingerprint(keys: dict[str, str], description: str) -> None:
+    required = {"title": "Weekly change digest", "owner": '"@hz-maintainer"'}
+    text = GOOD
+    for key in ("schedule", *required):
+        text = "".join(line for line in text.splitlines(keepends=True) if not line.startswith(f"  {key}:"))
+    extra = "".join(f"  {key}: {value}\n" for key, value in {**required, **keys}.items())
+    text = text.replace("  scope: team\n", "  scope: team\n" + extra).replace(
+        "description: Keeps a weekly digest", f"description: {description}. Keeps a weekly digest"
+    )
+    assert _contract(text).contract_fingerprint == _contract(GOOD).contract_fingerprint
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(["Goal", "Requires", "Maintains", "Done when", "summary", "changes"]), _words)
+def test_any_added_words_in_an_intent_section_move_the_fingerprint(heading: str, words: str) -> None:
+    marker = {"Goal": "### Goal\n\n", "Requires": REQUIRES_LINE, "Maintains": "- `digest`: a short Markdown page.",
+              "Done when": "- [ ] every commit of the week appears once", "summary": "Material: the gist of the week.",
+              "changes": "Material: one line per commit."}[heading]  # fmt: skip
+    edited = (
+        variant(marker, marker + " " + words) if not marker.endswith("\n") else variant(marker, marker + words + " ")
+    )
+    assert _contract(edited).contract_fingerprint != _contract(GOOD).contract_fingerprint
+
+
+REQUIRES_LINE = "- `commits`: the commits on main in the past seven days."

@@ -155,6 +155,17 @@ class Held:
     record: LeaseRecord
 
 
+def mine(team: TeamRemote, lease_id: str, now: datetime, settings: StateSettings) -> Held | None:
+    """The lease this machine holds and may still act under (before `expires - clock_skew_s`), or None.
+
+    No network: a turn checks this before each step; the fenced push stays the final word.
+    """
+    current = held(team, lease_id)
+    if current is None or not current.record.valid_for_holder(now, settings.skew):
+        return None
+    return current
+
+
 def holding(team: TeamRemote, lease_id: str, token: int) -> Held | None:
     """The lease we hold with this token, from memory or, when that is gone, from the remote.
 

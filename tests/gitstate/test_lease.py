@@ -105,3 +105,14 @@ def test_actions_identity_and_handles() -> None:
     assert ANN.role_for("ann") == "owner"
     assert BOB.role_for("@ann", ("@bob",)) == "delegate"
     assert BOB.role_for("@ann", ()) is None
+
+
+def test_a_holder_stops_acting_a_skew_margin_before_expiry(tmp_path: Path, bare: Path) -> None:
+    from hz.gitstate.lease import mine
+
+    ann = member(tmp_path, "ann", str(bare))
+    acquire(ann, hz_id(1), slot=SLOT, identity=ANN, role="owner", now=NOW, settings=SETTINGS)
+    held = mine(ann, hz_id(1), NOW + timedelta(seconds=600 - 31), SETTINGS)
+    assert held is not None and held.record.token == 1
+    assert mine(ann, hz_id(1), NOW + timedelta(seconds=600 - 30), SETTINGS) is None
+    assert mine(member(tmp_path, "bob", str(bare)), hz_id(1), NOW, SETTINGS) is None

@@ -12,7 +12,6 @@ the cache costs only a refetch.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -124,30 +123,34 @@ class SourceCache:
         private_dir(self.root)
         atomic_write(self.path(entry.key), _dumps(entry.to_json()))
 
-    def stage(self, entry: Entry, slot: datetime, facets: Mapping[str, Any]) -> None:
+    def stage(self, entry: Entry, slot: datetime, facets: Mapping[str, Any], fingerprints: Mapping[str, str]) -> None:
         """Remember the facets `slot` saw (blob first, then the entry that points at it)."""
-        blob = self.put_blob(facets)
+        blob = self.put_blob(facets, fingerprints)
         entry.staged[slot_key(slot)] = blob
         for old in sorted(entry.staged)[:-MAX_STAGED]:
             del entry.staged[old]
         self.write(entry)
 
-    def staged(self, entry: Entry, slot: datetime) -> dict[str, Any] | None:
+    def staged(self, entry: Entry, slot: datetime) -> tuple[dict[str, Any], dict[str, str]] | None:
+        """(facets, fingerprints) `slot` saw, or None when it was not staged or its blob is gone."""
         blob = entry.staged.get(slot_key(slot))
         return None if blob is None else self.get_blob(blob)
 
-    def put_blob(self, facets: Mapping[str, Any]) -> str:
-        key = fingerprint(dict(facets)).partition(":")[2]
+    def put_blob(self, facets: Mapping[str, Any], fingerprints: Mapping[str, str]) -> str:
+        # Keyed by the facet fingerprints, so the content is hashed once (by the caller), not again here.
+        key = fingerprint(dict(fingerprints)).partition(":")[2]
         path = self.root / "blobs" / f"{key}.json"
         if not path.exists():
-            atomic_write(path, _dumps(dict(facets)))
+            atomic_write(path, _dumps({"facets": dict(facets), "fingerprints": dict(fingerprints)}))
         return key
 
-    def get_blob(self, key: str) -> dict[str, Any] | None:
+    def get_blob(self, key: str) -> tuple[dict[str, Any], dict[str, str]] | None:
         data = self._load(self.root / "blobs" / f"{key}.json")
-        if data is None or fingerprint(data).partition(":")[2] != key:
+        if data is None or not isinstance(data.get("facets"), dict) or not isinstance(data.get("fingerprints"), dict):
             return None  # missing or damaged: the caller fetches again
-        return data
+        if fingerprint(data["fingerprints"]).partition(":")[2] != key:
+            return None
+        return data["facets"], data["fingerprints"]
 
     def entries(self) -> list[Entry]:
         if not self.root.is_dir():
@@ -185,9 +188,11 @@ class SourceCache:
             return None
         with os.fdopen(fd, "rb") as handle:
             raw = handle.read()
+        import orjson
+
         try:
-            data = json.loads(raw)
-        except ValueError:
+            data = orjson.loads(raw)
+        except orjson.JSONDecodeError:
             return None
         return data if isinstance(data, dict) else None
 

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from hz.canonical import fingerprint
+from hz.sources.fastjcs import fingerprint
 
 # Query parameters that identify a campaign or a click, never the page.
 TRACKING_PREFIXES = ("utm_", "mc_", "pk_", "hsa_", "_hs")

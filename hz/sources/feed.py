@@ -82,7 +82,8 @@ def _read_file(spec: SourceSpec, target: str, root: Path | None) -> bytes:
 def _parse(spec: SourceSpec, body: bytes) -> list[dict[str, Any]]:
     import feedparser
 
-    parsed = feedparser.parse(body)
+    # Summaries are reduced to plain text here, so feedparser's HTML sanitizer would be wasted work.
+    parsed = feedparser.parse(body, sanitize_html=False, resolve_relative_uris=False)
     if not parsed.get("version") and not parsed.entries:
         problem = parsed.get("bozo_exception")
         detail = f": {one_line(str(problem))}" if problem else ""

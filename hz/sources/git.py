@@ -97,10 +97,11 @@ def _walk(
     first_parent = _first_parent_line(repo, tip, window)
     commits: list[dict[str, Any]] = []
     merged: list[dict[str, Any]] = []
+    trees = _Trees(repo)
     for commit in _in_window(repo, tip, window, pygit2):
         if not query.wants_author(commit.author.name, commit.author.email):
             continue
-        paths = _changed(repo, commit)
+        paths = _changed(trees, commit)
         if query.paths and not any(query.wants_path(p) for p in paths):
             continue
         record = _record(commit, paths)
@@ -145,28 +146,51 @@ def _record(commit: Any, paths: list[str]) -> dict[str, Any]:
     }
 
 
-def _changed(repo: Any, commit: Any) -> list[str]:
+def _changed(trees: _Trees, commit: Any) -> list[str]:
     """Every path the commit changed against its first parent (the empty tree for a root commit)."""
-    parent_tree = repo[commit.parent_ids[0]].tree if commit.parent_ids else None
+    parent_tree = trees.repo[commit.parent_ids[0]].tree_id if commit.parent_ids else None
     out: list[str] = []
-    _diff_trees(repo, commit.tree, parent_tree, "", out)
+    _diff_trees(trees, commit.tree_id, parent_tree, "", out)
     return out
 
 
-def _diff_trees(repo: Any, new: Any, old: Any, prefix: str, out: list[str]) -> None:
+class _Trees:
+    """Tree listings by id, kept for the last few hundred trees: a walk lists each parent's trees once.
+
+    Consecutive commits share most of their trees, so the listing made for a commit's parent is reused
+    when the walk reaches that parent.
+    """
+
+    LIMIT = 512
+
+    def __init__(self, repo: Any) -> None:
+        self.repo = repo
+        self.memo: dict[Any, dict[str, tuple[Any, bool]]] = {}
+
+    def entries(self, oid: Any) -> dict[str, tuple[Any, bool]]:
+        if oid is None:
+            return {}
+        hit = self.memo.get(oid)
+        if hit is None:
+            hit = {e.name: (e.id, e.type_str == "tree") for e in self.repo[oid]}
+            if len(self.memo) >= self.LIMIT:
+                del self.memo[next(iter(self.memo))]
+            self.memo[oid] = hit
+        return hit
+
+
+def _diff_trees(trees: _Trees, new: Any, old: Any, prefix: str, out: list[str]) -> None:
     """Descend only into subtrees whose ids differ: cost grows with the change, not the tree."""
-    new_entries = {e.name: e for e in new} if new is not None else {}
-    old_entries = {e.name: e for e in old} if old is not None else {}
-    for name in sorted(new_entries.keys() | old_entries.keys()):
+    new_entries, old_entries = trees.entries(new), trees.entries(old)
+    differing = {name for name, _ in new_entries.items() ^ old_entries.items()}  # set algebra in C
+    for name in sorted(differing):
         a, b = new_entries.get(name), old_entries.get(name)
-        if a is not None and b is not None and a.id == b.id:
-            continue
         path = f"{prefix}{name}"
-        a_tree = repo[a.id] if a is not None and a.type_str == "tree" else None
-        b_tree = repo[b.id] if b is not None and b.type_str == "tree" else None
+        a_tree = a[0] if a is not None and a[1] else None
+        b_tree = b[0] if b is not None and b[1] else None
         if a_tree is not None or b_tree is not None:
-            _diff_trees(repo, a_tree, b_tree, f"{path}/", out)
-        if (a is not None and a.type_str != "tree") or (b is not None and b.type_str != "tree"):
+            _diff_trees(trees, a_tree, b_tree, f"{path}/", out)
+        if (a is not None and not a[1]) or (b is not None and not b[1]):
             out.append(path)
 
 

@@ -13,9 +13,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from hz.canonical import fingerprint
 from hz.sources.base import SourceError, SourceSpec
 from hz.sources.canonical import combined
+from hz.sources.fastjcs import fingerprint
 from hz.sources.resolve import Resolved
 
 GAP = "gap"

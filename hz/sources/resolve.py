@@ -53,7 +53,8 @@ def resolve(
     if entry is not None and not force:
         staged = cache.staged(entry, slot)
         if staged is not None:
-            return Resolved(spec, staged, facet_fingerprints(staged), entry.as_of, "staged")
+            facets, fingerprints = staged
+            return Resolved(spec, facets, fingerprints, entry.as_of, "staged")
         if not entry.due(now, recheck) and entry.covers_window(window):
             return _stage(cache, entry, spec, slot, window, "cached", 0)
     ctx = FetchContext(slot=slot, now=now, environ=environ, root=root, previous=entry.to_json() if entry else None)
@@ -63,10 +64,11 @@ def resolve(
         fetched = fetched.with_(records=entry.records, covers=_widen(entry.covers, fetched.covers))
         how = "not-modified"
     facets = select(adapter.build(spec, fetched.records, window), spec)
-    fresh = _entry(spec, slot, now, fetched, facet_fingerprints(facets))
+    fingerprints = facet_fingerprints(facets)
+    fresh = _entry(spec, slot, now, fetched, fingerprints)
     if entry is not None:
         fresh.staged.update(entry.staged)  # what earlier slots saw stays readable
-    return _stage(cache, fresh, spec, slot, window, how, fetched.requests, facets)
+    return _stage(cache, fresh, spec, slot, window, how, fetched.requests, facets, fingerprints)
 
 
 def _stage(
@@ -78,12 +80,14 @@ def _stage(
     how: str,
     requests: int,
     facets: Mapping[str, Any] | None = None,
+    fingerprints: Mapping[str, str] | None = None,
 ) -> Resolved:
     if facets is None:
         adapter = adapter_for(spec.scheme)
         facets = select(adapter.build(spec, entry.records, window), spec)
-    fingerprints = facet_fingerprints(facets)
-    cache.stage(entry, slot, facets)
+    if fingerprints is None:
+        fingerprints = facet_fingerprints(facets)
+    cache.stage(entry, slot, facets, fingerprints)
     return Resolved(spec, facets, fingerprints, entry.as_of, how, requests)
 
 

@@ -88,3 +88,31 @@ def test_times_parse_in_every_offset_form() -> None:
     assert iso(parse_time("2026-11-27T09:12:00.000+0100") or datetime.min) == "2026-11-27T08:12:00Z"
     assert parse_time("not a time") is None
     assert parse_time(None) is None
+
+
+any_json = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**53) + 1, 2**53 - 1)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=12),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4),
+    max_leaves=16,
+)
+
+
+@given(any_json)
+def test_the_fast_fingerprint_equals_the_shared_helper(value: Any) -> None:
+    from hz.canonical import fingerprint as shared
+    from hz.sources.fastjcs import fingerprint as fast
+
+    assert fast(value) == shared(value)
+
+
+def test_the_fast_path_is_taken_for_plain_ascii_records() -> None:
+    from hz.sources.fastjcs import _fast_bytes
+
+    assert _fast_bytes({"b": [1, "x y"], "a": None, "c": True}) == b'{"a":null,"b":[1,"x y"],"c":true}'
+    assert _fast_bytes({"a": 1.0}) is None
+    assert _fast_bytes({"a": "caf\u00e9"}) is None
+    assert _fast_bytes({"a": "line\nbreak"}) is None

@@ -34,7 +34,7 @@ def act_on(journal: Journal, turn: Turn, deps: Deps) -> str | None:
     if kind == "lessons":
         record_lessons(journal, turn, outcome["lessons"])
     elif kind == "question":
-        ask(journal, turn, str(outcome["question"]))
+        ask(journal, turn, deps, str(outcome["question"]))
     elif kind == "summary":
         write_summary(journal, turn, outcome["summary"])
     elif kind == "amendment":
@@ -87,10 +87,25 @@ def record_lessons(journal: Journal, turn: Turn, lessons: list[Mapping[str, Any]
         journal.append("lesson.recorded", data, turn=turn.id, key=None)
 
 
-def ask(journal: Journal, turn: Turn, question: str) -> None:
-    key = f"{turn.plan.agent_id}@question:{turn.id}"
-    if not any(e.kind == "question.asked" and e.data.get("key") == key for e in journal.events()):
-        journal.append("question.asked", {"key": key, "question": question[:1000]}, turn=turn.id, key=None)
+def question_key(turn: Turn) -> str:
+    return f"{turn.plan.agent_id}@question:{turn.id}"
+
+
+def ask(journal: Journal, turn: Turn, deps: Deps, question: str) -> None:
+    """Ask once per key, then wait for the answer (or `max_wait`); a question asked again does not wait twice."""
+    from datetime import timedelta
+
+    from hz.turn.waits import wait_data
+    from hz.turn.walk import Waiting
+
+    key = question_key(turn)
+    if any(e.kind == "question.asked" and e.data.get("key") == key for e in journal.events()):
+        return
+    journal.append("question.asked", {"key": key, "question": question[:1000]}, turn=turn.id, key=None)
+    until = deps.clock() + timedelta(days=deps.settings.max_wait_days)
+    data = wait_data("think", until=until, on={"kind": "answer", "key": key})
+    journal.append("turn.waiting", data, turn=turn.id, key=None)
+    raise Waiting(turn.id)
 
 
 def write_summary(journal: Journal, turn: Turn, summary: Mapping[str, Any], *, keep: int = 5) -> None:

@@ -66,8 +66,7 @@ class AgentWork:
             from hz.turn.walk import abandon
 
             return self.entry("resumed", abandon(self.journal, open_turn, plan, self.deps, reason="superseded"))
-        self.journal.append("turn.resumed", {"woken_by": fired, "step": wait.step}, turn=open_turn.turn, key=None)
-        open_turn.waiting = None
+        open_turn = engine.reopen(self.journal, open_turn.turn, woken_by=fired, step=wait.step)
         return self.entry("resumed", engine.resume(self.journal, open_turn, plan, self.deps, counted=False))
 
     def _pinned(self, open_turn: history.OpenTurn) -> Plan:

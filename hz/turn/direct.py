@@ -17,7 +17,7 @@ from typing import Any
 
 from hz.config import load_user_config
 from hz.errors import HzError, LockTimeout
-from hz.session.inbox import put_request
+from hz.session.inbox import Request, put_request
 from hz.session.store import Store
 from hz.turn import engine, history, steering
 from hz.turn.agentwork import AgentWork
@@ -80,14 +80,28 @@ def ask(
     """A message (or a bare wake) as a turn of cause asked, run here unless the agent is awake."""
     with Store.from_environ(environ) as store:
         row = _resolve(store, name)
-        put_request(store.agent_dir(row["id"]), request_id, text, now=now, when_busy="follow-up" if after else "steer")
+        request, _ = put_request(
+            store.agent_dir(row["id"]), request_id, text, now=now, when_busy="follow-up" if after else "steer"
+        )
         cause = extra or Cause("asked", asked_key(row["id"], request_id), now, {"request_id": request_id})
         try:
             with session(store, row, root=root, environ=environ, now=now, runner=runner) as work:
-                work.candidate.causes.append(cause)
+                if extra is not None or not _answers(work, request):
+                    work.candidate.causes.append(cause)
                 return Outcome(work.run())
         except LockTimeout:
             return Outcome([], queued=request_id)
+
+
+def _answers(work: AgentWork, request: Request) -> bool:
+    """A message while a turn waits for the user's answer is that answer (question.answered), not a new turn."""
+    for open_turn in history.open_turns(work.journal.events()):
+        on = open_turn.waiting.data.get("on") if open_turn.waiting is not None else None
+        if isinstance(on, dict) and on.get("kind") == "answer":
+            data = {"key": on["key"], "request_id": request.request_id, "hash": request.hash}
+            work.journal.append("question.answered", data, turn=open_turn.turn, key=None)
+            return True
+    return False
 
 
 def retry(
@@ -124,8 +138,7 @@ def resume(name: str, *, root: Path | None, environ: Mapping[str, str], now: dat
                 raise HzError(f"{row['name']} has no waiting turn", hint="hz heinzel wake starts a new one")
             open_turn = waiting[0]
             step = str(open_turn.waiting.data.get("step", "act")) if open_turn.waiting else "act"
-            work.journal.append("turn.resumed", {"woken_by": "asked", "step": step}, turn=open_turn.turn, key=None)
-            open_turn.waiting = None
+            open_turn = engine.reopen(work.journal, open_turn.turn, woken_by="asked", step=step)
             result = engine.resume(work.journal, open_turn, work.plan, work.deps, counted=False)
             return Outcome([work.entry("resumed", result)])
 

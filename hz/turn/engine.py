@@ -181,6 +181,13 @@ def resume(
     return walk(journal, turn, deps)
 
 
+def reopen(journal: Journal, turn: str, *, woken_by: str, step: str) -> history.OpenTurn:
+    """Resume a waiting turn: `turn.resumed`, and the steps from `step` on run again with fresh context."""
+    journal.append("turn.resumed", {"woken_by": woken_by, "step": step}, turn=turn, key=None)
+    append_body(journal.directory, turn, {"rethink": step})
+    return history.reopened(journal.events(), turn)
+
+
 def body_reference(journal: Journal, turn: str) -> dict[str, Any] | None:
     ref = body_ref(journal.directory, turn)
     return None if ref is None else ref.as_dict()

@@ -98,7 +98,15 @@ def open_turns(events: Sequence[Envelope]) -> list[OpenTurn]:
             current.waiting = event
         elif event.kind == "turn.resumed":
             current.waiting = None
+            step = event.data.get("step")
+            if step in current.steps:  # run again from the step that decided to wait
+                del current.steps[current.steps.index(step) :]
     return list(turns.values())
+
+
+def reopened(events: Sequence[Envelope], turn: str) -> OpenTurn:
+    """The open turn as it stands after its `turn.resumed`: steps from the waiting one on run again."""
+    return next(t for t in open_turns(events) if t.turn == turn)
 
 
 def active_lessons(events: Iterable[Envelope], *, up_to_seq: int | None = None) -> list[tuple[str, str]]:
@@ -165,7 +173,7 @@ def taken_requests(events: Iterable[Envelope]) -> set[str]:
     """Request ids the spine already took in (steered, requested or started as asked)."""
     seen: set[str] = set()
     for event in events:
-        if event.kind == "turn.steered":
+        if event.kind in ("turn.steered", "question.answered") and event.data.get("request_id"):
             seen.add(str(event.data["request_id"]))
         elif event.kind == "turn.requested":
             seen.add(str(event.data["key"]).rsplit("@", 1)[-1])

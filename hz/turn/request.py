@@ -14,7 +14,7 @@ from hz.turn.journal import Journal
 
 def build_request(journal: Journal, turn: Turn, deps: Deps, *, budget_usd: float) -> ThinkRequest:
     built = context.build(material(journal, turn))
-    prior = tuple(r["think"] for r in read_body(journal.directory, turn.id).records if "think" in r)
+    prior = _prior(read_body(journal.directory, turn.id).records)
     running = (deps.clock() - history.parse_ts(turn.started.ts)).total_seconds()
 
     def record(entry: dict[str, Any]) -> None:
@@ -41,6 +41,17 @@ def build_request(journal: Journal, turn: Turn, deps: Deps, *, budget_usd: float
     )
 
 
+def _prior(records: list[dict[str, Any]]) -> tuple[dict[str, Any], ...]:
+    """The recorded transcript of this think step, since the turn was last reopened after a wait."""
+    prior: list[dict[str, Any]] = []
+    for record in records:
+        if "rethink" in record:
+            prior = []
+        elif "think" in record:
+            prior.append(record["think"])
+    return tuple(prior)
+
+
 def material(journal: Journal, turn: Turn) -> context.Material:
     """What the model may see, all of it read from the spine as it stood when the turn started."""
     events = [e for e in journal.events() if e.seq < turn.started.seq]
@@ -60,7 +71,13 @@ def material(journal: Journal, turn: Turn) -> context.Material:
 def asked_texts(journal: Journal, turn: Turn) -> list[str]:
     """The user's words behind this turn's asked and retry causes, from the inbox (never the spine)."""
     wanted = {k.rsplit("@", 1)[-1] for k in turn.keys}
+    prefix = f"{turn.plan.agent_id}@question:{turn.id}"
+    answers = {str(e.data.get("request_id")) for e in journal.events() if e.kind == "question.answered"
+               and e.data.get("key") == prefix}  # fmt: skip
     texts = [r.text for r in list_requests(journal.directory) if r.request_id in wanted and r.text]
+    texts += [
+        f"Your question was answered: {r.text}" for r in list_requests(journal.directory) if r.request_id in answers
+    ]
     hint = turn.started.data.get("hint")
     return [*texts, f"Try again: {hint}"] if hint else texts
 

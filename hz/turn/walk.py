@@ -21,6 +21,10 @@ from hz.turn.plan import Plan
 _STEP_OUTCOMES = frozenset({"draft", "lessons", "amendment", "question", "nothing"})
 
 
+class Waiting(Exception):
+    """A step decided to wait: `turn.waiting` is written and the turn stays open without a process."""
+
+
 class Finished(Exception):
     """A step ended the turn early (a cap, a failure); carries the result of the finish it wrote."""
 
@@ -43,6 +47,8 @@ def walk(journal: Journal, turn: Turn, deps: Deps) -> TurnResult:
         return finish(journal, turn, deps, disposition=_disposition(turn), reason=_reason(turn))
     except Finished as done:
         return done.result
+    except Waiting:
+        return TurnResult(turn.id, "waiting")
 
 
 def restore(journal: Journal, open_turn: history.OpenTurn, plan: Plan) -> Turn:

@@ -95,8 +95,10 @@ class Index(Queries):
         with self._tx() as db:
             for table in TABLES:
                 db.execute(f"DROP TABLE IF EXISTS {table}")
-            for statement in SCHEMA.split(";"):
-                if statement.strip():
+            statements = [st for st in SCHEMA.split(";") if st.strip()]
+            indexes = [st for st in statements if st.strip().startswith("CREATE INDEX")]
+            for statement in statements:
+                if statement not in indexes:
                     db.execute(statement)
             db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             agents = self.spine_ids()
@@ -108,6 +110,8 @@ class Index(Queries):
                     write_rows(db, batch)
                     batch.clear()
             write_rows(db, batch)
+            for statement in indexes:  # built once over all rows: cheaper than kept up row by row
+                db.execute(statement)
         return len(agents)
 
     def _fold(self, agent: str, read: SpineRead) -> dict[str, list[tuple[Any, ...]]]:

@@ -21,6 +21,7 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, SystemPromptPart, 
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from hz.commands.approve import approve_command
+from hz.commands.heinzel_show import show_command
 from hz.daemon import tick
 from hz.runners.model import ModelRunner
 from hz.runners.pricing import Price
@@ -223,3 +224,11 @@ def test_priyas_weekly_report(repo: Path, hz: Any, priya: tuple[str, Model, Mode
     assert [e.kind for e in spine].count("turn.steered") == 1
     assert [e.data["cause"] for e in spine if e.kind == "turn.requested"] == ["asked"]
     assert [e.data["cause"] for e in spine if e.kind == "turn.started"][-2:] == ["schedule", "asked"]
+
+    # Any time: the timeline with causes, dispositions and cost rolled up by cause.
+    shown = io.StringIO()
+    assert show_command(shown, "weekly-report", json_output=False, environ=os.environ, now=FRI3) == 0
+    text = shown.getvalue()
+    month = sum(e.data.get("usd", 0.0) for e in spine if e.kind == "turn.finished" and e.ts.startswith("2026-11"))
+    assert "USD this month: " in text and f"{month:.2f} USD this month" in text
+    assert "  schedule  drafted" in text and "  approval  learned" in text and "  asked  proposed" in text

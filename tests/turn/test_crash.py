@@ -47,6 +47,7 @@ def hz_tick(repo: Path, crash_at: str | None) -> subprocess.CompletedProcess[str
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("point", POINTS)
 def test_a_kill_at_any_point_leaves_one_draft_and_one_finished_turn(repo: Path, point: str) -> None:
     agent = adopt(contract_text(), now=MONDAY)

@@ -208,3 +208,10 @@ def _unlink(path: Path) -> int:
         path.unlink()
         return 1
     return 0
+
+
+def prune_sources(environ: Mapping[str, str], now: datetime) -> int:
+    """Prune the user's source cache under `[heinzel] retention_days` (for `hz heinzel prune`)."""
+    from hz.config import load_user_config
+
+    return SourceCache.from_environ(environ).prune(now, load_user_config(environ).heinzel.retention_days)

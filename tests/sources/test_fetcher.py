@@ -232,3 +232,27 @@ def test_a_tick_with_microseconds_still_fetches_once(server: Server, cache: Sour
     for contract in range(30):
         fetch_all(watches[contract : contract + 1], now=now, environ={}, root=None, cache=cache)
     assert server.count() == 3
+
+
+def test_an_earlier_slot_is_rebuilt_from_cached_records(server: Server, cache: SourceCache) -> None:
+    [uri] = _feeds(server, 1)
+    watch = Watch("team:a", "news", SourceSpec(uri, window=timedelta(days=4, hours=4)), None)
+    now = fetch_all([watch], now=NOW, environ={}, root=None, cache=cache).inputs()[("team:a", "news")]
+    earlier = fetch_all([watch], now=NOW, slot=NOW - timedelta(days=1), environ={}, root=None, cache=cache)
+    value = earlier.inputs()[("team:a", "news")]
+    assert earlier.fetches == 0
+    assert server.count() == 1
+    assert [i["title"] for i in value.values["items"]] == ["Retries 0 that do not hurt", "Why we moved to SQLite WAL"]
+    assert [i["title"] for i in now.values["items"]] == ["Why we moved to SQLite WAL"]
+
+
+def test_prune_sources_reads_retention_from_the_config(server: Server, tmp_path: Path) -> None:
+    from hz.sources.cache import prune_sources
+
+    environ = {"HZ_HOME": str(tmp_path / "home"), "HZ_CONFIG_HOME": str(tmp_path / "config")}
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "config.toml").write_text("[heinzel]\nretention_days = 10\n")
+    watches = _watches(_feeds(server, 1), 1)
+    fetch_all(watches, now=NOW - timedelta(days=11), environ=environ, root=None)
+    assert prune_sources(environ, NOW) == 2
+    assert SourceCache.from_environ(environ).entries() == []

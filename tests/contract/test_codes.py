@@ -200,3 +200,10 @@ def test_extension_keys_only_at_the_top_level() -> None:
             "x-* keys for other tools are allowed only at the top level of the frontmatter",
         )
     ]
+
+
+def test_every_code_of_stages_1_and_2_has_a_fixture() -> None:
+    owned = {"HZC001", "HZC002", "HZC003", "HZC004", "HZC010", "HZC011", "HZC016", "HZC019"}
+    owned |= {f"HZC10{n}" for n in range(1, 8)}
+    covered = {case[2] for case in CASES} | {warning[2] for warning in WARNINGS} | {"HZC010"}
+    assert owned <= covered, sorted(owned - covered)

@@ -36,7 +36,7 @@ from hz.gitstate.transport import ZERO, RefResult
 
 _UNKNOWN = RefResult("", "!", "")
 BACKOFF_BASE_S = 0.025
-BACKOFF_CAP_S = 1.0
+BACKOFF_CAP_S = 2.0
 
 
 class PushRefused(HzError):
@@ -62,12 +62,14 @@ class StateWriter:
         *,
         rng: random.Random | None = None,
         sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.team = team
         self.settings = settings
         self.outbox = Outbox(team.local_dir / "outbox")
         self._rng = rng or random.Random()
         self._sleep = sleep
+        self._clock = clock
 
     def queue(self, *events: Event) -> int:
         """Queue events for the next flush, with one fsync; returns how many were new (not queued already)."""
@@ -82,6 +84,7 @@ class StateWriter:
         attempt = 0
         while (events or extra) and attempt < max(1, self.settings.push_attempts):
             attempt += 1
+            started = self._clock()
             events, done = self._attempt(events, extra, now, result)
             if done:
                 extra = set()
@@ -89,9 +92,15 @@ class StateWriter:
             if result.fenced:
                 extra -= result.fenced
             elif attempt < self.settings.push_attempts:
-                self._sleep(self._rng.uniform(0, min(BACKOFF_CAP_S, BACKOFF_BASE_S * 2 ** (attempt - 1))))
+                self._sleep(self._pause(attempt, self._clock() - started))
         result.pending = len(self.outbox)
         return result
+
+    def _pause(self, attempt: int, span: float) -> float:
+        """Jittered exponential backoff in units of what one attempt took here: on a slow remote or a
+        busy machine the racing writers spread out over as many attempt-lengths as there are of them."""
+        unit = max(BACKOFF_BASE_S, span)
+        return self._rng.uniform(0, min(BACKOFF_CAP_S, unit * 2**attempt))
 
     def _drop_unheld(self, events: list[Event], result: FlushResult) -> list[Event]:
         """Events whose (lease, token) this machine no longer holds can never be written: fenced."""

@@ -10,10 +10,14 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from hz.errors import EXIT_ERROR, EXIT_OK
+
+if TYPE_CHECKING:
+    from hz.contract.migrate import Migration
 
 
 @dataclass(frozen=True)
@@ -57,15 +61,21 @@ def plan_file(path: Path) -> FileMigration:
     return FileMigration(path, found, migrated)
 
 
-def migrate_text(text: str) -> tuple[int | None, str | None]:
-    """The declared schema and the migrated text (None when already current). ValueError: no YAML."""
-    from hz.contract.migrate import SchemaTooNew, migrate, schema_of
+def migrate_text(
+    text: str, *, migrations: Mapping[int, Migration] | None = None, newest: int | None = None
+) -> tuple[int | None, str | None]:
+    """The declared schema and the migrated text (None when already current). ValueError: no YAML.
+
+    `migrations` and `newest` default to this hz's own; tests pass others.
+    """
+    from hz.contract.migrate import MIGRATIONS, SchemaTooNew, migrate, schema_of
     from hz.contract.model import SCHEMA_VERSION
     from hz.contract.text import normalize, split_frontmatter
     from hz.contract.yamlload import YamlProblem, load_mapping
 
-    normalized = normalize(text)
-    split = split_frontmatter(normalized)
+    steps = MIGRATIONS if migrations is None else migrations
+    target = SCHEMA_VERSION if newest is None else newest
+    split = split_frontmatter(normalize(text))
     if split is None:
         raise ValueError("no frontmatter")
     try:
@@ -73,11 +83,12 @@ def migrate_text(text: str) -> tuple[int | None, str | None]:
     except YamlProblem as problem:
         raise ValueError(f"line {split.yaml_line + problem.line - 1}: {problem.message}") from None
     found = schema_of(data)
-    if found is not None and found > SCHEMA_VERSION:
-        raise SchemaTooNew(found)
-    if found is None or found == SCHEMA_VERSION:
+    if found is not None and found > target:
+        raise SchemaTooNew(found, target)
+    if found is None or found == target:
         return found, None
-    return found, "---\n" + dump_yaml(migrate(data)) + "---\n" + split.body
+    migrated = migrate(data, migrations=steps, newest=target)
+    return found, "---\n" + dump_yaml(migrated) + "---\n" + split.body
 
 
 def dump_yaml(data: Mapping[str, object]) -> str:

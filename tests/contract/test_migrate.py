@@ -46,3 +46,14 @@ def test_dumped_frontmatter_reads_back_the_same() -> None:
     data = {"name": "x", "hz": {"schema": 1, "on": ["a"], "outputs": {"o": {"facets": ["f"]}}}}
     assert load_mapping(dump_yaml(data)) == data
     assert dump_yaml(data).startswith("name: x\nhz:\n")
+
+
+def test_a_file_is_rewritten_frontmatter_only() -> None:
+    from hz.commands.workflow_migrate import migrate_text
+
+    body = "\n# Title\n\n### Goal\n\nStays  as written.   \n"
+    old = "---\nname: x  # a comment\nhz:\n  schema: 1\n  accountable: '@a'\n---\n" + body
+    found, text = migrate_text(old, migrations=STEPS, newest=3)
+    assert found == 1
+    assert text == "---\nname: x\nhz:\n  schema: 3\n  owner: '@a'\n  scope: team\n---\n" + body
+    assert migrate_text(text, migrations=STEPS, newest=3) == (3, None)

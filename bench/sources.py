@@ -117,7 +117,7 @@ def bench_watchers() -> None:
             pass
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
     thread.start()
     try:
         uris = [f"feed:http://127.0.0.1:{server.server_port}/feed{n}.xml" for n in range(20)]

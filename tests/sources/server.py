@@ -90,7 +90,7 @@ def serve(routes: dict[str, Route] | None = None) -> Iterator[Server]:
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
     thread.start()
     try:
         yield Server(f"http://127.0.0.1:{server.server_port}", table, requests)

@@ -234,3 +234,38 @@ def test_waits_are_rows_the_tick_can_ask_for(tmp_path: Path, kind: str) -> None:
     ]
     assert [w["turn"] for w in index.waits_on("answer")] == ["t1"]
     store.close()
+
+
+_STORE_APPENDER = """
+import sys
+from pathlib import Path
+from hz.session.store import Store
+root, agents, count = Path(sys.argv[1]), sys.argv[2].split(","), int(sys.argv[3])
+with Store(root) as store:
+    for i in range(count):
+        agent = agents[i % len(agents)]
+        with store.writer(agent, timeout=30) as w:
+            w.append("usage", {"kind": "summary", "usd": 0.01})
+"""
+
+
+@pytest.mark.slow
+def test_processes_writing_through_their_own_index_connections_agree_with_a_rebuild(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    _born(store, A, "alpha")
+    _born(store, B, "beta")
+    store.close()
+    procs = [
+        subprocess.Popen([sys.executable, "-c", _STORE_APPENDER, str(tmp_path), agents, "20"])
+        for agents in (f"{A},{B}", f"{B},{A}", A)
+    ]
+    assert [p.wait(timeout=120) for p in procs] == [0, 0, 0]
+    with Index.open(tmp_path) as index:
+        incremental = index.dump()
+        assert [(r["agent"], r["last_seq"]) for r in index.db.execute("SELECT * FROM spines ORDER BY agent")] == [
+            (A, 3 + 10 + 10 + 20),
+            (B, 3 + 10 + 10),
+        ]
+        index.rebuild()
+        assert index.dump() == incremental
+    assert list((tmp_path / ".pending").iterdir()) == []

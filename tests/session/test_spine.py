@@ -9,9 +9,12 @@ import sys
 import time
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from hz.errors import LockTimeout
 from hz.session.envelope import Envelope, format_line, line_hash, parse_line
@@ -149,6 +152,7 @@ def test_the_lock_is_held_across_processes(tmp_path: Path) -> None:
 _HOLD = """
 import sys
 from pathlib import Path
+from typing import Any
 from hz.session.spine import SpineWriter
 with SpineWriter.open(Path(sys.argv[1])):
     print("locked", flush=True)
@@ -158,6 +162,7 @@ with SpineWriter.open(Path(sys.argv[1])):
 _APPENDER = """
 import sys
 from pathlib import Path
+from typing import Any
 from hz.session.spine import SpineWriter
 directory, label, count = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
 for i in range(count):
@@ -181,6 +186,7 @@ def test_two_processes_appending_at_once_never_interleave_lose_or_reuse(tmp_path
 _KILLED = """
 import sys
 from pathlib import Path
+from typing import Any
 from hz.session.spine import SpineWriter
 directory = Path(sys.argv[1])
 with SpineWriter.open(directory, timeout=30) as writer:
@@ -212,3 +218,26 @@ def test_kill_9_in_the_middle_of_appends_leaves_a_readable_chain(tmp_path: Path,
     assert after.problems == []
     assert after.events[-1].seq == after.last_seq
     assert [e.seq for e in after.events] == list(range(1, after.last_seq + 1))
+
+
+_json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**53), 2**53) | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@given(
+    seq=st.integers(1, 2**40),
+    kind=st.text(min_size=1, max_size=30),
+    data=st.dictionaries(st.text(max_size=10), _json_values, max_size=5),
+    turn=st.none() | st.text(max_size=20),
+    key=st.none() | st.text(max_size=40),
+)
+def test_format_and_parse_are_inverse_and_a_line_is_always_one_line(
+    seq: int, kind: str, data: dict[str, Any], turn: str | None, key: str | None
+) -> None:
+    envelope = Envelope(seq, "2026-10-30T15:00:00.000Z", None, kind, data, turn, key)
+    line = format_line(envelope)
+    assert b"\n" not in line and b"\r" not in line
+    assert parse_line(line) == envelope

@@ -28,6 +28,7 @@ class AgentWork:
     deps: Deps
     store: Store
     now: datetime
+    team: Any = None  # hz.turn.team.Team when the repository coordinates team contracts
 
     @property
     def plan(self) -> Plan:
@@ -152,15 +153,34 @@ class AgentWork:
             if moved is not None and not moved:
                 engine.skip(self.journal, wake, "nothing-moved", moved=[], next_due=due)
                 return [{"agent": self.name, "action": "skipped", "reason": "nothing-moved", "cause": "schedule"}]
+        claim = self._claim(wake)
+        if claim is not None and not claim.won:
+            return [{"agent": self.name, "action": "skipped", "reason": claim.why, "cause": wake.cause.kind}]
         entries: list[dict[str, Any]] = []
         result = engine.start(self.journal, self.plan, wake, self.deps)
         entries.append(self.entry("started", result))
+        self._receipts(result, claim)
         for _ in range(MAX_FOLLOW_UPS):
             if not result.follow_up:
                 break
             result = engine.start(self.journal, self.plan, coalesce(self.plan.agent_id, result.follow_up), self.deps)
             entries.append(self.entry("started", result))
+            self._receipts(result, claim)
         return entries
+
+    def _claim(self, wake: Wake) -> Any:
+        """For a team contract under team coordination: the lease for this wake's slot (None otherwise)."""
+        if self.team is None or self.plan.scope != "team":
+            return None
+        from hz.turn.team import claim
+
+        return claim(self.team, self.plan, engine.turn_slot(wake), self.now)
+
+    def _receipts(self, result: TurnResult, claim: Any) -> None:
+        if claim is not None and claim.won:
+            from hz.turn.team import record
+
+            record(self.team, self.journal.events(), result.turn, claim)
 
     def _moved_since_last(self, wake: Wake) -> list[str] | None:
         last = self._last_inputs()

@@ -59,13 +59,16 @@ def run_tick(
     candidates = _candidates(store, work, report, root=root, now=now, default_tz=config.timezone or "UTC")
     _apply_heights(candidates, root, environ)
     candidates.sort(key=lambda c: (c.height, c.due, c.agent_id))
+    team = _team(root, environ, config.handle, report)
     budget = settings.max_wakes_per_tick
     for candidate in candidates:
         if budget <= 0:
             report.deferred.append(candidate.row["name"])
             continue
         try:
-            entries = _work_agent(store, candidate, settings, environ=environ, now=now, runner=runner, tools=tools)
+            entries = _work_agent(
+                store, candidate, settings, environ=environ, now=now, runner=runner, tools=tools, team=team
+            )
         except LockTimeout:
             report.busy.append(candidate.row["name"])
             continue
@@ -73,7 +76,27 @@ def run_tick(
             entries = [{"agent": candidate.row["name"], "action": "error", "error": exc.message}]
         report.woken.extend(entries)
         budget -= sum(1 for e in entries if e["action"] in {"started", "resumed"})
+    if team is not None:
+        from hz.turn.team import flush
+
+        pushed = flush(team, now)
+        report.pushed = bool(pushed["pushed"])
+        report.woken.extend({"agent": lease, "action": "fenced"} for lease in pushed.get("fenced", ()))
+        if "error" in pushed:
+            report.woken.append({"agent": "hz/state", "action": "error", "error": pushed["error"]})
     return report
+
+
+def _team(root: Path | None, environ: Mapping[str, str], handle: str | None, report: TickReport) -> Any:
+    from hz.turn.team import Team, configured
+
+    if root is None or not configured(root):
+        return None
+    try:
+        return Team.open(root, environ, handle)
+    except HzError as exc:
+        report.woken.append({"agent": "hz/state", "action": "error", "error": exc.message})
+        return None
 
 
 def _candidates(
@@ -160,13 +183,14 @@ def _work_agent(
     now: datetime,
     runner: Any,
     tools: tuple[Any, ...],
+    team: Any = None,
 ) -> list[dict[str, Any]]:
     from hz.turn.agentwork import AgentWork
 
     with store.writer(candidate.agent_id, timeout=0.2, now=now) as writer:
         journal = Journal(writer, lambda: now)
         deps = make_deps(store, candidate.plan, settings, environ=environ, now=now, runner=runner, tools=tools)
-        return AgentWork(journal, candidate, deps, store=store, now=now).run()
+        return AgentWork(journal, candidate, deps, store=store, now=now, team=team).run()
 
 
 def make_deps(

@@ -1,0 +1,179 @@
+"""Team contracts in a tick: one runner per slot through the contract's lease, receipts to `hz/state`.
+
+Each member adopts a team contract as an agent of their own, so the team-wide identity is the
+contract's `id:` (`hz-<id>` is its lease, `refs/hz/lease/hz-<id>`, and the id of its receipts). Before a
+team wake runs, the tick takes that lease for the wake's slot (owner first; a delegate or an Actions
+run only once the grace period passed); a lease held by someone else, not yet ours to take, or a slot
+already done means this machine does nothing for it. After the turn, its receipt-grade events (turn
+started and ended, draft placed) are queued, and the tick flushes them in one atomic push together with
+the renewal of every lease it holds: at most one push per tick, none when nothing happened.
+
+This applies only when the repository's `hz.toml` names a `[state]` table; without it a team contract
+runs on this machine alone.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from hz.errors import HzError
+from hz.session.envelope import Envelope
+from hz.turn.plan import Plan
+
+_REASONS = {"max-resumes": "resumes", "gather": "error", "runner": "error", "outcome": "error"}
+
+
+def configured(root: Path | None) -> bool:
+    if root is None or not (root / "hz.toml").is_file():
+        return False
+    try:
+        return "state" in tomllib.loads((root / "hz.toml").read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError:
+        return False
+
+
+@dataclass
+class Team:
+    remote: Any  # hz.gitstate.remote.TeamRemote
+    settings: Any  # hz.gitstate.settings.StateSettings
+    identity: Any  # hz.gitstate.identity.Identity
+    writer: Any  # hz.gitstate.writer.StateWriter
+    held: dict[str, int] = field(default_factory=dict)  # lease id -> token, won this tick
+    queued: int = 0
+
+    @classmethod
+    def open(cls, root: Path, environ: Mapping[str, str], handle: str | None) -> Team:
+        from hz.gitstate.identity import whoami
+        from hz.gitstate.remote import TeamRemote
+        from hz.gitstate.settings import load_state_settings
+        from hz.gitstate.writer import StateWriter
+
+        settings = load_state_settings(root)
+        remote = TeamRemote(root, settings.remote, environ)
+        return cls(remote, settings, whoami(environ, handle), StateWriter(remote, settings))
+
+
+def lease_id(plan: Plan) -> str | None:
+    contract_id = getattr(getattr(plan.contract, "frontmatter", None), "id", None)
+    return f"hz-{contract_id}" if contract_id else None
+
+
+@dataclass(frozen=True)
+class Claim:
+    won: bool
+    lease: str | None
+    token: int
+    why: str  # won | held by … | early | done | not a member of it | no contract id
+    role: str = "owner"
+
+
+def claim(team: Team, plan: Plan, slot: datetime, now: datetime) -> Claim:
+    from hz.gitstate.lease import acquire
+
+    lease = lease_id(plan)
+    if lease is None:
+        return Claim(False, None, 0, "no contract id")
+    hz = plan.contract.frontmatter.hz
+    role = team.identity.role_for(str(hz.owner), tuple(str(m) for m in hz.maintainers))
+    if role is None:
+        return Claim(False, lease, 0, "not a member of it")
+    if lease in team.held:
+        return Claim(True, lease, team.held[lease], "won", role)
+    stamp = slot.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    outcome = acquire(team.remote, lease, slot=stamp, identity=team.identity, role=role, now=now,
+                      settings=team.settings, due=slot)  # fmt: skip
+    if outcome.won:
+        assert outcome.record is not None, "a won lease has its record"
+        token = int(outcome.record.token)
+        team.held[lease] = token
+        return Claim(True, lease, token, "won", role)
+    holder = getattr(outcome.record, "holder", None)
+    return Claim(False, lease, 0, f"held by {holder}" if outcome.status == "held" else str(outcome.status))
+
+
+def _team_key(key: str, lease: str) -> str:
+    return lease + "@" + key.split("@", 1)[1]
+
+
+def _utc(ts: str) -> str:
+    return datetime.fromisoformat(ts.replace("Z", "+00:00")).astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def receipts(events: Sequence[Envelope], turn: str, claim_: Claim) -> list[Any]:
+    """The receipt-grade events of one local turn, keyed by the team-wide id."""
+    from hz.gitstate.events import PAYLOADS, Event, Kind
+
+    lease = claim_.lease
+    assert lease is not None
+    mine = [e for e in events if e.turn == turn]
+    started = next(e for e in mine if e.kind == "turn.started")
+    keys = [_team_key(k, lease) for k in started.data.get("keys", [])]
+    common = {
+        "turn": turn,
+        "cause": started.data["cause"],
+        "causes": list(started.data.get("causes", [])),
+        "keys": keys,
+    }
+    finished = next((e for e in mine if e.kind == "turn.finished"), None)
+    fp = (finished.data.get("contract_fingerprint") if finished else None) or "sha256:" + "0" * 64
+    payloads: list[tuple[Kind, str, str, dict[str, Any]]] = [
+        ("turn.started", keys[0], started.ts, {**common, "contract_version": int(started.data["contract_version"]),
+                                               "contract_fp": fp, "token": claim_.token, "role": claim_.role}),
+    ]  # fmt: skip
+    for event in mine:
+        if event.kind == "draft.placed":
+            key = _team_key(str(event.data["key"]), lease)
+            data = {"turn": turn, "key": key, "asset": event.data["asset"], "hash": event.data["hash"]}
+            payloads.append(("draft.placed", key, event.ts, data))
+    if finished is not None:
+        payloads.append(("turn.finished", keys[0], finished.ts, {**common, **_ended(finished.data)}))
+    return [
+        Event.make(
+            kind,
+            id=lease,
+            key=key,
+            ts=_utc(ts),
+            lease=lease,
+            token=claim_.token,
+            data=PAYLOADS[kind].model_validate(data),
+        )
+        for kind, key, ts, data in payloads
+    ]
+
+
+def _ended(d: Mapping[str, Any]) -> dict[str, Any]:
+    reason = _REASONS.get(str(d.get("reason")), d.get("reason"))
+    ended: dict[str, Any] = {
+        "disposition": d["disposition"],
+        "cost_usd": float(d.get("usd", 0.0)),
+        "tokens": int(d.get("tokens", 0)),
+        "tokens_cached": int(d.get("tokens_cached", 0)),
+        "duration_s": float(d.get("duration_s", 0.0)),
+        "input_fps": dict(d.get("inputs", {})),
+    }
+    if reason not in (None, "nothing-to-do"):
+        ended["reason"] = reason
+    for source, target in (("contract_fingerprint", "contract_fp"), ("output_hash", "draft_hash")):
+        if d.get(source):
+            ended[target] = d[source]
+    return ended
+
+
+def record(team: Team, events: Sequence[Envelope], turn: str, claim_: Claim) -> None:
+    team.queued += team.writer.queue(*receipts(events, turn, claim_))
+
+
+def flush(team: Team, now: datetime) -> dict[str, Any]:
+    """One push per tick at most: the queued receipts with the renewal of the leases won."""
+    if not team.queued and not team.held:
+        return {"pushed": False}
+    try:
+        result = team.writer.flush(now, renew=tuple(team.held))
+    except HzError as exc:
+        return {"pushed": False, "error": exc.message}
+    return {"pushed": bool(result.pushes), "landed": len(result.landed), "fenced": sorted(result.fenced)}

@@ -1,0 +1,96 @@
+"""A team contract under team coordination: the lease decides who runs a slot, receipts go to hz/state."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from hz.daemon import tick
+from hz.heinzel.lifecycle import Origin, create
+from hz.session.store import Store
+
+CONTRACT_ID = "01KC0000000000000000000000"
+MONDAY = datetime(2026, 10, 26, 9, 0, tzinfo=UTC)
+FRIDAY = datetime(2026, 10, 30, 15, 0, tzinfo=UTC)
+TEAM = f"""---
+name: team-note
+kind: responsibility
+id: {CONTRACT_ID}
+description: The team's weekly note, drafted on a branch for review.
+hz:
+  schema: 1
+  title: Team note
+  owner: "@priya"
+  maintainers: ["@omar"]
+  scope: team
+  schedule: "0 15 * * FRI"
+  outputs:
+    note:
+      target: "state:notes/{{slot:%G-W%V}}.md"
+      facets: [summary]
+---
+
+# Team note
+
+### Goal
+
+The team's note for the week is drafted every Friday.
+
+### Maintains
+
+- `note`: the note.
+
+#### summary
+
+Material: what shipped.
+
+### Done when
+
+- [ ] the week is covered
+"""
+
+
+def git(*args: str, cwd: Path | None = None) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout.strip()
+
+
+def member(tmp: Path, name: str, bare: Path) -> tuple[Path, dict[str, str]]:
+    """A member's clone of the team repository and their own HZ_HOME, with the team contract adopted."""
+    clone = tmp / name / "repo"
+    git("clone", "-q", str(bare), str(clone))
+    environ = {**os.environ, "HZ_HOME": str(tmp / name / "hz"), "HZ_HANDLE": f"@{name}"}
+    with Store.from_environ(environ) as store:
+        create(store, TEAM, label="workflows/team-note.prose.md", namespace="team", handle=f"@{name}",
+               origin=Origin("adopted"), now=MONDAY - timedelta(days=7), approve=True)  # fmt: skip
+    return clone, environ
+
+
+def test_the_lease_picks_one_runner_per_slot_and_receipts_land_in_one_push(tmp_path: Path) -> None:
+    bare = tmp_path / "team.git"
+    git("init", "-q", "--bare", str(bare))
+    seed = tmp_path / "seed"
+    git("init", "-q", str(seed))
+    (seed / "hz.toml").write_text(f'[state]\nremote = "{bare}"\ntick_interval_s = 300\n')
+    git("add", "hz.toml", cwd=seed)
+    git("commit", "-q", "-m", "team repo", cwd=seed)
+    git("push", "-q", str(bare), "HEAD:main", cwd=seed)
+
+    priya, priya_env = member(tmp_path, "priya", bare)
+    omar, omar_env = member(tmp_path, "omar", bare)
+    # the created turns of both: priya, the owner, wins the lease for the slot; omar finds it held
+    owner = tick(root=priya, environ=priya_env, now=MONDAY)
+    assert [(e["action"], e.get("disposition")) for e in owner.woken] == [("started", "drafted")]
+    assert owner.pushed is True
+    delegate = tick(root=omar, environ=omar_env, now=MONDAY)
+    assert [(e["action"], e.get("reason")) for e in delegate.woken] == [("skipped", "held by @priya")]
+
+    on_friday = tick(root=priya, environ=priya_env, now=FRIDAY)
+    assert [(e["action"], e.get("disposition")) for e in on_friday.woken] == [("started", "drafted")]
+    lease = git("--git-dir", str(bare), "for-each-ref", "--format=%(refname)", "refs/hz/lease/")
+    assert lease == f"refs/hz/lease/hz-{CONTRACT_ID}"
+    files = git("--git-dir", str(bare), "ls-tree", "-r", "--name-only", "hz/state").splitlines()
+    assert len(files) == 6  # started, draft placed, finished for each of priya's two turns
+    branches = git("branch", "--list", "hz/draft/*", cwd=priya).split()
+    assert [b for b in branches if b != "*"][-1].endswith("/2026-10-30T1500Z")

@@ -87,6 +87,8 @@ def _rephrase(errors: Iterable[Any], data: Any, path: str, where: Locator) -> li
     grouped: dict[Loc, list[Any]] = {}
     for error in errors:
         loc = _clean(error["loc"], data) + tuple((error.get("ctx") or {}).get("at", ()))
+        if error["type"] == "missing":
+            loc += (error["loc"][-1],)  # a missing key is not in the data, but it is what to name
         grouped.setdefault(loc, []).append(error)
     found = [_diagnostic(loc, group, path, where) for loc, group in grouped.items()]
     return sorted(found, key=lambda d: (d.line, d.column, d.code))

@@ -67,7 +67,7 @@ def load_mapping(text: str) -> dict[str, Any]:
         data = _load_pure(text)
     if not isinstance(data, dict):
         raise YamlProblem("HZC001", "the frontmatter must be a YAML mapping of keys to values", 1, 1)
-    _check_keys(text, data, ())
+    _check_keys(text, data)
     return data
 
 
@@ -83,6 +83,8 @@ def _load_pure(text: str) -> Any:
         raise _problem("HZC001", exc) from None
     except YAMLError as exc:  # unmarked errors (a bad directive, say) still belong to the file
         raise YamlProblem("HZC001", f"the frontmatter is not valid YAML: {exc}", 1, 1) from None
+    except RecursionError:
+        raise YamlProblem("HZC001", f"the frontmatter nests deeper than {MAX_DEPTH} levels", 1, 1) from None
 
 
 def _problem(code: str, exc: Any) -> YamlProblem:
@@ -96,22 +98,36 @@ def _problem(code: str, exc: Any) -> YamlProblem:
     return YamlProblem(code, message, line, column)
 
 
-def _check_keys(text: str, value: Any, loc: Loc) -> None:
-    if isinstance(value, dict):
-        for index, (key, item) in enumerate(value.items()):
-            if not isinstance(key, str):
-                line, column = YamlMarks(text).nth_key(loc, index)
-                raise YamlProblem(
-                    "HZC004",
-                    f"key {key!r} is not a string (YAML read it as {type(key).__name__}); put it in quotes",
-                    line,
-                    column,
-                    _dotted(loc) or "frontmatter",
-                )
-            _check_keys(text, item, (*loc, key))
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            _check_keys(text, item, (*loc, index))
+MAX_DEPTH = 32  # no contract nests deeper than about six levels
+MAX_VALUES = 20_000  # counting every use of an alias, so `&a`/`*a` bombs stop here
+
+
+def _check_keys(text: str, data: dict[str, Any]) -> None:
+    """Every key a string, and the tree (aliases expanded) small and shallow enough to validate.
+
+    Walked without recursion and in document order, so the first offending key is the one reported.
+    """
+    stack: list[tuple[Any, Loc]] = [(data, ())]
+    seen = 0
+    while stack:
+        value, loc = stack.pop()
+        seen += 1
+        if seen > MAX_VALUES:
+            raise YamlProblem(
+                "HZC001", f"the frontmatter holds more than {MAX_VALUES:,} values (aliases counted)", 1, 1
+            )
+        if len(loc) > MAX_DEPTH:
+            line, column = YamlMarks(text).value(loc[:MAX_DEPTH])
+            raise YamlProblem("HZC001", f"the frontmatter nests deeper than {MAX_DEPTH} levels", line, column)
+        if isinstance(value, dict):
+            for index, key in enumerate(value):
+                if not isinstance(key, str):
+                    line, column = YamlMarks(text).nth_key(loc, index)
+                    message = f"key {key!r} is not a string (YAML read it as {type(key).__name__}); put it in quotes"
+                    raise YamlProblem("HZC004", message, line, column, _dotted(loc) or "frontmatter")
+            stack.extend(((item, (*loc, key)) for key, item in reversed(value.items())))
+        elif isinstance(value, list):
+            stack.extend(((item, (*loc, index)) for index, item in reversed(list(enumerate(value)))))
 
 
 def _dotted(loc: Loc) -> str:
@@ -159,7 +175,7 @@ class YamlMarks:
         except Exception:  # marks are a nicety: a text that cannot compose points at its start
             return
         if node is not None:
-            for loc, key_node, value_node in _walk(node, ()):
+            for loc, key_node, value_node in _walk(node):
                 self._values[loc] = _position(value_node)
                 if key_node is not None:
                     self._keys[loc] = _position(key_node)
@@ -177,17 +193,26 @@ def _nearest(table: dict[Loc, Position], loc: Loc) -> Position:
     return 1, 1
 
 
-def _walk(node: Any, loc: Loc) -> Iterator[tuple[Loc, Any, Any]]:
+def _walk(root: Any) -> Iterator[tuple[Loc, Any, Any]]:
+    """(loc, key node, value node) of every node in document order, without recursion.
+
+    Bounded like `_check_keys`: an alias that contains itself or a deep tree cannot make this run away.
+    """
     from ruamel.yaml.nodes import MappingNode, SequenceNode
 
-    if loc == ():
-        yield (), None, node
-    if isinstance(node, MappingNode):
-        for key_node, value_node in node.value:
-            child = (*loc, key_node.value if isinstance(key_node.value, str) else str(key_node.value))
-            yield child, key_node, value_node
-            yield from _walk(value_node, child)
-    elif isinstance(node, SequenceNode):
-        for index, value_node in enumerate(node.value):
-            yield (*loc, index), None, value_node
-            yield from _walk(value_node, (*loc, index))
+    yield (), None, root
+    stack: list[tuple[Any, Loc]] = [(root, ())]
+    seen = 0
+    while stack and seen < MAX_VALUES:
+        node, loc = stack.pop()
+        if len(loc) >= MAX_DEPTH:
+            continue
+        children: list[tuple[Loc, Any, Any]] = []
+        if isinstance(node, MappingNode):
+            children = [((*loc, str(key.value)), key, value) for key, value in node.value]
+        elif isinstance(node, SequenceNode):
+            children = [((*loc, index), None, value) for index, value in enumerate(node.value)]
+        for child, key, value in children:
+            seen += 1
+            yield child, key, value
+        stack.extend((value, child) for child, _, value in reversed(children))

@@ -207,3 +207,32 @@ def test_every_code_of_stages_1_and_2_has_a_fixture() -> None:
     owned |= {f"HZC10{n}" for n in range(1, 8)}
     covered = {case[2] for case in CASES} | {warning[2] for warning in WARNINGS} | {"HZC010"}
     assert owned <= covered, sorted(owned - covered)
+
+
+def _bomb(levels: int) -> str:
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    lines += [f"a{n}: &a{n} [{', '.join([f'*a{n - 1}'] * 10)}]" for n in range(1, levels)]
+    return "---\n" + "\n".join(lines) + "\n---\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "message", "line"),
+    [
+        ("---\nname: " + "[" * 5000 + "]" * 5000 + "\n---\n", "the frontmatter nests deeper than 32 levels", 2),
+        ("---\nname: x\nloop: &a [*a]\n---\n", "the frontmatter nests deeper than 32 levels", 3),
+        (_bomb(8), "the frontmatter holds more than 20,000 values (aliases counted)", 2),
+    ],
+    ids=["deep", "self-alias", "alias-bomb"],
+)
+def test_hostile_yaml_is_a_diagnostic(text: str, message: str, line: int) -> None:
+    result = load_text(text)
+    assert [(d.code, d.line, d.message) for d in result.diagnostics] == [("HZC001", line, message)]
+
+
+def test_missing_keys_are_named_one_by_one() -> None:
+    result = load_text("---\nname: x\n---\n")
+    assert [(d.line, d.loc, d.message) for d in result.diagnostics] == [
+        (2, "kind", "required key 'kind' is missing"),
+        (2, "description", "required key 'description' is missing"),
+        (2, "hz", "required key 'hz' is missing"),
+    ]

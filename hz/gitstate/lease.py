@@ -22,7 +22,6 @@ from datetime import datetime, timedelta
 from typing import Literal
 
 from hz.errors import HzError
-from hz.fsio import atomic_write
 from hz.gitstate import objects
 from hz.gitstate.events import Role
 from hz.gitstate.identity import Identity
@@ -183,8 +182,19 @@ def holding(team: TeamRemote, lease_id: str, token: int) -> Held | None:
 
 
 def remember(team: TeamRemote, record: LeaseRecord, tip: str) -> None:
-    path = team.local_dir / "leases" / f"{record.lease}.json"
-    atomic_write(path, f'{{"tip": "{tip}", "record": {record.line().decode().strip()}}}\n')
+    """Note the tip we pushed. Atomic but not fsynced, on purpose: a note lost in a crash is rebuilt
+    from the remote by token (`holding`, and the writer's check after a refusal), so durability would
+    only cost every acquire an fsync."""
+    import os
+    import tempfile
+
+    from hz.fsio import private_dir
+
+    folder = private_dir(team.local_dir / "leases")
+    fd, tmp = tempfile.mkstemp(prefix=f".{record.lease}.", suffix=".tmp", dir=folder)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:  # mkstemp creates it 0600
+        handle.write(f'{{"tip": "{tip}", "record": {record.line().decode().strip()}}}\n')
+    os.replace(tmp, folder / f"{record.lease}.json")
 
 
 def forget(team: TeamRemote, lease_id: str) -> None:

@@ -58,6 +58,8 @@ def list_command(ctx: LeaseContext, as_json: bool) -> int:
     if as_json:
         click.echo(json.dumps([r.model_dump(mode="json") for r in records if r], indent=2))
         return EXIT_OK
+    if not records:
+        click.echo(f"no leases on {team.remote}")
     for r in records:
         if r is not None:
             click.echo(

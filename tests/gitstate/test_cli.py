@@ -44,7 +44,9 @@ def test_delegates_are_told_when_their_turn_comes(team: Path, hz: Any) -> None:
     assert (result.exit_code, result.out) == (1, "not yet: the owner goes first until 2999-01-01T00:10:00Z\n")
 
 
-def test_list_renew_release(team: Path, hz: Any) -> None:
+def test_list_renew_release(team: Path, hz: Any, bare: Path) -> None:
+    assert hz("lease", "list").out == f"no leases on {bare}\n"
+    assert hz("lease", "list", "--json").out == "[]\n"
     assert hz("lease", "acquire", AGENT, "--slot", SLOT).exit_code == 0
     listed = json.loads(hz("lease", "list", "--json").out)
     assert [(r["lease"], r["holder"], r["token"], r["state"]) for r in listed] == [(AGENT, "@ann", 1, "held")]

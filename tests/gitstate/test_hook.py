@@ -120,3 +120,17 @@ def test_a_lease_is_never_deleted_or_rewound(tmp_path: Path, guarded: Path, hz: 
     assert remote_lines(proc.stderr)[2] == "  a lease is never rewound (not a fast-forward)"
     proc = push(clone, guarded, f"{forged}:refs/hz/lease/{hz_id(2)}")
     assert remote_lines(proc.stderr)[1].split("  ")[1] == "HZS014"
+
+
+def test_install_hook_keeps_a_foreign_hook_and_refuses_non_repositories(tmp_path: Path, bare: Path, hz: Any) -> None:
+    (bare / "hooks" / "pre-receive").write_text("#!/bin/sh\nexit 0\n")
+    result = hz("state", "install-hook", str(bare))
+    assert (result.exit_code, result.err) == (
+        1,
+        f"error: {bare / 'hooks' / 'pre-receive'} exists and was not written by hz\n"
+        "  hint: merge it by hand or move it away\n",
+    )
+    result = hz("state", "install-hook", str(tmp_path))
+    assert result.err == (
+        f"error: not a bare git repository: {tmp_path}\n  hint: give the path of the remote's .git directory\n"
+    )

@@ -6,6 +6,7 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from hz.gitstate.events import path_of
 from hz.gitstate.identity import whoami
 from hz.gitstate.layout import STATE_REF
 from hz.gitstate.lease import acquire
@@ -202,3 +203,20 @@ def test_remotes_by_name_and_file_url(tmp_path: Path, bare: Path) -> None:
                    settings=SETTINGS)  # fmt: skip
     assert (held.status, held.record) == ("held", outcome.record)
     assert by_name.sync_prefix == "refs/hz/sync/team/"
+
+
+def test_what_hz_writes_passes_git_fsck(tmp_path: Path, bare: Path) -> None:
+    team, token = holder(tmp_path, "ann", str(bare), hz_id(1))
+    writer = StateWriter(team, SETTINGS)
+    writer.queue(started(hz_id(1), SLOT, token), finished(hz_id(1), SLOT, token))
+    writer.flush(NOW)
+    writer.queue(placed(hz_id(1), 1, token))
+    writer.flush(NOW)
+    git("--git-dir", str(bare), "fsck", "--strict", "--no-progress")
+    roots = git("--git-dir", str(bare), "rev-list", "--max-parents=0", "hz/state").split()
+    assert len(roots) == 1  # an orphan branch: one root, no history shared with anything else
+    authors = set(git("--git-dir", str(bare), "log", "--format=%an <%ae>", "hz/state", "--all").splitlines())
+    assert authors == {"hz <hz>"}
+    files = git("--git-dir", str(bare), "ls-tree", "-r", "--name-only", "hz/state").split()
+    assert files == sorted(path_of(e) for e in (started(hz_id(1), SLOT, 1), finished(hz_id(1), SLOT, 1),
+                                                 placed(hz_id(1), 1, 1)))  # fmt: skip

@@ -147,3 +147,13 @@ def test_stale_tokens_are_void_in_the_log(team: Path, hz: Any) -> None:
         f"2026-10-30T00:00:00Z  draft.placed       {newer.key}  token 2",
         f"2026-10-30T00:00:00Z  draft.placed       {stale.key}  token 1  VOID (stale token)",
     ]
+
+
+def test_an_unreachable_remote_is_an_error_with_a_hint(team: Path, hz: Any, tmp_path: Path) -> None:
+    result = hz("lease", "acquire", AGENT, "--slot", SLOT, "--remote", str(tmp_path / "missing.git"))
+    assert result.exit_code == 1
+    first, *_, last = result.err.splitlines()
+    assert (
+        first.startswith("error: git ls-remote failed: fatal: '") and "does not appear to be a git repository" in first
+    )
+    assert last == "  hint: check the remote ([state] remote in hz.toml, or --remote) and your access to it"

@@ -94,10 +94,6 @@ class FetchContext:
     previous: Mapping[str, Any] | None = None  # the cache entry from the last fetch (validators, pages)
     max_wait_s: float = 5.0  # how long a rate-limited request may wait for `Retry-After` before failing
 
-    @property
-    def window(self) -> Window:
-        return Window.of(self.slot, None)
-
 
 @dataclass(frozen=True)
 class Fetched:

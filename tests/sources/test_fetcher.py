@@ -256,3 +256,14 @@ def test_prune_sources_reads_retention_from_the_config(server: Server, tmp_path:
     fetch_all(watches, now=NOW - timedelta(days=11), environ=environ, root=None)
     assert prune_sources(environ, NOW) == 2
     assert SourceCache.from_environ(environ).entries() == []
+
+
+def test_200_contracts_gathering_in_one_tick_cause_20_fetches(server: Server) -> None:
+    uris = _feeds(server, 20)
+    contracts = [
+        load(contract_text(f"reader-{n}", {"news": {"source": uris[n % 20], "window": "7d"}})) for n in range(200)
+    ]
+    now = NOW.replace(microsecond=5)
+    seen = {gather_for_turn(c, slot=now, root=None, environ=os.environ, now=now)[1]["news"] for c in contracts}
+    assert server.count() == 20
+    assert len(seen) == 20

@@ -131,6 +131,16 @@ def adapter_for(scheme: str) -> Adapter:
     return cast(Adapter, module)
 
 
+def no_query(spec: SourceSpec) -> None:
+    """Schemes without a query language refuse one, so a misplaced filter never silently reads everything."""
+    if spec.query and spec.query.strip():
+        raise SourceError(
+            "bad-source",
+            f"{spec.uri}: {spec.scheme}: sources take no query",
+            hint="remove `query`, or use `facets`/`window` to narrow the input",
+        )
+
+
 def select(facets: Mapping[str, Any], spec: SourceSpec) -> dict[str, Any]:
     """The facets the input asked for (all when it named none); a facet the source lacks is an error."""
     wanted = spec.facets or tuple(facets)

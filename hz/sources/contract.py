@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from hz.sources.base import FetchContext, Fetched, SourceError, SourceSpec
+from hz.sources.base import FetchContext, Fetched, SourceError, SourceSpec, no_query
 from hz.sources.canonical import canonical_text
 from hz.sources.window import Window
 
@@ -31,6 +31,7 @@ _PLACEHOLDER = re.compile(r"\{slot(?::[^}]*)?\}")
 
 
 def fetch(spec: SourceSpec, ctx: FetchContext) -> Fetched:
+    no_query(spec)
     import pygit2
 
     qualified, facet = _parts(spec)

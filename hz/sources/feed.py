@@ -14,7 +14,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from hz.sources.base import FetchContext, Fetched, SourceError, SourceSpec
+from hz.sources.base import FetchContext, Fetched, SourceError, SourceSpec, no_query
 from hz.sources.canonical import canonical_url, one_line, sorted_records
 from hz.sources.http import Service, client, get
 from hz.sources.window import Window, iso, parse_time
@@ -25,6 +25,7 @@ SERVICE = Service("the feed server", "(no token)")
 
 
 def fetch(spec: SourceSpec, ctx: FetchContext) -> Fetched:
+    no_query(spec)
     target = spec.target.strip()
     if target.startswith(("http://", "https://")):
         return _fetch_http(spec, target, ctx)

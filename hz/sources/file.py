@@ -12,7 +12,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from hz.canonical import fingerprint_bytes
-from hz.sources.base import FetchContext, Fetched, SourceError, SourceSpec
+from hz.sources.base import FetchContext, Fetched, SourceError, SourceSpec, no_query
 from hz.sources.canonical import canonical_text
 from hz.sources.window import Window
 
@@ -22,6 +22,7 @@ _GLOB_CHARS = frozenset("*?[")
 
 
 def fetch(spec: SourceSpec, ctx: FetchContext) -> Fetched:
+    no_query(spec)
     if ctx.root is None:
         raise SourceError("bad-source", f"{spec.uri} needs a repository", hint="run hz inside the repository")
     root = ctx.root.resolve()

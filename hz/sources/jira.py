@@ -12,6 +12,7 @@ containing "block"), `status` (key -> status), `dates` (key -> due and resolutio
 from __future__ import annotations
 
 import base64
+import re
 from datetime import timedelta
 from typing import Any
 from urllib.parse import quote
@@ -27,6 +28,7 @@ SERVICE = Service("Jira", "JIRA_TOKEN")
 SLACK = timedelta(days=1)
 PAGE = 100
 FIELDS = "summary,status,issuetype,assignee,duedate,resolutiondate,created,updated,labels,priority"
+_ORDER_BY = re.compile(r"(?i)\border\s+by\b")
 _CATEGORY = {"done": "done", "indeterminate": "in_progress", "new": "todo"}
 
 
@@ -86,8 +88,10 @@ def _jql(project: str, query: str | None, since: Any) -> str:
     clauses = [f'project = "{project}"']
     if since is not None:
         clauses.append(f'updated >= "{utc(since).strftime("%Y/%m/%d %H:%M")}"')
-    if query and query.strip():
-        clauses.append(f"({query.strip()})")
+    # An ORDER BY of the input's own would break the combined JQL; results are ordered by key anyway.
+    condition = _ORDER_BY.split(query or "", maxsplit=1)[0].strip()
+    if condition:
+        clauses.append(f"({condition})")
     return " AND ".join(clauses) + " ORDER BY key ASC"
 
 

@@ -94,3 +94,12 @@ def test_cache_files_are_private(tree: Path, cache: SourceCache) -> None:
     modes = {p.name: p.stat().st_mode & 0o777 for p in cache.root.rglob("*")}
     assert set(modes.values()) <= {0o600, 0o700}
     assert cache.root.stat().st_mode & 0o777 == 0o700
+
+
+def test_a_query_on_a_scheme_without_one_is_refused(tree: Path, cache: SourceCache) -> None:
+    with pytest.raises(SourceError) as caught:
+        fetch("file:README.md", cache, root=tree, query="author:me")
+    assert caught.value.render() == (
+        "error: file:README.md: file: sources take no query\n"
+        "  hint: remove `query`, or use `facets`/`window` to narrow the input"
+    )

@@ -112,3 +112,8 @@ def test_a_body_without_issues_is_malformed(server: Server, cache: SourceCache) 
     with pytest.raises(SourceError) as caught:
         fetch("jira:fjordlight/PLAT", cache, environ=_env(server))
     assert caught.value.message == "Jira answered the search for jira:fjordlight/PLAT with no issue list"
+
+
+def test_an_order_by_in_the_query_is_left_out(jira: Server, cache: SourceCache) -> None:
+    fetch("jira:fjordlight/PLAT", cache, environ=_env(jira), query="status = Blocked order by updated DESC")
+    assert jira.requests[0].param("jql") == 'project = "PLAT" AND (status = Blocked) ORDER BY key ASC'

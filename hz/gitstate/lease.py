@@ -73,6 +73,26 @@ def record_at(team: TeamRemote, tip: str | None) -> LeaseRecord | None:
     return LeaseRecord.from_bytes(data)
 
 
+@dataclass(frozen=True)
+class Claim:
+    """A wish to take `lease_id` for `slot` as `holder` in `role`; `StateWriter.flush` carries these."""
+
+    lease_id: str
+    slot: str
+    holder: str
+    role: Role
+    due: datetime | None = None
+    ttl: timedelta | None = None
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The lease commit to push for a claim: its record, on top of the tip that was seen (None: create)."""
+
+    parent: str | None
+    record: LeaseRecord
+
+
 def acquire(
     team: TeamRemote,
     lease_id: str,
@@ -85,35 +105,46 @@ def acquire(
     due: datetime | None = None,
     ttl: timedelta | None = None,
 ) -> Outcome:
-    """Take the lease for `slot`, or learn who holds it. Owner first: others wait `settings.grace` past `due`."""
-    if role != "owner" and due is not None and now < due + settings.grace:
-        return Outcome("early", None, None, due + settings.grace)
-    view = read_lease(team, lease_id)
+    """Take the lease for `slot` with a push of its own, or learn who holds it (see `plan`)."""
+    step = plan(team, Claim(lease_id, slot, identity.holder, role, due, ttl), now, settings)
+    if isinstance(step, Outcome):
+        return step
+    return _push_record(team, step, now)
+
+
+def plan(team: TeamRemote, claim: Claim, now: datetime, settings: StateSettings) -> Plan | Outcome:
+    """Look (one ls-remote, a fetch only for unseen objects) and decide; owner first: a delegate or an
+    Actions run waits `settings.grace` past `due` and never takes a slot already finished on hz/state."""
+    if claim.role != "owner" and claim.due is not None and now < claim.due + settings.grace:
+        return Outcome("early", None, None, claim.due + settings.grace)
+    view = read_lease(team, claim.lease_id)
     current = view.record
-    if current is not None and current.holder != identity.holder and not current.is_free(now, settings.skew):
+    if current is not None and current.holder != claim.holder and not current.is_free(now, settings.skew):
         return Outcome("held", current, view.tip)
-    if role != "owner" and _slot_done(team, lease_id, slot):
+    if claim.role != "owner" and _slot_done(team, claim.lease_id, claim.slot):
         return Outcome("done", current, view.tip)
-    if current is not None and current.holder == identity.holder and current.slot == slot and current.state == "held":
+    ours = current is not None and current.holder == claim.holder and current.state == "held"
+    if current is not None and ours and current.slot == claim.slot:
         token = current.token  # taking what we already hold is a renewal
     else:
         token = current.token + 1 if current is not None else 1
     record = LeaseRecord(
-        lease=lease_id,
-        holder=identity.holder,
-        role=role,
+        lease=claim.lease_id,
+        holder=claim.holder,
+        role=claim.role,
         token=token,
-        slot=slot,
+        slot=claim.slot,
         acquired=format_utc(now),
-        expires=format_utc(now + (ttl or settings.ttl)),
+        expires=format_utc(now + (claim.ttl or settings.ttl)),
     )
-    return _push_record(team, view, record, now)
+    return Plan(view.tip, record)
 
 
-def _push_record(team: TeamRemote, view: LeaseView, record: LeaseRecord, now: datetime) -> Outcome:
-    commit = lease_commit(team, view.tip, record, now)
+def _push_record(team: TeamRemote, step: Plan, now: datetime) -> Outcome:
+    record = step.record
+    commit = lease_commit(team, step.parent, record, now)
     ref = lease_ref(record.lease)
-    result = team.git.push(team.remote, {ref: commit}, {ref: view.tip or ZERO})
+    result = team.git.push(team.remote, {ref: commit}, {ref: step.parent or ZERO})
     if result.ok:
         remember(team, record, commit)
         return Outcome("won", record, commit)

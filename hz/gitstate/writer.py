@@ -4,12 +4,15 @@ For the turn engine:
 
     writer = StateWriter(team, settings)
     writer.queue(*events)                # during a tick; one durable outbox file per call
-    result = writer.flush(now)           # once per tick; no push at all when nothing is queued
+    result = writer.flush(now, claims=[Claim(id, slot, holder, role, due)])
+                                         # once per tick; no push at all when nothing is queued or claimed
+    result.won / result.lost             # the claims taken in this very push, and why others were not
     result.fenced                        # lease ids whose lease moved on: record those turns abandoned
 
 `flush` builds one commit on the remote's current tip adding every queued event not yet there,
-lints it, and makes one `git push --atomic` of that commit and a renewal of every lease the events
-name, each ref guarded by `--force-with-lease=<ref>:<expected>`. A holder whose lease was taken over
+lints it, and makes one `git push --atomic` of that commit, a renewal of every lease the events
+name and an acquisition for every claim that is free to take, each ref guarded by
+`--force-with-lease=<ref>:<expected>`: the tick's one push. A holder whose lease was taken over
 is refused by the remote; its events are dropped (they would be void anyway) and reported as fenced.
 A push refused only because `hz/state` moved is replayed on the new tip after a jittered, growing
 pause, at most `settings.push_attempts` times; what is still queued then goes out on the next flush.
@@ -52,6 +55,8 @@ class FlushResult:
     pending: int = 0  # still queued after the retry bound
     pushes: int = 0
     refs: dict[str, RefResult] = field(default_factory=dict)  # per ref, from the last push
+    won: dict[str, LeaseRecord] = field(default_factory=dict)  # claims taken in this push
+    lost: dict[str, lease.Outcome] = field(default_factory=dict)  # claims not taken: held, early or done
 
 
 class StateWriter:
@@ -75,19 +80,25 @@ class StateWriter:
         """Queue events for the next flush, with one fsync; returns how many were new (not queued already)."""
         return self.outbox.put(events)
 
-    def flush(self, now: datetime, renew: Iterable[str] = ()) -> FlushResult:
-        """Push what is queued (and renew the named leases) in one atomic push; see the module docstring."""
+    def flush(self, now: datetime, renew: Iterable[str] = (), claims: Iterable[lease.Claim] = ()) -> FlushResult:
+        """Push what is queued, renew the named leases and take the claimed ones, all in one atomic push.
+
+        A claim that loses (the lease is held, too early for this role, or the slot is done) is
+        reported in `lost` and left out of the retry, so it never blocks the events; see the module
+        docstring for the rest.
+        """
         result = FlushResult()
         events = self.outbox.events()
         extra = set(renew)
+        wanted = {claim.lease_id: claim for claim in claims}
         events = self._drop_unheld(events, result)
         attempt = 0
-        while (events or extra) and attempt < max(1, self.settings.push_attempts):
+        while (events or extra or wanted) and attempt < max(1, self.settings.push_attempts):
             attempt += 1
             started = self._clock()
-            events, done = self._attempt(events, extra, now, result)
+            events, done = self._attempt(events, extra, wanted, now, result)
             if done:
-                extra = set()
+                extra, wanted = set(), {}
                 break
             if result.fenced:
                 extra -= result.fenced
@@ -119,34 +130,36 @@ class StateWriter:
         return keep
 
     def _attempt(
-        self, events: list[Event], extra: set[str], now: datetime, result: FlushResult
+        self,
+        events: list[Event],
+        extra: set[str],
+        wanted: dict[str, lease.Claim],
+        now: datetime,
+        result: FlushResult,
     ) -> tuple[list[Event], bool]:
         """One try; returns the events still to write and whether this flush is finished."""
         tip = self.team.fetch_tip(STATE_REF)
         fresh = self._drop_unheld(self._not_there(tip, events, result), result)
-        leases = sorted({e.lease for e in fresh} | extra)
-        if not fresh and not extra:
+        plans = self._plans(wanted, {e.lease for e in fresh}, now, result)
+        leases = sorted(({e.lease for e in fresh} | extra) - set(plans))
+        if not fresh and not leases and not plans:
             return [], True
         updates: dict[str, str] = {}
         expected: dict[str, str] = {}
-        renewed: dict[str, tuple[str, LeaseRecord]] = {}
         if fresh:
             updates[STATE_REF] = self._commit(tip, fresh, now)
             expected[STATE_REF] = tip or ZERO
-        for lease_id in leases:
-            mine = lease.held(self.team, lease_id)
-            if mine is None:
-                result.fenced.add(lease_id)
-                continue
-            renewed[lease_id] = lease.renewal(self.team, mine, now, self.settings.ttl)
-            updates[lease_ref(lease_id)] = renewed[lease_id][0]
-            expected[lease_ref(lease_id)] = mine.tip
+        moved = self._lease_updates(leases, plans, now, result, updates, expected)
         pushed = self.team.git.push(self.team.remote, updates, expected)
         result.pushes += 1
         result.refs = pushed.refs
         if pushed.ok:
-            for commit, record in renewed.values():
+            for lease_id, (commit, record) in moved.items():
                 lease.remember(self.team, record, commit)
+                if lease_id in plans:
+                    result.won[lease_id] = record
+            for lease_id in set(wanted) - set(plans):  # never expected: a busy lease that moved yet renewed
+                result.lost[lease_id] = lease.Outcome("held", None, None)
             if fresh:
                 objects.set_ref(self.team.repo, self.team.tracking(STATE_REF), updates[STATE_REF])
             self.outbox.remove(fresh)
@@ -154,7 +167,50 @@ class StateWriter:
             return [], True
         if pushed.hook_declined:
             raise PushRefused(f"the remote refused hz/state: {pushed.stderr.strip()}")
+        renewed = {lease_id: moved[lease_id] for lease_id in leases if lease_id in moved}
         return self._after_refusal(fresh, renewed, pushed.refs, result), False
+
+    def _plans(
+        self, wanted: dict[str, lease.Claim], busy: set[str], now: datetime, result: FlushResult
+    ) -> dict[str, lease.Plan]:
+        """Decide each claim; a lost one leaves `wanted`. A lease with events in this push is claimed only
+        on top of the tip we hold, so its events are never written under somebody else's lease."""
+        plans: dict[str, lease.Plan] = {}
+        for lease_id, claim in list(wanted.items()):
+            step = lease.plan(self.team, claim, now, self.settings)
+            if isinstance(step, lease.Outcome):
+                result.lost[lease_id] = step
+                del wanted[lease_id]
+                continue
+            mine = lease.held(self.team, lease_id) if lease_id in busy else None
+            if lease_id not in busy or (mine is not None and step.parent == mine.tip):
+                plans[lease_id] = step
+        return plans
+
+    def _lease_updates(
+        self,
+        leases: list[str],
+        plans: dict[str, lease.Plan],
+        now: datetime,
+        result: FlushResult,
+        updates: dict[str, str],
+        expected: dict[str, str],
+    ) -> dict[str, tuple[str, LeaseRecord]]:
+        """Add a renewal of every held lease and an acquisition of every planned claim to the push."""
+        moved: dict[str, tuple[str, LeaseRecord]] = {}
+        for lease_id in leases:
+            mine = lease.held(self.team, lease_id)
+            if mine is None:
+                result.fenced.add(lease_id)
+                continue
+            moved[lease_id] = lease.renewal(self.team, mine, now, self.settings.ttl)
+            expected[lease_ref(lease_id)] = mine.tip
+        for lease_id, step in plans.items():
+            moved[lease_id] = (lease.lease_commit(self.team, step.parent, step.record, now), step.record)
+            expected[lease_ref(lease_id)] = step.parent or ZERO
+        for lease_id, (commit, _) in moved.items():
+            updates[lease_ref(lease_id)] = commit
+        return moved
 
     def _after_refusal(
         self,

@@ -220,3 +220,28 @@ def test_what_hz_writes_passes_git_fsck(tmp_path: Path, bare: Path) -> None:
     files = git("--git-dir", str(bare), "ls-tree", "-r", "--name-only", "hz/state").split()
     assert files == sorted(path_of(e) for e in (started(hz_id(1), SLOT, 1), finished(hz_id(1), SLOT, 1),
                                                  placed(hz_id(1), 1, 1)))  # fmt: skip
+
+
+def test_claims_ride_in_the_ticks_one_push(tmp_path: Path, bare: Path) -> None:
+    from hz.gitstate.lease import Claim
+
+    ann, token = holder(tmp_path, "ann", str(bare), hz_id(1))
+    holder(tmp_path, "bob", str(bare), hz_id(3))  # bob holds hz_id(3)
+    writer = StateWriter(ann, SETTINGS)
+    writer.queue(placed(hz_id(1), 1, token))
+    claims = [
+        Claim(hz_id(1), "2026-10-30T16:00:00Z", "@ann", "owner"),  # the next slot of a lease with events
+        Claim(hz_id(2), SLOT, "@ann", "owner"),  # free
+        Claim(hz_id(3), SLOT, "@ann", "owner"),  # held by bob
+        Claim(hz_id(4), SLOT, "@ann", "delegate", due=NOW),  # a delegate before the grace period
+    ]
+    result = writer.flush(NOW, claims=claims)
+    assert (result.pushes, len(result.landed), result.fenced) == (1, 1, set())
+    assert {lid: (r.token, r.slot) for lid, r in result.won.items()} == {
+        hz_id(1): (2, "2026-10-30T16:00:00Z"),
+        hz_id(2): (1, SLOT),
+    }
+    assert {lid: o.status for lid, o in result.lost.items()} == {hz_id(3): "held", hz_id(4): "early"}
+    assert result.lost[hz_id(3)].record is not None and result.lost[hz_id(3)].record.holder == "@bob"
+    assert set(result.refs) == {"refs/heads/hz/state", f"refs/hz/lease/{hz_id(1)}", f"refs/hz/lease/{hz_id(2)}"}
+    assert writer.flush(NOW, claims=[Claim(hz_id(3), SLOT, "@ann", "owner")]).pushes == 0  # held: no push

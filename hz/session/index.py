@@ -101,10 +101,10 @@ class Index(Queries):
                 if statement not in indexes:
                     db.execute(statement)
             db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-            agents = self.spine_ids()
+            agents, base = self.spine_ids(), str(self.root)
             batch: dict[str, list[tuple[Any, ...]]] = defaultdict(list)
             for n, agent in enumerate(agents, start=1):
-                for table, rows in self._fold(agent, read_spine(self.root / agent / SPINE)).items():
+                for table, rows in self._fold(agent, read_spine(Path(os.path.join(base, agent, SPINE)))).items():
                     batch[table] += rows
                 if n % 1000 == 0:
                     write_rows(db, batch)
@@ -129,7 +129,8 @@ class Index(Queries):
             names = os.listdir(self.root)
         except FileNotFoundError:
             return []
-        return sorted(n for n in names if n.startswith("hz-") and os.path.isfile(self.root / n / SPINE))
+        base = str(self.root)  # plain strings: pathlib costs more than the stat for 10,000 spines
+        return sorted(n for n in names if n.startswith("hz-") and os.path.isfile(os.path.join(base, n, SPINE)))
 
     def refresh(self, *, full: bool = False) -> int:
         """Catch up dirty agents (after a crash), or with `full` every spine whose size moved."""

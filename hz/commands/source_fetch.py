@@ -30,9 +30,7 @@ def run_fetch(
     now: datetime | None = None,
 ) -> int:
     """Exit 0 when every source was read, 1 when any failed (each failure is printed)."""
-    from hz.repo import find_root
-
-    root = _root(find_root, cwd)
+    root = _root(cwd)
     watches = _watches(target, query, window, root, environ, cwd)
     report = fetch_all(watches, now=now or datetime.now(UTC), environ=environ, root=root, force=True)
     rows = [_row(report, g.spec, watchers(g)) for g in report.groups]
@@ -43,12 +41,14 @@ def run_fetch(
     return 1 if any("error" in row for row in rows) else 0
 
 
-def _root(find_root: Any, cwd: Path | None) -> Path | None:
+def _root(cwd: Path | None) -> Path | None:
+    from hz.errors import NotInRepository
+    from hz.repo import find_root
+
     try:
-        root: Path = find_root(cwd)
-    except HzError:
+        return find_root(cwd)
+    except NotInRepository:
         return None  # a URI that needs no repository (feed:https://…, github:, jira:) still works
-    return root
 
 
 def _watches(
@@ -68,8 +68,7 @@ def _watches(
     if root is None:
         from hz.repo import find_root
 
-        find_root(cwd)  # raises NotInRepository with its own message
-    assert root is not None
+        root = find_root(cwd)  # outside a repository this raises NotInRepository with its own message
     watches = repository_watches(root, environ, cwd)
     if target is None:
         return watches

@@ -245,3 +245,22 @@ def test_claims_ride_in_the_ticks_one_push(tmp_path: Path, bare: Path) -> None:
     assert result.lost[hz_id(3)].record is not None and result.lost[hz_id(3)].record.holder == "@bob"
     assert set(result.refs) == {"refs/heads/hz/state", f"refs/hz/lease/{hz_id(1)}", f"refs/hz/lease/{hz_id(2)}"}
     assert writer.flush(NOW, claims=[Claim(hz_id(3), SLOT, "@ann", "owner")]).pushes == 0  # held: no push
+
+
+def test_two_writers_claiming_one_lease_in_their_pushes(tmp_path: Path, bare: Path) -> None:
+    from hz.gitstate.lease import Claim
+
+    writers = []
+    for n, name in ((1, "ann"), (2, "bob")):
+        team, token = holder(tmp_path, name, str(bare), hz_id(n))
+        writer = StateWriter(team, StateSettings(push_attempts=20), sleep=lambda s: None)
+        writer.queue(placed(hz_id(n), 1, token))
+        writers.append((writer, Claim(hz_id(9), SLOT, f"@{name}", "owner")))
+    with ThreadPoolExecutor(2) as pool:
+        results = list(pool.map(lambda wc: wc[0].flush(NOW, claims=[wc[1]]), writers))
+    assert sorted(len(r.won) for r in results) == [0, 1]
+    assert sorted(len(r.lost) for r in results) == [0, 1]
+    assert [len(r.landed) for r in results] == [1, 1]
+    winner = next(r.won[hz_id(9)] for r in results if r.won)
+    loser = next(r.lost[hz_id(9)] for r in results if r.lost)
+    assert loser.record is not None and (loser.status, loser.record.holder) == ("held", winner.holder)

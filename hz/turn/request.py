@@ -12,13 +12,15 @@ from hz.turn.engine import Deps, Turn
 from hz.turn.journal import Journal
 
 
-def build_request(journal: Journal, turn: Turn, deps: Deps, *, budget_usd: float) -> ThinkRequest:
+def build_request(
+    journal: Journal, turn: Turn, deps: Deps, *, budget_usd: float, want: frozenset[str] | None = None
+) -> ThinkRequest:
     built = context.build(material(journal, turn))
-    prior = _prior(read_body(journal.directory, turn.id).records)
+    prior = _prior(read_body(journal.directory, turn.id).records) if want is None else ()
     running = (deps.clock() - history.parse_ts(turn.started.ts)).total_seconds()
 
     def record(entry: dict[str, Any]) -> None:
-        append_body(journal.directory, turn.id, {"think": entry})
+        append_body(journal.directory, turn.id, {"think" if want is None else "summary": entry})
 
     return ThinkRequest(
         agent_id=turn.plan.agent_id,
@@ -27,7 +29,7 @@ def build_request(journal: Journal, turn: Turn, deps: Deps, *, budget_usd: float
         messages=tuple(ContextMessage("user", f"[{b.title}]\n{b.text}") for b in built.blocks),
         inputs=turn.gathered.values if turn.gathered else {},
         outputs=dict(turn.plan.outputs),
-        want=steering.wanted(turn),
+        want=want if want is not None else steering.wanted(turn),
         max_tokens=turn.plan.max_tokens,
         max_usd=budget_usd,
         timeout_s=max(1.0, turn.plan.timeout_s - running),

@@ -44,6 +44,7 @@ def walk(journal: Journal, turn: Turn, deps: Deps) -> TurnResult:
             STEP_FUNCTIONS[step](journal, turn, deps)
             crashpoint(f"step.{step}", deps.environ)
         steering.take_requests(journal, turn, "finish", deps)
+        summarise_if_due(journal, turn, deps)
         return finish(journal, turn, deps, disposition=_disposition(turn), reason=_reason(turn))
     except Finished as done:
         return done.result
@@ -161,6 +162,38 @@ def act(journal: Journal, turn: Turn, deps: Deps) -> None:
     if output_hash is not None:
         turn.usage["output_hash"] = output_hash
     checkpoint(journal, turn, "act")
+
+
+def summarise_if_due(journal: Journal, turn: Turn, deps: Deps) -> None:
+    """At the budget, the turn ends with the model writing the summary (its spend is a `usage` event)."""
+    from hz.turn.acts import write_summary
+    from hz.turn.context import needs_summary
+    from hz.turn.request import build_request
+
+    events = journal.events()
+    if any(e.kind == "summary.written" and e.turn == turn.id for e in events):
+        return
+    _, past = history.since_summary(events)
+    chars = sum(len(str(line.get("report") or "")) + 40 for line in past)
+    settings = deps.settings
+    if not needs_summary(
+        len(past), chars, after_turns=settings.summary_after_turns, after_chars=settings.summary_after_chars
+    ):
+        return
+    caps = Caps(None, settings.max_usd, settings.max_usd_per_day, deps.spent_today())
+    decision = decide(caps, deps.runner.worst_case_usd(turn.plan.max_tokens))
+    if not decision.allowed:
+        return
+    request = build_request(journal, turn, deps, budget_usd=decision.budget_usd, want=frozenset({"summary"}))
+    try:
+        result = deps.runner.think(request)
+    except RunnerError:
+        return  # the next turn tries again; a missing summary never blocks a turn
+    if result.outcome.summary is None:
+        return
+    write_summary(journal, turn, result.outcome.summary.model_dump(mode="json"), keep=settings.summary_keep_turns)
+    usage = _usage(result.usage)
+    journal.append("usage", {"kind": "summary", **usage}, turn=turn.id, key=None)
 
 
 STEP_FUNCTIONS = {"gather": gather, "think": think, "outcome": outcome, "act": act}

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -61,3 +61,19 @@ def test_max_wakes_per_tick_defers_the_rest(repo: Path, wakes: int) -> None:
     assert report.deferred == [f"note-{i}" for i in range(wakes, 3)]
     second = tick(root=repo, now=FRIDAY)
     assert len(second.woken) == min(wakes, 3 - wakes)
+
+
+def test_summaries_are_written_at_the_budget_and_chain(repo: Path) -> None:
+    config = Path(__import__("os").environ["HZ_CONFIG_HOME"])
+    config.mkdir(parents=True, exist_ok=True)
+    (config / "config.toml").write_text("[heinzel]\nsummary_after_turns = 2\n")
+    agent = adopt(contract_text(), now=MONDAY)
+    for week in range(8):
+        tick(root=repo, now=FRIDAY + timedelta(weeks=week) if week else MONDAY)
+    events = read_spine(home() / "heinzel" / agent / SPINE).events
+    summaries = [e for e in events if e.kind == "summary.written"]
+    assert len(summaries) == 2
+    assert "previous_seq" not in summaries[0].data
+    assert summaries[1].data["previous_seq"] == summaries[0].seq
+    assert set(summaries[0].data) >= {"asset", "wants", "decisions", "open_questions", "sources", "kept_turns"}
+    assert [e.data["kind"] for e in events if e.kind == "usage"] == ["summary", "summary"]

@@ -104,7 +104,7 @@ class Index(Queries):
             agents, base = self.spine_ids(), str(self.root)
             batch: dict[str, list[tuple[Any, ...]]] = defaultdict(list)
             for n, agent in enumerate(agents, start=1):
-                for table, rows in self._fold(agent, read_spine(Path(os.path.join(base, agent, SPINE)))).items():
+                for table, rows in self._fold(agent, read_spine(os.path.join(base, agent, SPINE))).items():
                     batch[table] += rows
                 if n % 1000 == 0:
                     write_rows(db, batch)

@@ -71,7 +71,7 @@ class SpineRead:
         return next((p.seq for p in self.problems if p.kind == "broken"), None)
 
 
-def read_spine(path: Path, *, offset: int = 0, head: str | None = None, last_seq: int = 0) -> SpineRead:
+def read_spine(path: Path | str, *, offset: int = 0, head: str | None = None, last_seq: int = 0) -> SpineRead:
     try:
         with open(path, "rb") as handle:
             handle.seek(offset)

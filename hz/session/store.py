@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import re
+import sqlite3
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import datetime
@@ -89,25 +90,28 @@ class Store:
         directory = self.agent_dir(agent_id)
         if not directory.is_dir():
             raise UnknownAgent(f"no session for {agent_id} under {self.root}")
-        index = self.index
-
-        def listener(envelope: Envelope, size: int, head: str) -> None:
-            index.record(agent_id, envelope, size, head)
-
-        writer = SpineWriter.open(directory, timeout=timeout, listeners=[listener], now=now)
+        writer = SpineWriter.open(directory, timeout=timeout, listeners=[self.index_listener(agent_id)], now=now)
         try:
             yield writer
-            index.catch_up(agent_id)
+            self.index.catch_up(agent_id)
             clear_pending(directory)
         finally:
             writer.close()
 
     def index_listener(self, agent_id: str) -> Callable[[Envelope, int, str], None]:
-        """A `SpineWriter` listener that keeps the index in step line by line."""
+        """A `SpineWriter` listener that keeps the index in step line by line.
+
+        The line is durable before the listener runs, so an index that cannot be written right now (a
+        busy database) must not make the append look failed: the pending mark stays, and the next
+        catch-up reads the line.
+        """
         index = self.index
 
         def listener(envelope: Envelope, size: int, head: str) -> None:
-            index.record(agent_id, envelope, size, head)
+            try:
+                index.record(agent_id, envelope, size, head)
+            except sqlite3.Error:
+                pass
 
         return listener
 

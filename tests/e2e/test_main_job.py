@@ -1,0 +1,46 @@
+"""hz's main job on a fresh clone of this repository: adopt its contracts, tick once, find drafts of
+its own git history on draft branches, offline and with local git only."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def git(*args: str, cwd: Path) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout.strip()
+
+
+def hz(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "hz", *args], cwd=cwd, env=dict(os.environ),
+                          capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
+
+
+def test_adopt_then_tick_drafts_the_digest_of_this_repository(tmp_path: Path) -> None:
+    clone = tmp_path / "hz"
+    git("clone", "-q", "--no-local", str(REPO), str(clone), cwd=tmp_path)
+    adopted = subprocess.run(
+        [sys.executable, "-c", "import os, sys; from pathlib import Path; from hz.commands.heinzel_adopt import "
+         "adopt_repository; sys.exit(adopt_repository(Path.cwd(), environ=os.environ))"],
+        cwd=clone, env=dict(os.environ), capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert adopted.returncode == 0, adopted.stderr
+    assert "team:weekly-digest: Heinzelmännchen created" in adopted.stdout
+    ticked = hz("tick", cwd=clone)
+    assert ticked.returncode == 0, ticked.stderr
+    assert "weekly-digest: started -> drafted" in ticked.stdout.splitlines()
+    branches = git("for-each-ref", "--format=%(refname:short)", "refs/heads/hz/draft/", cwd=clone).splitlines()
+    digest = [
+        b for b in branches if git("log", "-1", "--format=%s", b, cwd=clone).startswith("🧝 DRAFT (weekly-digest v1)")
+    ]
+    assert len(digest) == 1
+    files = git("diff", "--name-only", "main", digest[0], cwd=clone).splitlines()
+    assert len(files) == 1 and files[0].startswith("reports/digest/")
+    assert "no model wrote this text" in git("show", f"{digest[0]}:{files[0]}", cwd=clone)
+    assert git("status", "--porcelain", cwd=clone) == ""  # the work tree is untouched
+    again = hz("tick", cwd=clone)
+    assert (again.returncode, "weekly-digest" in again.stdout) == (0, False)  # drafted once, not twice

@@ -23,7 +23,7 @@ import os
 import re
 import sqlite3
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from datetime import datetime
 from pathlib import Path
 
@@ -108,10 +108,8 @@ class Store:
         index = self.index
 
         def listener(envelope: Envelope, size: int, head: str) -> None:
-            try:
+            with suppress(sqlite3.Error):
                 index.record(agent_id, envelope, size, head)
-            except sqlite3.Error:
-                pass
 
         return listener
 

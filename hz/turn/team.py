@@ -70,6 +70,7 @@ class Claim:
     token: int
     why: str  # won | held by … | early | done | not a member of it | no contract id
     role: str = "owner"
+    handle: str | None = None  # who runs it, the approver of record when a draft's approval has none
 
 
 def claim(team: Team, plan: Plan, slot: datetime, now: datetime) -> Claim:
@@ -83,7 +84,7 @@ def claim(team: Team, plan: Plan, slot: datetime, now: datetime) -> Claim:
     if role is None:
         return Claim(False, lease, 0, "not a member of it")
     if lease in team.held:
-        return Claim(True, lease, team.held[lease], "won", role)
+        return Claim(True, lease, team.held[lease], "won", role, team.identity.handle)
     stamp = slot.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     outcome = acquire(team.remote, lease, slot=stamp, identity=team.identity, role=role, now=now,
                       settings=team.settings, due=slot)  # fmt: skip
@@ -91,7 +92,7 @@ def claim(team: Team, plan: Plan, slot: datetime, now: datetime) -> Claim:
         assert outcome.record is not None, "a won lease has its record"
         token = int(outcome.record.token)
         team.held[lease] = token
-        return Claim(True, lease, token, "won", role)
+        return Claim(True, lease, token, "won", role, team.identity.handle)
     holder = getattr(outcome.record, "holder", None)
     return Claim(False, lease, 0, f"held by {holder}" if outcome.status == "held" else str(outcome.status))
 
@@ -130,6 +131,8 @@ def receipts(events: Sequence[Envelope], turn: str, claim_: Claim) -> list[Any]:
             key = _team_key(str(event.data["key"]), lease)
             data = {"turn": turn, "key": key, "asset": event.data["asset"], "hash": event.data["hash"]}
             payloads.append(("draft.placed", key, event.ts, data))
+        elif event.kind == "approval.observed" and (approval := _approval(event, events, lease, claim_)):
+            payloads.append(approval)
     if finished is not None:
         payloads.append(("turn.finished", keys[0], finished.ts, {**common, **_ended(finished.data)}))
     return [
@@ -144,6 +147,22 @@ def receipts(events: Sequence[Envelope], turn: str, claim_: Claim) -> list[Any]:
         )
         for kind, key, ts, data in payloads
     ]
+
+
+def _approval(event: Envelope, events: Sequence[Envelope], lease: str, claim_: Claim) -> Any:
+    """The receipt of an approved draft: who, how much changed, the approved text's fingerprint; no text."""
+    placed = next((e for e in events if e.kind == "draft.placed" and e.data["key"] == event.data["key"]), None)
+    if event.data.get("decision") != "approved" or placed is None or not event.data.get("output_fp"):
+        return None
+    key = _team_key(str(event.data["key"]), lease)
+    data = {
+        "key": key,
+        "asset": placed.data["asset"],
+        "approver": event.data.get("approver") or claim_.handle,
+        "share_changed": float(event.data.get("share_changed", 0.0)),
+        "output_fp": event.data["output_fp"],
+    }
+    return ("approval.observed", key, event.ts, data)
 
 
 def _ended(d: Mapping[str, Any]) -> dict[str, Any]:

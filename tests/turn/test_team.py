@@ -94,3 +94,11 @@ def test_the_lease_picks_one_runner_per_slot_and_receipts_land_in_one_push(tmp_p
     assert len(files) == 6  # started, draft placed, finished for each of priya's two turns
     branches = git("branch", "--list", "hz/draft/*", cwd=priya).split()
     assert [b for b in branches if b != "*"][-1].endswith("/2026-10-30T1500Z")
+
+    # merging the draft branch approves it: the approval turn observes it and its receipt goes out too
+    draft = [b for b in branches if b != "*"][-1]
+    git("merge", "-q", "--ff-only", draft, cwd=priya)
+    approved = tick(root=priya, environ=priya_env, now=FRIDAY + timedelta(hours=1))
+    assert [(e["action"], e.get("disposition")) for e in approved.woken] == [("started", "skipped")]
+    kinds = git("--git-dir", str(bare), "ls-tree", "-r", "--name-only", "hz/state").splitlines()
+    assert len(kinds) == 6 + 3  # the approval turn: started, approval observed, finished

@@ -2,9 +2,10 @@
 
 One file per source identity (scheme, source, query, window, facets, stage), `<key>.json`, holds the
 canonical records of the last fetch, their facet fingerprints, `as_of`, the validators a conditional
-request needs (ETag, Last-Modified, per-page ETags), the cursor and the slots it was staged for. The
-facet values a slot saw are kept content-addressed in `blobs/`, so a turn resumed after a crash reads
-exactly what its gather step fingerprinted without fetching again. Every file is written atomically
+request needs (ETag, Last-Modified, per-page ETags) and the cursor; it is rewritten only by a fetch.
+A small `<key>.staged.json` maps each slot it answered to the facet values that slot saw, kept
+content-addressed in `blobs/`, so a turn resumed after a crash reads exactly what its gather step
+fingerprinted without fetching again. Every file is written atomically
 (0600) before anyone is woken by it; a file that cannot be read is treated as absent, because losing
 the cache costs only a refetch.
 """
@@ -65,7 +66,6 @@ class Entry:
             "fingerprints": dict(self.fingerprints),
             "validators": dict(self.validators),
             "cursor": self.cursor,
-            "staged": self.staged,
         }
 
     @classmethod
@@ -81,7 +81,6 @@ class Entry:
             covers=(parse_time(low), parse_time(high)),
             validators=dict(data.get("validators") or {}),
             cursor=data.get("cursor"),
-            staged=dict(data.get("staged") or {}),
         )
 
 
@@ -110,26 +109,43 @@ class SourceCache:
     def path(self, key: str) -> Path:
         return self.root / f"{key}.json"
 
+    def staged_path(self, key: str) -> Path:
+        return self.root / f"{key}.staged.json"
+
     def read(self, key: str) -> Entry | None:
         data = self._load(self.path(key))
         if data is None or data.get("v") != VERSION:
             return None
         try:
-            return Entry.from_json(data)
+            entry = Entry.from_json(data)
         except (KeyError, TypeError, ValueError):
             return None
+        staged = self._load(self.staged_path(key)) or {}
+        entry.staged = {str(k): str(v) for k, v in staged.items() if isinstance(v, str)}
+        return entry
 
     def write(self, entry: Entry) -> None:
+        """The fetched entry, then its staged slots (the entry first: a slot never points past it)."""
         private_dir(self.root)
         atomic_write(self.path(entry.key), _dumps(entry.to_json()))
+        self._write_staged(entry)
+
+    def _write_staged(self, entry: Entry) -> None:
+        atomic_write(self.staged_path(entry.key), _dumps(entry.staged))
 
     def stage(self, entry: Entry, slot: datetime, facets: Mapping[str, Any], fingerprints: Mapping[str, str]) -> None:
-        """Remember the facets `slot` saw (blob first, then the entry that points at it)."""
+        """Remember the facets `slot` saw: the blob first, then the staged map that points at it.
+
+        The entry itself must already be written (`write`); staging never rewrites its records.
+        """
         blob = self.put_blob(facets, fingerprints)
-        entry.staged[slot_key(slot)] = blob
+        key = slot_key(slot)
+        if entry.staged.get(key) == blob:
+            return  # another watcher of this source already staged this slot
+        entry.staged[key] = blob
         for old in sorted(entry.staged)[:-MAX_STAGED]:
             del entry.staged[old]
-        self.write(entry)
+        self._write_staged(entry)
 
     def staged(self, entry: Entry, slot: datetime) -> tuple[dict[str, Any], dict[str, str]] | None:
         """(facets, fingerprints) `slot` saw, or None when it was not staged or its blob is gone."""
@@ -152,10 +168,13 @@ class SourceCache:
             return None
         return data["facets"], data["fingerprints"]
 
+    def _entry_files(self) -> list[Path]:
+        return [p for p in sorted(self.root.glob("*.json")) if not p.name.endswith(".staged.json")]
+
     def entries(self) -> list[Entry]:
         if not self.root.is_dir():
             return []
-        found = (self.read(p.stem) for p in sorted(self.root.glob("*.json")))
+        found = (self.read(p.stem) for p in self._entry_files())
         return [e for e in found if e is not None]
 
     def prune(self, now: datetime, retention_days: int) -> int:
@@ -165,15 +184,15 @@ class SourceCache:
         removed = 0
         cutoff = now - timedelta(days=retention_days) if retention_days > 0 else None
         referenced: set[str] = set()
-        for path in sorted(self.root.glob("*.json")):
+        for path in self._entry_files():
             entry = self.read(path.stem)
             if entry is None or (cutoff is not None and entry.as_of < cutoff):
-                removed += _unlink(path)
+                removed += _unlink(path) + _unlink(self.staged_path(path.stem))
                 continue
             kept = {s: b for s, b in entry.staged.items() if cutoff is None or (parse_time(s) or now) >= cutoff}
             if kept != entry.staged:
                 entry.staged = kept
-                self.write(entry)
+                self._write_staged(entry)
             referenced.update(kept.values())
         for blob in sorted((self.root / "blobs").glob("*.json")):
             if blob.stem not in referenced:

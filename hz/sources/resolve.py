@@ -68,6 +68,7 @@ def resolve(
     fresh = _entry(spec, slot, now, fetched, fingerprints)
     if entry is not None:
         fresh.staged.update(entry.staged)  # what earlier slots saw stays readable
+    cache.write(fresh)  # the canonical result is durable before anyone can be woken by it
     return _stage(cache, fresh, spec, slot, window, how, fetched.requests, facets, fingerprints)
 
 

@@ -218,9 +218,9 @@ def test_prune_drops_old_entries_and_unreferenced_blobs(server: Server, cache: S
     watches = _watches(_feeds(server, 2), 2)
     fetch_all(watches[:1], now=NOW - timedelta(days=100), environ={}, root=None, cache=cache)
     fetch_all(watches[1:], now=NOW, environ={}, root=None, cache=cache)
-    assert len(list(cache.root.glob("*.json"))) == 2
+    assert len(list(cache.root.glob("*.json"))) == 4  # two entries and their staged slots
     removed = cache.prune(NOW, retention_days=90)
-    assert removed == 2  # the old entry and the blob only it referenced
+    assert removed == 3  # the old entry, its staged slots and the blob only it referenced
     assert [e.identity["source"] for e in cache.entries()] == [f"{server.url}/feed1.xml"]
     assert len(list((cache.root / "blobs").glob("*.json"))) == 1
 
@@ -254,7 +254,7 @@ def test_prune_sources_reads_retention_from_the_config(server: Server, tmp_path:
     (tmp_path / "config" / "config.toml").write_text("[heinzel]\nretention_days = 10\n")
     watches = _watches(_feeds(server, 1), 1)
     fetch_all(watches, now=NOW - timedelta(days=11), environ=environ, root=None)
-    assert prune_sources(environ, NOW) == 2
+    assert prune_sources(environ, NOW) == 3
     assert SourceCache.from_environ(environ).entries() == []
 
 
@@ -267,3 +267,16 @@ def test_200_contracts_gathering_in_one_tick_cause_20_fetches(server: Server) ->
     seen = {gather_for_turn(c, slot=now, root=None, environ=os.environ, now=now)[1]["news"] for c in contracts}
     assert server.count() == 20
     assert len(seen) == 20
+
+
+def test_answers_from_the_cache_never_rewrite_the_fetched_records(server: Server, cache: SourceCache) -> None:
+    [uri] = _feeds(server, 1)
+    watch = Watch("team:a", "news", SourceSpec(uri, window=WEEK), timedelta(hours=1))
+    fetch_all([watch], now=NOW, environ={}, root=None, cache=cache)
+    entry_file = cache.path(watch.spec.key)
+    before = entry_file.stat().st_ino
+    for minute in range(1, 20):
+        later = NOW + timedelta(minutes=minute)
+        assert fetch_all([watch], now=later, slot=later, environ={}, root=None, cache=cache).fetches == 0
+    assert entry_file.stat().st_ino == before
+    assert len(cache.read(watch.spec.key).staged) == 20  # type: ignore[union-attr]

@@ -47,7 +47,7 @@ def test_if_moved_skips_a_slot_where_nothing_moved_in_one_line(repo: Path) -> No
         {"agent": "weekly-note", "action": "skipped", "reason": "nothing-moved", "cause": "schedule"}
     ]
     assert spine_kinds(agent)[before:] == ["turn.skipped"]
-    assert not list((home() / "heinzel" / agent / "turns").glob("*.jsonl"))[2:]  # no body for the skip
+    assert len(list((home() / "heinzel" / agent / "turns").glob("*.jsonl"))) == 1  # the skip has no body
 
 
 @pytest.mark.parametrize("wakes", [1, 2])

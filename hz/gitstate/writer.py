@@ -51,7 +51,7 @@ class FlushResult:
     landed: list[Event] = field(default_factory=list)  # pushed by this flush
     already: list[Event] = field(default_factory=list)  # found on hz/state already (an earlier, lost reply)
     fenced: set[str] = field(default_factory=set)  # leases taken over: their turns are abandoned
-    dropped: list[Event] = field(default_factory=list)  # events of fenced leases, never written
+    dropped: list[Event] = field(default_factory=list)  # never written: fenced, or another copy landed first
     pending: int = 0  # still queued after the retry bound
     pushes: int = 0
     refs: dict[str, RefResult] = field(default_factory=dict)  # per ref, from the last push

@@ -175,7 +175,7 @@ JSON = st.recursive(
 
 
 @given(st.dictionaries(st.sampled_from(["v", "kind", "id", "key", "ts", "lease", "token", "data", "x"]), JSON))
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 def test_the_lint_never_crashes_and_passes_only_real_events(raw: dict[str, Any]) -> None:
     data = json.dumps(raw).encode() + b"\n"
     found = check_event_file(PATH, data)

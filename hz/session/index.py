@@ -112,6 +112,8 @@ class Index(Queries):
             write_rows(db, batch)
             for statement in indexes:  # built once over all rows: cheaper than kept up row by row
                 db.execute(statement)
+        # Fold the rebuild's log into the file now, not inside the next writer's transaction.
+        self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         return len(agents)
 
     def _fold(self, agent: str, read: SpineRead) -> dict[str, list[tuple[Any, ...]]]:

@@ -10,7 +10,7 @@ from hz.errors import HzError
 from hz.session.store import Store
 from hz.turn import approvals, engine, history, waits
 from hz.turn.caps import Caps, decide
-from hz.turn.causes import Cause, Wake, approval_key, coalesce, source_changed_key
+from hz.turn.causes import Cause, Wake, approval_key, coalesce, source_changed_key, stale_key
 from hz.turn.engine import Deps, TurnResult
 from hz.turn.journal import Journal
 from hz.turn.plan import Plan
@@ -40,7 +40,7 @@ class AgentWork:
 
     def run(self) -> list[dict[str, Any]]:
         entries = [e for ot in history.open_turns(self.journal.events()) if (e := self._open(ot)) is not None]
-        causes = [*self.candidate.causes, *self._requested(), *self._approvals(entries), *self._moved()]
+        causes = [*self.candidate.causes, *self._requested(), *self._approvals(entries), *self._moved(), *self._stale()]
         taken = history.settled_keys(self.journal.events()) | history.started_keys(self.journal.events())
         causes = [c for c in causes if c.key not in taken]
         if causes:
@@ -101,6 +101,25 @@ class AgentWork:
                 approvals.record_rejection(self.journal, key, approver=None)
                 entries.append({"agent": self.name, "action": "rejected", "key": key})
         return causes
+
+    def valid_until(self) -> datetime | None:
+        """When the last approved output stops being true: its approval time plus `hz.freshness`."""
+        if self.plan.freshness_s is None:
+            return None
+        approved = [
+            e for e in self.journal.events() if e.kind == "approval.observed" and e.data.get("decision") == "approved"
+        ]
+        if not approved:
+            return None
+        return history.parse_ts(approved[-1].ts).replace(microsecond=0) + timedelta(seconds=self.plan.freshness_s)
+
+    def _stale(self) -> list[Cause]:
+        """Python, not the model, decides when a truth expires: a stale wake always renders."""
+        until = self.valid_until()
+        if until is None or self.now < until:
+            return []
+        output = sorted(self.plan.outputs)[0]
+        return [Cause("stale", stale_key(self.plan.agent_id, output, until), until, {"output": output})]
 
     def _requested(self) -> list[Cause]:
         """Requests a finished or stopped turn left for the next turn (they survive any crash)."""

@@ -38,6 +38,7 @@ class Plan:
     skills: Mapping[str, str] = field(default_factory=dict)  # name -> fingerprint
     schedule: tuple[Any, ...] = ()  # hz.schedule.Cron values
     catch_up: str = "latest"
+    freshness_s: float | None = None  # how long an approved output stays true (`hz.freshness` as a duration)
     contract: Any = field(default=None, compare=False, repr=False)  # the loaded contract, for gather
 
 
@@ -82,6 +83,7 @@ def plan_from_contract(
         max_turns=getattr(agent, "max_turns", None),
         schedule=crons_from(getattr(hz, "schedule", None), default_tz),
         catch_up=str(getattr(hz, "catch_up", "latest")),
+        freshness_s=_seconds(getattr(hz, "freshness", None), 0.0) or None,
         contract=contract,
     )
 

@@ -157,6 +157,13 @@ def next_due(plan: Plan, after: datetime) -> datetime | None:
     return next_slot(plan.schedule, after) if plan.schedule else None
 
 
+def _earliest(slot: datetime | None, valid_until: datetime | None, now: datetime) -> datetime | None:
+    """The next due time: the next schedule slot, or sooner when the approved output expires first."""
+    if valid_until is not None and valid_until > now and (slot is None or valid_until < slot):
+        return valid_until
+    return slot
+
+
 def _apply_heights(candidates: list[Candidate], root: Path | None, environ: Mapping[str, str]) -> None:
     """Graph height of each candidate's contract, from the compiled repository when there is one."""
     if root is None or len(candidates) < 2:
@@ -190,7 +197,9 @@ def _work_agent(
     with store.writer(candidate.agent_id, timeout=0.2, now=now) as writer:
         journal = Journal(writer, lambda: now)
         deps = make_deps(store, candidate.plan, settings, environ=environ, now=now, runner=runner, tools=tools)
-        return AgentWork(journal, candidate, deps, store=store, now=now, team=team).run()
+        work = AgentWork(journal, candidate, deps, store=store, now=now, team=team)
+        deps.next_due = lambda: _earliest(next_due(candidate.plan, now), work.valid_until(), now)
+        return work.run()
 
 
 def make_deps(

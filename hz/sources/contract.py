@@ -7,8 +7,11 @@ shape; the greatest such path in sort order is read, which is the newest for the
 templates use (`%G-W%V`, `%Y-%m-%d`).
 
 - `stage: published` reads the file from the tip of `main` (else `master`): approved truth only.
-- `stage: draft` reads it from the newest `hz/draft/<agent>/<slot>` branch (newest tip commit, then name)
-  whose file differs from `main`: that is where a team contract's pending draft lives.
+- `stage: draft` reads a team contract's pending draft from the newest `hz/draft/<agent>/<slot>` branch
+  (newest tip commit, then name) whose file differs from `main`.
+- A personal contract drafts and approves in the working tree, so both stages read it there: the
+  greatest matching file whose first line is a draft tag (`draft`, tag line left out) or is not one
+  (`published`).
 
 Facets are split by headings: a `## <facet>` or `#### <facet>` line (the name compared with case,
 blanks and hyphens folded to `_`) starts a facet, which runs to the next facet heading. A facet the file
@@ -18,6 +21,7 @@ lacks is reported as not found rather than read as empty.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 from hz.sources.base import FetchContext, Fetched, SourceError, SourceSpec, no_query
@@ -37,12 +41,15 @@ def fetch(spec: SourceSpec, ctx: FetchContext) -> Fetched:
     qualified, facet = _parts(spec)
     if ctx.root is None:
         raise SourceError("bad-source", f"{spec.uri} needs a repository", hint="run hz inside the repository")
-    path_template, facets = _target(spec, qualified, facet, ctx)
-    repo = pygit2.Repository(str(ctx.root))
-    try:
-        text, where = _read(repo, spec, path_template)
-    finally:
-        repo.free()
+    path_template, facets, scope = _target(spec, qualified, facet, ctx)
+    if scope == "personal":
+        text, where = _read_worktree(ctx.root, spec, path_template, draft=spec.stage == "draft")
+    else:
+        repo = pygit2.Repository(str(ctx.root))
+        try:
+            text, where = _read(repo, spec, path_template)
+        finally:
+            repo.free()
     split = split_facets(text, facets)
     wanted = (facet,) if facet else facets
     missing = [f for f in wanted if f not in split]
@@ -87,7 +94,7 @@ def _parts(spec: SourceSpec) -> tuple[str, str | None]:
     return f"{namespace}:{name}", facet or None
 
 
-def _target(spec: SourceSpec, qualified: str, facet: str | None, ctx: FetchContext) -> tuple[str, tuple[str, ...]]:
+def _target(spec: SourceSpec, qualified: str, facet: str | None, ctx: FetchContext) -> tuple[str, tuple[str, ...], str]:
     from hz.contract.project import compile_repository
     from hz.errors import HzError
 
@@ -110,7 +117,8 @@ def _target(spec: SourceSpec, qualified: str, facet: str | None, ctx: FetchConte
     target = str(output.target)
     if not target.startswith("state:"):
         raise SourceError("bad-source", f"{spec.uri}: output {name} of {qualified} is not a state: target")
-    return target.removeprefix("state:").lstrip("/"), tuple(output.facets)
+    scope = str(upstream.contract.frontmatter.hz.scope)
+    return target.removeprefix("state:").lstrip("/"), tuple(output.facets), scope
 
 
 def _read(repo: Any, spec: SourceSpec, template: str) -> tuple[str, str]:
@@ -140,6 +148,34 @@ def _read_draft(repo: Any, spec: SourceSpec, template: str, main: Any) -> tuple[
     return _blob_text(repo, tip.tree, path), f"{ref.removeprefix('refs/heads/')}:{path}"
 
 
+def _read_worktree(root: Path, spec: SourceSpec, template: str, *, draft: bool) -> tuple[str, str]:
+    from hz.turn.drafts import Tag
+
+    pattern, directory = _pattern(template)
+    base = root / directory if directory else root
+    found: list[tuple[str, str]] = []
+    for path in sorted(base.rglob("*")) if base.is_dir() else []:
+        relative = path.relative_to(root).as_posix()
+        if not path.is_file() or path.is_symlink() or not pattern.match(relative):
+            continue
+        text = path.read_text(encoding="utf-8", errors="replace")
+        first, _, rest = text.partition("\n")
+        tagged = Tag.parse(first) is not None
+        if tagged == draft:
+            found.append((relative, rest if draft else text))
+    if not found:
+        what = "draft" if draft else "approved file"
+        raise SourceError("not-found", f"{spec.uri}: no {what} in the working tree at {template}")
+    relative, text = max(found)
+    return text, f"worktree:{relative}"
+
+
+def _pattern(template: str) -> tuple[re.Pattern[str], str]:
+    """The regular expression of a target's paths, and the literal directory they all live under."""
+    pieces = _PLACEHOLDER.split(template)
+    return re.compile("^" + "[^/]+".join(re.escape(p) for p in pieces) + "$"), pieces[0].rpartition("/")[0]
+
+
 def _main(repo: Any) -> Any:
     for name in ("refs/heads/main", "refs/heads/master"):
         if name in repo.references:
@@ -148,9 +184,7 @@ def _main(repo: Any) -> Any:
 
 
 def _newest(tree: Any, template: str, differs_from: Any = None) -> str | None:
-    pieces = _PLACEHOLDER.split(template)
-    pattern = re.compile("^" + "[^/]+".join(re.escape(p) for p in pieces) + "$")
-    directory = pieces[0].rpartition("/")[0]
+    pattern, directory = _pattern(template)
     paths = [p for p in _paths(tree, directory) if pattern.match(p)]
     if differs_from is not None:
         paths = [p for p in paths if _blob_id(differs_from, p) != _blob_id(tree, p)]

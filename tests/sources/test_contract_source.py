@@ -98,3 +98,61 @@ def test_facets_split_on_level_two_and_four_headings() -> None:
         "summary": "first",
         "next_week": "- a\n- b\n## other\nignored? no, part of next_week",
     }
+
+
+PERSONAL = """---
+name: my-notes
+kind: responsibility
+description: My weekly notes, for tests.
+hz:
+  schema: 1
+  title: My notes
+  owner: "@priya"
+  scope: personal
+  outputs:
+    note:
+      target: "state:notes/{slot:%G-W%V}.md"
+      facets: [summary, risks]
+---
+
+# My notes
+
+### Goal
+
+My notes are current.
+
+### Maintains
+
+- `note`: the note.
+
+#### summary
+
+Material: what shipped.
+
+#### risks
+
+Material: what may slip.
+
+### Done when
+
+- [ ] the note says what shipped
+"""
+TAG = "🧝 DRAFT (my-notes v1): edit, then delete this line to approve · hz-01KB7M3Q8RZ4W2N6YDXG5T0HCA@v1@x"
+
+
+def test_a_personal_contract_is_read_from_the_working_tree(tmp_path: Path, cache: SourceCache) -> None:
+    repo = new_repo(tmp_path / "mine")
+    (repo / "workflows").mkdir()
+    (repo / "workflows" / "my-notes.prose.md").write_text(PERSONAL)
+    (repo / "notes").mkdir()
+    (repo / "notes" / "2026-W47.md").write_text("## summary\n\napproved\n\n## risks\n\nnone\n")
+    (repo / "notes" / "2026-W48.md").write_text(f"{TAG}\n## summary\n\ndrafted\n\n## risks\n\nsome\n")
+    published = fetch("contract:team/my-notes#summary", cache, root=repo)
+    draft = fetch("contract:team/my-notes#summary", cache, root=repo, stage="draft")
+    assert (published.facets, draft.facets) == ({"summary": "approved"}, {"summary": "drafted"})
+    (repo / "notes" / "2026-W48.md").unlink()
+    with pytest.raises(SourceError) as caught:
+        fetch("contract:team/my-notes#summary", cache, root=repo, stage="draft", force=True)
+    assert caught.value.message == (
+        "contract:team/my-notes#summary: no draft in the working tree at notes/{slot:%G-W%V}.md"
+    )

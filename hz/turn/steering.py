@@ -31,8 +31,11 @@ def wanted(turn: Turn) -> frozenset[str]:
 
 
 def new_requests(journal: Journal) -> list[Request]:
+    requests = list_requests(journal.directory)
+    if not requests:  # the common case: nothing to compare with the spine
+        return []
     taken = history.taken_requests(journal.events())
-    return [r for r in list_requests(journal.directory) if r.request_id not in taken]
+    return [r for r in requests if r.request_id not in taken]
 
 
 def take_requests(journal: Journal, turn: Turn, step: str, deps: Deps) -> list[Request]:

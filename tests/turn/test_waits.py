@@ -100,3 +100,15 @@ def test_until_wins_over_an_answer_that_never_comes(repo: Path) -> None:
     spine = events(agent)
     assert [e.data["woken_by"] for e in spine if e.kind == "turn.resumed"] == ["timer"]
     assert [e.kind for e in spine].count("question.asked") == 1
+
+
+def test_hz_heinzel_resume_goes_on_now(repo: Path, hz: Any) -> None:
+    agent = wait_in_another_process(repo)
+    resumed = hz("heinzel", "resume", "weekly-note")
+    assert (resumed.exit_code, resumed.out) == (0, "weekly-note: resumed -> drafted\n")
+    assert [e.data["woken_by"] for e in events(agent) if e.kind == "turn.resumed"] == ["asked"]
+    again = hz("heinzel", "resume", "weekly-note")
+    assert (again.exit_code, again.err) == (
+        1,
+        "error: weekly-note has no waiting turn\n  hint: hz heinzel wake starts a new one\n",
+    )

@@ -145,3 +145,36 @@ def test_drafts_reject_and_approve_from_the_command_line(repo: Path, hz: Any) ->
     assert approved.out == "approved notes/2026-W44.md as it stands; the next tick learns from your edits\n"
     learned = tick(root=repo, now=FRIDAY + timedelta(hours=1))
     assert [(e["action"], e["disposition"]) for e in learned.woken] == [("started", "skipped")]
+
+
+def test_wake_and_chat_run_an_asked_turn_here_when_it_is_asleep(repo: Path, hz: Any) -> None:
+    agent = adopt(contract_text(), now=MONDAY)
+    tick(root=repo, now=MONDAY)
+    woke = hz("heinzel", "wake", "weekly-note")
+    assert (woke.exit_code, woke.out) == (0, "weekly-note: started -> drafted\n")
+    chatted = hz("heinzel", "chat", "weekly-note", "mention the outage")
+    assert (chatted.exit_code, chatted.out) == (0, "weekly-note: started -> drafted\n")
+    started = [e for e in spine(agent) if e.kind == "turn.started"]
+    assert [e.data["cause"] for e in started] == ["created", "asked", "asked"]
+    unknown = hz("heinzel", "wake", "nobody")
+    assert (unknown.exit_code, unknown.err) == (
+        1,
+        "error: no Heinzelmännchen named nobody\n  hint: hz heinzel list shows them all\n",
+    )
+
+
+def test_tick_prints_json(repo: Path, hz: Any) -> None:
+    adopt(contract_text(), now=MONDAY)
+    printed = hz("tick", "--now", "2026-10-26T09:00Z", "--json")
+    report = json.loads(printed.out)
+    assert (printed.exit_code, report["now"], report["deferred"], report["pushed"]) == (
+        0, "2026-10-26T09:00:00Z", [], False,
+    )  # fmt: skip
+    assert [(e["agent"], e["action"], e["disposition"]) for e in report["woken"]] == [
+        ("weekly-note", "started", "drafted")
+    ]
+    bad = hz("tick", "--now", "friday")
+    assert (bad.exit_code, bad.err) == (
+        1,
+        "error: --now 'friday' is not an ISO 8601 time\n  hint: e.g. --now 2026-10-30T15:00Z\n",
+    )

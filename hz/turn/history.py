@@ -129,13 +129,21 @@ def last_lesson_seq(events: Iterable[Envelope]) -> int:
     return max((e.seq for e in events if e.kind in {"lesson.recorded", "lesson.dismissed"}), default=0)
 
 
-def since_summary(events: Sequence[Envelope]) -> tuple[Mapping[str, Any] | None, list[dict[str, Any]]]:
-    """The last summary's data and every settled turn after it, rendered compactly (context edits applied)."""
+def since_summary(
+    events: Sequence[Envelope], *, keep: int = 0
+) -> tuple[Mapping[str, Any] | None, list[dict[str, Any]]]:
+    """The last summary's data and every settled turn after it, rendered compactly (context edits applied).
+
+    `keep` turns settled before the summary stay beside it verbatim (`[heinzel] summary_keep_turns`).
+    """
     summary: Mapping[str, Any] | None = None
     cut = 0
     for index, event in enumerate(events):
         if event.kind == "summary.written":
             summary, cut = event.data, index + 1
+    if summary is not None and keep > 0:
+        before = [i for i, e in enumerate(events[:cut]) if e.kind in FINAL]
+        cut = before[-keep] if len(before) >= keep else (before[0] if before else cut)
     edits = {str(e.data["target"]): e.data.get("replacement") for e in events if e.kind == "context.edit"}
     causes = {e.turn: e.data.get("cause") for e in events if e.kind == "turn.started"}
     history: list[dict[str, Any]] = []

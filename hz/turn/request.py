@@ -15,7 +15,7 @@ from hz.turn.journal import Journal
 def build_request(
     journal: Journal, turn: Turn, deps: Deps, *, budget_usd: float, want: frozenset[str] | None = None
 ) -> ThinkRequest:
-    built = context.build(material(journal, turn))
+    built = context.build(material(journal, turn, deps))
     prior = _prior(read_body(journal.directory, turn.id).records) if want is None else ()
     running = (deps.clock() - history.parse_ts(turn.started.ts)).total_seconds()
 
@@ -54,11 +54,11 @@ def _prior(records: list[dict[str, Any]]) -> tuple[dict[str, Any], ...]:
     return tuple(prior)
 
 
-def material(journal: Journal, turn: Turn) -> context.Material:
+def material(journal: Journal, turn: Turn, deps: Deps) -> context.Material:
     """What the model may see, all of it read from the spine as it stood when the turn started."""
     events = [e for e in journal.events() if e.seq < turn.started.seq]
     pinned = int(turn.started.data.get("lessons_seq", 0))
-    summary, past = history.since_summary(events)
+    summary, past = history.since_summary(events, keep=deps.settings.summary_keep_turns)
     return context.Material(
         contract_body=turn.plan.body,
         lessons=[sentence for _, sentence in history.active_lessons(journal.events(), up_to_seq=pinned)],

@@ -67,3 +67,19 @@ def test_requests_taken_in_and_requests_left_for_the_next_turn() -> None:
     )
     assert {"rq-1", "rq-2", "rq-3"} <= history.taken_requests(events)
     assert [e.data["key"] for e in history.requested_unstarted(events)] == [f"{A}@rq-3"]
+
+
+def test_turns_kept_verbatim_beside_the_summary() -> None:
+    events = spine(
+        ("turn.started", {"cause": "schedule", "keys": [f"{A}@s1"]}, "t1", f"{A}@s1"),
+        ("turn.finished", {"disposition": "drafted", "cause": "schedule", "report": "week 1"}, "t1", None),
+        ("turn.started", {"cause": "asked", "keys": [f"{A}@r1"]}, "t2", f"{A}@r1"),
+        ("turn.finished", {"disposition": "asked", "cause": "asked", "report": "week 2"}, "t2", None),
+        ("summary.written", {"asset": "notes", "wants": "short notes"}, "t2", None),
+        ("turn.started", {"cause": "schedule", "keys": [f"{A}@s3"]}, "t3", f"{A}@s3"),
+        ("turn.finished", {"disposition": "drafted", "cause": "schedule", "report": "week 3"}, "t3", None),
+    )
+    summary, past = history.since_summary(events, keep=1)
+    assert summary == {"asset": "notes", "wants": "short notes"}
+    assert [line["report"] for line in past] == ["week 2", "week 3"]
+    assert [line["report"] for line in history.since_summary(events)[1]] == ["week 3"]

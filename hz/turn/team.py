@@ -25,7 +25,7 @@ from hz.errors import HzError
 from hz.session.envelope import Envelope
 from hz.turn.plan import Plan
 
-_REASONS = {"max-resumes": "resumes", "gather": "error", "runner": "error", "outcome": "error"}
+_REASONS = {"max-resumes": "resumes", "gather": "error", "runner": "error", "outcome": "error", "act": "error"}
 
 
 def configured(root: Path | None) -> bool:

@@ -158,7 +158,10 @@ def outcome(journal: Journal, turn: Turn, deps: Deps) -> None:
 def act(journal: Journal, turn: Turn, deps: Deps) -> None:
     from hz.turn.acts import act_on
 
-    output_hash = act_on(journal, turn, deps)
+    try:
+        output_hash = act_on(journal, turn, deps)
+    except HzError as exc:  # a target that cannot take the draft: the turn fails, it is not retried blindly
+        raise Finished(finish(journal, turn, deps, disposition="failed", reason="act", error=exc.message)) from None
     if output_hash is not None:
         turn.usage["output_hash"] = output_hash
     checkpoint(journal, turn, "act")

@@ -178,3 +178,12 @@ def test_tick_prints_json(repo: Path, hz: Any) -> None:
         1,
         "error: --now 'friday' is not an ISO 8601 time\n  hint: e.g. --now 2026-10-30T15:00Z\n",
     )
+
+
+def test_a_draft_that_cannot_be_placed_fails_its_turn_once(tmp_path: Path) -> None:
+    agent = adopt(contract_text(target="file:../outside.md"), now=MONDAY)
+    report = tick(root=tmp_path, now=MONDAY)
+    assert [(e["disposition"], e["reason"]) for e in report.woken] == [("failed", "act")]
+    finished = next(e for e in spine(agent) if e.kind == "turn.finished")
+    assert finished.data["error"] == "the target 'file:../outside.md' leaves the repository"
+    assert tick(root=tmp_path, now=MONDAY + timedelta(minutes=1)).woken == []

@@ -12,12 +12,11 @@ _AFTER = click.option("--after", is_flag=True, help="If it is awake, run this as
 
 @click.command()
 @click.argument("name")
-@_AFTER
-def wake(name: str, after: bool) -> int:
-    """Start a turn of cause asked now (or the next one, if it is awake)."""
+def wake(name: str) -> int:
+    """Start a turn of cause asked now (or as the next turn, if it is awake)."""
     from hz.commands.heinzel_turns import wake_command
 
-    return wake_command(sys.stdout, name, after=after, environ=os.environ)
+    return wake_command(sys.stdout, name, after=True, environ=os.environ)
 
 
 @click.command()

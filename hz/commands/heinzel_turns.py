@@ -15,7 +15,7 @@ def _request_id(now: datetime) -> str:
     return "rq-" + str(ULID.from_datetime(now)).lower()
 
 
-def _report(out: TextIO, name: str, outcome: object) -> int:
+def _report(out: TextIO, name: str, outcome: object, *, later: bool = False) -> int:
     from hz.commands.tick import render_report
     from hz.daemon import TickReport
     from hz.turn.direct import Outcome
@@ -24,7 +24,8 @@ def _report(out: TextIO, name: str, outcome: object) -> int:
     if outcome.queued == "stop":
         out.write(f"{name} is awake in another process; asked its turn to stop at the next step\n")
     elif outcome.queued:
-        out.write(f"{name} is awake; your message ({outcome.queued}) reaches the running turn\n")
+        where = "runs as its next turn" if later else "reaches the running turn"
+        out.write(f"{name} is awake; your message ({outcome.queued}) {where}\n")
     else:
         report = TickReport(datetime.now(UTC), woken=outcome.ran)
         for line in render_report(report):
@@ -33,7 +34,8 @@ def _report(out: TextIO, name: str, outcome: object) -> int:
 
 
 def wake_command(out: TextIO, name: str, *, after: bool, environ: Mapping[str, str]) -> int:
-    return chat_command(out, name, "", after=after, environ=environ)
+    """A wake has no words to steer with: while the agent is awake it always becomes the next turn."""
+    return chat_command(out, name, "", after=True, environ=environ)
 
 
 def chat_command(out: TextIO, name: str, message: str, *, after: bool, environ: Mapping[str, str]) -> int:
@@ -42,7 +44,7 @@ def chat_command(out: TextIO, name: str, message: str, *, after: bool, environ: 
 
     now = datetime.now(UTC)
     outcome = ask(name, message, after=after, request_id=_request_id(now), root=repo_root(), environ=environ, now=now)
-    return _report(out, name, outcome)
+    return _report(out, name, outcome, later=after or not message)
 
 
 def retry_command(out: TextIO, name: str, hint: str, *, environ: Mapping[str, str]) -> int:
@@ -51,7 +53,7 @@ def retry_command(out: TextIO, name: str, hint: str, *, environ: Mapping[str, st
 
     now = datetime.now(UTC)
     outcome = retry(name, hint, request_id=_request_id(now), root=repo_root(), environ=environ, now=now)
-    return _report(out, name, outcome)
+    return _report(out, name, outcome, later=True)
 
 
 def resume_command(out: TextIO, name: str, *, environ: Mapping[str, str]) -> int:

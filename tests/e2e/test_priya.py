@@ -116,7 +116,7 @@ class Model:
         if self.steer_next:
             self.steer_next = False
             _from_another_process(self.repo, "chat", "weekly-report", "keep it under ten lines")
-            _from_another_process(self.repo, "wake", "weekly-report", "--after")
+            _from_another_process(self.repo, "wake", "weekly-report")
             return _answer({"kind": "draft", "report": "half a draft", "drafts": [_facet("summary", "x")]})
         return _answer({"kind": "draft", "report": "drafted this week", "drafts": [_facet("summary", "Shipped CHK-1."),
                                                                                _facet("risks", "None.")]})  # fmt: skip

@@ -45,6 +45,18 @@ class Contract:
     def qualified_name(self) -> str:
         return f"{self.namespace}:{self.name}"
 
+    @property
+    def body(self) -> str:
+        """The canonical Markdown body, comments included (what the author wrote)."""
+        return self.text.split("\n---\n", 1)[1].lstrip("\n")
+
+    @property
+    def agent_body(self) -> str:
+        """The canonical body without HTML comments: author notes are never shown to an agent."""
+        from hz.contract.text import strip_comments, tidy
+
+        return tidy(strip_comments(self.body)) + "\n"
+
     def locate(self, loc: tuple[str | int, ...]) -> tuple[int, int]:
         """1-based line and column of the YAML node at `loc` (its nearest existing ancestor if absent)."""
         return self._where.value(loc) if self._where else (1, 1)

@@ -121,3 +121,12 @@ def test_canonical_text_is_a_fixed_point() -> None:
 def test_canonical_body_is_idempotent(body: str) -> None:
     once = parse_body(body).canonical
     assert parse_body(once).canonical == once
+
+
+def test_the_agent_never_sees_author_notes() -> None:
+    contract = load_text(variant("### Goal\n", "### Goal\n<!-- ask Ana first -->\n")).contract
+    assert contract is not None
+    assert "<!-- ask Ana first -->" in contract.body
+    assert "Ana" not in contract.agent_body
+    assert contract.agent_body.startswith("# Weekly change digest\n\n### Goal\n\nThe digest for the past ISO week")
+    assert contract.body.startswith("# Weekly change digest\n")

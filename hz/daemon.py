@@ -10,13 +10,10 @@ heavy. Only when something is due does it load contracts, sources and runners (`
 from __future__ import annotations
 
 import os
-import signal
-import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from types import FrameType
 from typing import Any
 
 
@@ -137,9 +134,12 @@ def run_daemon(
     max_ticks: int | None = None,
 ) -> int:
     """Tick every `interval_s` seconds until SIGTERM/SIGINT; the tick in progress always completes."""
+    import signal
+    import threading
+
     stop = threading.Event()
 
-    def request_stop(signum: int, frame: FrameType | None) -> None:
+    def request_stop(signum: int, frame: object) -> None:
         stop.set()
 
     previous = {sig: signal.signal(sig, request_stop) for sig in (signal.SIGTERM, signal.SIGINT)}

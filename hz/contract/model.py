@@ -201,6 +201,8 @@ Sources = Annotated[
 
 
 class Input(_Strict):
+    """What a contract reads: one source (or several) of a provider, narrowed by query, facets and window."""
+
     source: Sources
     query: str | None = None
     facets: Annotated[tuple[Ident, ...], AfterValidator(_unique), _UNIQUE] = ()
@@ -212,12 +214,16 @@ class Input(_Strict):
 
 
 class Output(_Strict):
+    """An artefact the contract keeps true, at a target, with the facets its `### Maintains` item lists."""
+
     target: Uri
     facets: Annotated[tuple[Ident, ...], AfterValidator(_unique), Field(min_length=1), _UNIQUE]
     format: Literal["markdown", "json"] = "markdown"
 
 
 class Publish(_Strict):
+    """A write action, run only after approval; `auto_approve` requests a policy, it grants nothing."""
+
     action: Action
     output: Ident
     target: Uri
@@ -225,6 +231,8 @@ class Publish(_Strict):
 
 
 class Agent(_Strict):
+    """Hints for the runner: which one, which model class, how much effort. Never part of the intent."""
+
     runner: Literal["any", "claude-code", "codex", "cursor"] = "any"
     model: Annotated[str, StringConstraints(min_length=1)] | None = None
     effort: Literal["low", "medium", "high", "xhigh", "max"] | None = None
@@ -232,21 +240,29 @@ class Agent(_Strict):
 
 
 class Retries(_Strict):
+    """How often a failed render is retried across ticks before the job is parked."""
+
     max: Annotated[int, Field(ge=0, le=10)] = 2
     backoff: Duration = timedelta(minutes=10)
 
 
 class Concurrency(_Strict):
+    """How many renders of this contract may run at once across the fleet, and what happens to more."""
+
     limit: Annotated[int, Field(ge=1)] = 1
     behavior: Literal["queue", "skip"] = "queue"
 
 
 class Cost(_Strict):
+    """Ceilings per render (tokens) and per day (US dollars); the lower of this and the site's applies."""
+
     max_tokens: Annotated[int, Field(ge=1000)] | None = None
     max_usd_per_day: Annotated[float, Field(gt=0)] | None = None
 
 
 class Hz(_Strict):
+    """Everything hz-specific, under `hz:`: identity for people, wakes, inputs, outputs, limits."""
+
     schema_: Literal[1] = Field(alias="schema")
     title: Annotated[str, StringConstraints(min_length=1, max_length=80)]
     owner: Handle
@@ -308,6 +324,8 @@ def _drop_extension_keys(data: Any) -> Any:
 
 
 class ContractFrontmatter(_Strict):
+    """The YAML frontmatter of a `<name>.prose.md` contract: OpenProse keys at the top, hz's under `hz:`."""
+
     model_config = ConfigDict(
         json_schema_extra={"patternProperties": {"^x-": {}}},
         title="Heinzelmännchen contract frontmatter (schema 1)",

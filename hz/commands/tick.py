@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 
-from hz.errors import EXIT_OK, HzError
+from hz.errors import EXIT_ERROR, EXIT_OK, HzError
 
 
 def parse_now(value: str) -> datetime:
@@ -37,10 +37,11 @@ def run_tick_command(*, now: datetime | None, as_json: bool, environ: Mapping[st
         import json
 
         print(json.dumps(report.to_json(), indent=2, sort_keys=True))
-        return EXIT_OK
-    for line in render_report(report):
-        print(line)
-    return EXIT_OK
+    else:
+        for line in render_report(report):
+            print(line)
+    # an agent hz could not work on is an error; a turn that failed is a result, shown in its line
+    return EXIT_ERROR if any(e["action"] == "error" for e in report.woken) else EXIT_OK
 
 
 def render_report(report: object) -> list[str]:

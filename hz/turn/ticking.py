@@ -116,6 +116,8 @@ def _candidates(
         if found_row is None:
             continue
         row = found_row
+        if not _belongs_here(row, root):
+            continue
         if row["state"] in {"proposed", "paused", "retired"} or not row.get("contract_version"):
             continue
         try:
@@ -132,6 +134,13 @@ def _candidates(
             candidate.causes.append(_created(plan, now))
         found.append(candidate)
     return found
+
+
+def _belongs_here(row: Mapping[str, Any], root: Path | None) -> bool:
+    """An agent adopted from a repository runs only in a tick of that repository (its contract is there)."""
+    if row.get("origin") != "adopted" or not row.get("source"):
+        return True
+    return root is not None and (root / str(row["source"])).is_file()
 
 
 def _schedule_causes(plan: Plan, row: Mapping[str, Any], now: datetime) -> list[Cause]:

@@ -70,3 +70,15 @@ def test_an_upstream_contract_wakes_before_its_reader(repo: Path) -> None:
     assert ([e["agent"] for e in first.woken], first.deferred) == (["z-source"], ["a-reader"])
     second = tick(root=repo, now=NOW)
     assert [e["agent"] for e in second.woken] == ["a-reader"]
+
+
+def test_an_adopted_agent_runs_only_in_its_own_repository(repo: Path, tmp_path: Path) -> None:
+    (repo / "workflows").mkdir()
+    (repo / "workflows/z-source.prose.md").write_text(contract("z-source"))
+    with Store.from_environ(os.environ) as store:
+        adopt(store, repo, now=NOW, handle="@priya", environ=os.environ)
+    elsewhere = tmp_path / "elsewhere"
+    subprocess.run(["git", "init", "-q", str(elsewhere)], check=True)
+    assert tick(root=elsewhere, now=NOW).woken == []
+    assert tick(root=None, now=NOW).woken == []
+    assert [e["agent"] for e in tick(root=repo, now=NOW).woken] == ["z-source"]

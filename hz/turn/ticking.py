@@ -60,6 +60,8 @@ def run_tick(
     _apply_heights(candidates, root, environ)
     candidates.sort(key=lambda c: (c.height, c.due, c.agent_id))
     team = _team(root, environ, config.handle, report)
+    if team is None and _coordinated(root):  # never run a team slot unleased where leases are the rule
+        candidates = [c for c in candidates if c.plan.scope != "team"]
     budget = settings.max_wakes_per_tick
     for candidate in candidates:
         if budget <= 0:
@@ -85,6 +87,12 @@ def run_tick(
         if "error" in pushed:
             report.woken.append({"agent": "hz/state", "action": "error", "error": pushed["error"]})
     return report
+
+
+def _coordinated(root: Path | None) -> bool:
+    from hz.turn.team import configured
+
+    return configured(root)
 
 
 def _team(root: Path | None, environ: Mapping[str, str], handle: str | None, report: TickReport) -> Any:

@@ -102,3 +102,21 @@ def test_the_lease_picks_one_runner_per_slot_and_receipts_land_in_one_push(tmp_p
     assert [(e["action"], e.get("disposition")) for e in approved.woken] == [("started", "skipped")]
     kinds = git("--git-dir", str(bare), "ls-tree", "-r", "--name-only", "hz/state").splitlines()
     assert len(kinds) == 6 + 3  # the approval turn: started, approval observed, finished
+
+
+def test_without_an_identity_no_team_slot_runs_unleased(tmp_path: Path) -> None:
+    bare = tmp_path / "team.git"
+    git("init", "-q", "--bare", str(bare))
+    seed = tmp_path / "seed"
+    git("init", "-q", str(seed))
+    (seed / "hz.toml").write_text(f'[state]\nremote = "{bare}"\n')
+    git("add", "hz.toml", cwd=seed)
+    git("commit", "-q", "-m", "team repo", cwd=seed)
+    git("push", "-q", str(bare), "HEAD:main", cwd=seed)
+    clone, environ = member(tmp_path, "priya", bare)
+    del environ["HZ_HANDLE"]
+    report = tick(root=clone, environ=environ, now=MONDAY)
+    assert report.woken == [
+        {"agent": "hz/state", "action": "error", "error": "no handle: hz does not know who you are"}
+    ]
+    assert git("branch", "--list", "hz/draft/*", cwd=clone) == ""

@@ -86,7 +86,8 @@ def ask(
         cause = extra or Cause("asked", asked_key(row["id"], request_id), now, {"request_id": request_id})
         try:
             with session(store, row, root=root, environ=environ, now=now, runner=runner) as work:
-                if extra is not None or not _answers(work, request):
+                answering = extra is None and bool(text) and not after  # a bare wake answers nothing
+                if not answering or not _answers(work, request):
                     work.candidate.causes.append(cause)
                 return Outcome(work.run())
         except LockTimeout:

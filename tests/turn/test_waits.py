@@ -112,3 +112,17 @@ def test_hz_heinzel_resume_goes_on_now(repo: Path, hz: Any) -> None:
         1,
         "error: weekly-note has no waiting turn\n  hint: hz heinzel wake starts a new one\n",
     )
+
+
+def test_a_wait_overtaken_by_another_draft_finishes_superseded(repo: Path) -> None:
+    agent = wait_in_another_process(repo)
+    later = MONDAY + timedelta(hours=1)
+    woke = direct.ask("weekly-note", "", after=True, request_id="rq-wake", root=repo, environ=os.environ, now=later)
+    assert [(e["action"], e["disposition"]) for e in woke.ran] == [("started", "drafted")]  # never queued behind it
+    answered = direct.ask("weekly-note", "Friday", after=False, request_id="rq-late", root=repo,
+                          environ=os.environ, now=later + timedelta(minutes=5))  # fmt: skip
+    assert [(e["action"], e["disposition"], e.get("reason")) for e in answered.ran] == [
+        ("resumed", "abandoned", "superseded")
+    ]
+    finished = [e.data["reason"] for e in events(agent) if e.kind == "turn.finished" and "reason" in e.data]
+    assert finished == ["superseded"]

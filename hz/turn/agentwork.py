@@ -195,7 +195,7 @@ class AgentWork:
             return None
         from hz.turn.team import claim
 
-        return claim(self.team, self.plan, engine.turn_slot(wake), self.now)
+        return claim(self.team, self.plan, engine.wake_slot(wake, self.now), self.now)
 
     def _receipts(self, result: TurnResult, claim: Any) -> None:
         if claim is not None and claim.won:
@@ -208,7 +208,7 @@ class AgentWork:
         if last is None:
             return None  # never rendered: render now
         try:
-            current = self.deps.gather(self.plan, engine.turn_slot(wake)).fingerprints
+            current = self.deps.gather(self.plan, engine.wake_slot(wake, self.now)).fingerprints
         except HzError:
             return None  # render: the turn's gather step records the failure
         return sorted(n for n, fp in current.items() if last.get(n) != fp)

@@ -101,22 +101,22 @@ def new_turn_id(now: datetime) -> str:
     return str(ULID.from_datetime(now))
 
 
-def turn_slot(wake_or_started: Wake | Envelope) -> datetime:
-    """The slot a turn drafts for: its schedule slot, else the minute it started."""
-    if isinstance(wake_or_started, Wake):
-        for cause in wake_or_started.causes:
-            if cause.kind == "schedule":
-                return cause.due
-        for cause in wake_or_started.causes:
-            if "slot" in cause.detail:
-                return datetime.fromisoformat(cause.detail["slot"])
-        return wake_or_started.oldest_due.replace(second=0, microsecond=0)
-    keys = [str(k) for k in wake_or_started.data.get("keys", [])]
-    causes = [str(c) for c in wake_or_started.data.get("causes", [])]
+def wake_slot(wake: Wake, now: datetime) -> datetime:
+    """The slot a wake drafts for: its schedule slot, else the minute it starts (see `turn_slot`)."""
+    for cause in wake.causes:
+        if cause.kind == "schedule":
+            return cause.due
+    return now.replace(second=0, microsecond=0)
+
+
+def turn_slot(started: Envelope) -> datetime:
+    """The same slot read back from `turn.started`, so a resumed turn drafts under the same key."""
+    keys = [str(k) for k in started.data.get("keys", [])]
+    causes = [str(c) for c in started.data.get("causes", [])]
     for kind, key in zip(causes, keys, strict=False):
         if kind == "schedule":
             return datetime.strptime(key.rsplit("@", 1)[1], "%Y-%m-%dT%H:%MZ").replace(tzinfo=UTC)
-    return history.parse_ts(wake_or_started.ts).replace(second=0, microsecond=0)
+    return history.parse_ts(started.ts).replace(second=0, microsecond=0)
 
 
 def skip(journal: Journal, wake: Wake, reason: str, *, moved: list[str], next_due: datetime | None) -> Envelope:
@@ -147,11 +147,8 @@ def start(journal: Journal, plan: Plan, wake: Wake, deps: Deps) -> TurnResult:
             if cause.detail.get("hint"):
                 data["hint"] = cause.detail["hint"]
     started = journal.append("turn.started", data, turn=turn_id, key=wake.key)
-    slot = turn_slot(wake)
-    record = {"plan": _plan_record(plan), "requests": _request_ids(wake), "slot": slot.isoformat()}
-    append_body(journal.directory, turn_id, record)
     crashpoint("turn.started", deps.environ)
-    turn = Turn(turn_id, plan, started, slot)
+    turn = Turn(turn_id, plan, started, turn_slot(started))
     from hz.turn.walk import fork_gather, walk
 
     parent = data.get("parent_turn")
@@ -191,11 +188,3 @@ def reopen(journal: Journal, turn: str, *, woken_by: str, step: str) -> history.
 def body_reference(journal: Journal, turn: str) -> dict[str, Any] | None:
     ref = body_ref(journal.directory, turn)
     return None if ref is None else ref.as_dict()
-
-
-def _plan_record(plan: Plan) -> dict[str, Any]:
-    return {"version": plan.version, "fingerprint": plan.fingerprint}
-
-
-def _request_ids(wake: Wake) -> list[str]:
-    return [c.detail["request_id"] for c in wake.causes if "request_id" in c.detail]

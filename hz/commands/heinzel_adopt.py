@@ -15,7 +15,12 @@ from hz.session.store import Store
 
 
 def adopt_repository(root: Path, *, environ: Mapping[str, str], now: datetime | None = None) -> int:
-    """Adopt every contract of `root` (idempotent) and say what happened to each, one line apiece."""
+    """Adopt every contract of `root` (idempotent); say on stderr what changed, one line per agent.
+
+    Only changes are told (an agent created, an amendment proposed), so a second run prints nothing;
+    stdout stays the schema report of `hz workflow migrate`, and contracts that do not compile are
+    left to `hz workflow validate` to explain.
+    """
     config = load_user_config(environ)
     with Store.from_environ(environ) as store:
         found = adopt(
@@ -23,15 +28,12 @@ def adopt_repository(root: Path, *, environ: Mapping[str, str], now: datetime | 
             default_tz=config.timezone or "UTC",
         )  # fmt: skip
     for item in found:
-        click.echo(f"{item.namespace}:{item.name}: {_said(item.action, item.agent_id, item.name)}")
+        if item.action in ("created", "amendment proposed"):
+            click.echo(f"{item.namespace}:{item.name}: {_said(item.action, item.agent_id, item.name)}", err=True)
     return EXIT_OK
 
 
 def _said(action: str, agent_id: str | None, name: str) -> str:
     if action == "created":
         return f"Heinzelmännchen created ({agent_id}), asleep at v1"
-    if action == "unchanged":
-        return "Heinzelmännchen unchanged"
-    if action == "amendment proposed":
-        return f"the file changed: amendment proposed (hz heinzel show {name}, then hz approve)"
-    return f"not adopted, {action.removeprefix('skipped: ')}"
+    return f"the file changed: amendment proposed (hz heinzel show {name}, then hz approve)"

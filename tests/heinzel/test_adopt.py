@@ -76,13 +76,19 @@ def test_an_edited_file_is_proposed_once_as_the_users_amendment(repo: Path) -> N
         assert amendment["contract_fingerprint"] == expected.contract_fingerprint
 
 
-def test_adopt_repository_says_what_happened_to_each_contract(repo: Path, capsys: Any) -> None:
+def test_adopt_repository_tells_only_what_changed(repo: Path, capsys: Any) -> None:
     from hz.commands.heinzel_adopt import adopt_repository
 
     _repo(repo)
     assert adopt_repository(repo, environ=os.environ, now=NOW) == 0
-    first = capsys.readouterr().out.splitlines()
-    assert first[0] == "team:broken: not adopted, does not compile (hz workflow validate)"
-    assert re.fullmatch(r"team:weekly-report: Heinzelmännchen created \(hz-[0-9A-Z]{26}\), asleep at v1", first[1])
+    first = capsys.readouterr()
+    assert first.out == ""
+    assert re.fullmatch(r"team:weekly-report: Heinzelmännchen created \(hz-[0-9A-Z]{26}\), asleep at v1\n", first.err)
     assert adopt_repository(repo, environ=os.environ, now=NOW) == 0
-    assert capsys.readouterr().out.splitlines()[1] == "team:weekly-report: Heinzelmännchen unchanged"
+    assert capsys.readouterr().err == ""
+    path = repo / "workflows" / "weekly-report.prose.md"
+    path.write_text(TEAM.replace("window: 7d", "window: 3d"), encoding="utf-8")
+    assert adopt_repository(repo, environ=os.environ, now=NOW) == 0
+    assert capsys.readouterr().err == (
+        "team:weekly-report: the file changed: amendment proposed (hz heinzel show weekly-report, then hz approve)\n"
+    )

@@ -29,7 +29,7 @@ def test_adopt_then_tick_drafts_the_digest_of_this_repository(tmp_path: Path) ->
         cwd=clone, env=dict(os.environ), capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip
     assert adopted.returncode == 0, adopted.stderr
-    assert "team:weekly-digest: Heinzelmännchen created" in adopted.stdout
+    assert "team:weekly-digest: Heinzelmännchen created" in adopted.stderr
     ticked = hz("tick", cwd=clone)
     assert ticked.returncode == 0, ticked.stderr
     assert "weekly-digest: started -> drafted" in ticked.stdout.splitlines()

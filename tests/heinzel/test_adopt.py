@@ -92,3 +92,15 @@ def test_adopt_repository_tells_only_what_changed(repo: Path, capsys: Any) -> No
     assert capsys.readouterr().err == (
         "team:weekly-report: the file changed: amendment proposed (hz heinzel show weekly-report, then hz approve)\n"
     )
+
+
+def test_hz_workflow_migrate_adopts_the_repository_once(repo: Path, hz: Any) -> None:
+    (repo / "workflows").mkdir()
+    (repo / "workflows" / "weekly-report.prose.md").write_text(TEAM, encoding="utf-8")
+    first = hz("workflow", "migrate")
+    assert (first.exit_code, first.out) == (0, "workflows/weekly-report.prose.md: schema 1, up to date\n")
+    assert re.fullmatch(r"team:weekly-report: Heinzelmännchen created \(hz-[0-9A-Z]{26}\), asleep at v1\n", first.err)
+    again = hz("workflow", "migrate")
+    assert (again.exit_code, again.out, again.err) == (0, first.out, "")
+    listed = hz("heinzel", "list", "--state", "asleep").out.splitlines()
+    assert [line.split()[:3] for line in listed[1:]] == [["team:weekly-report", "asleep", "v1"]]

@@ -1,5 +1,5 @@
-"""hz's main job on a fresh clone of this repository: adopt its contracts, tick once, find drafts of
-its own git history on draft branches, offline and with local git only."""
+"""hz's main job on a fresh clone of this repository, as the README runs it: `hz workflow migrate` adopts
+its contracts, `hz tick` drafts from its own git history onto draft branches, offline, local git only."""
 
 from __future__ import annotations
 
@@ -23,11 +23,7 @@ def hz(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 def test_adopt_then_tick_drafts_the_digest_of_this_repository(tmp_path: Path) -> None:
     clone = tmp_path / "hz"
     git("clone", "-q", "--no-local", str(REPO), str(clone), cwd=tmp_path)
-    adopted = subprocess.run(
-        [sys.executable, "-c", "import os, sys; from pathlib import Path; from hz.commands.heinzel_adopt import "
-         "adopt_repository; sys.exit(adopt_repository(Path.cwd(), environ=os.environ))"],
-        cwd=clone, env=dict(os.environ), capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
+    adopted = hz("workflow", "migrate", cwd=clone)
     assert adopted.returncode == 0, adopted.stderr
     assert "team:weekly-digest: Heinzelmännchen created" in adopted.stderr
     ticked = hz("tick", cwd=clone)

@@ -56,7 +56,8 @@ def render_report(report: object) -> list[str]:
         what = entry.get("disposition") or entry.get("reason") or entry["action"]
         usd = f" {entry['usd']:.2f} USD" if entry.get("usd") else ""
         detail = f" ({entry['reason']})" if entry.get("reason") and entry.get("disposition") else ""
-        lines.append(f"{entry['agent']}: {entry['action']} -> {what}{detail}{usd}")
+        why = f": {entry['error']}" if entry.get("error") else ""
+        lines.append(f"{entry['agent']}: {entry['action']} -> {what}{detail}{usd}{why}")
     lines.extend(f"{name}: deferred to the next tick (max_wakes_per_tick)" for name in report.deferred)
     lines.extend(f"{name}: busy in another process" for name in report.busy)
     if not lines:

@@ -225,6 +225,8 @@ class AgentWork:
         entry.update(disposition=result.disposition, usd=result.usd)
         if result.reason:
             entry["reason"] = result.reason
+        if result.error and result.disposition == "failed":
+            entry["error"] = result.error
         return entry
 
 

@@ -66,6 +66,7 @@ class TurnResult:
     reason: str | None = None
     usd: float = 0.0
     follow_up: tuple[Cause, ...] = ()
+    error: str | None = None  # why a failed or abandoned turn ended, in words
 
 
 @dataclass

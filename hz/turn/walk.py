@@ -230,7 +230,7 @@ def finish(
         data["next_due"] = due.isoformat()
     journal.append("turn.finished", {k: v for k, v in data.items() if v is not None}, turn=turn.id, key=None)
     crashpoint("turn.finished", deps.environ)
-    return TurnResult(turn.id, disposition, reason, float(data["usd"]), _follow_ups(journal, turn))
+    return TurnResult(turn.id, disposition, reason, float(data["usd"]), _follow_ups(journal, turn), error)
 
 
 def stopped(journal: Journal, turn: Turn, deps: Deps) -> TurnResult:

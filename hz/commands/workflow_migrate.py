@@ -40,7 +40,7 @@ def run_migrate(
     for item in (plan_file(path) for path in files):
         status = max(status, _report(item, root, write))
     # --- Adoption of contracts as Heinzelmännchen (issue 4) goes here, after the schema step. ---
-    if not paths:  # H4: every contract of the repository becomes a Heinzelmännchen at v1 (idempotent)
+    if not paths:  # every contract of the repository becomes a Heinzelmännchen at v1 (idempotent)
         from hz.commands.heinzel_adopt import adopt_repository
 
         status = max(status, adopt_repository(root, environ=environ))

@@ -67,7 +67,7 @@ def plan_from_contract(
         name=name,
         version=version,
         fingerprint=contract.contract_fingerprint,
-        body=_body(contract.text),
+        body=contract.agent_body,  # author comments are never shown to an agent
         outputs=outputs,
         targets=targets,
         inputs=tuple(sorted(getattr(hz, "inputs", {}) or {})),
@@ -92,12 +92,3 @@ def _contract_usd(hz: Any) -> float | None:
     """The contract's own cap: `cost.max_usd_per_day`, what this agent may spend in one day."""
     value = getattr(getattr(hz, "cost", None), "max_usd_per_day", None)
     return float(value) if isinstance(value, int | float) else None
-
-
-def _body(text: str) -> str:
-    """The Markdown after the frontmatter (the canonical text starts with a `---` block)."""
-    if text.startswith("---"):
-        parts = text.split("\n---", 1)
-        if len(parts) == 2:
-            return parts[1].split("\n", 1)[1] if "\n" in parts[1] else ""
-    return text

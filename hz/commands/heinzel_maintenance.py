@@ -13,17 +13,23 @@ from hz.session.store import Store
 
 
 def prune_command(out: TextIO, *, json_output: bool, environ: Mapping[str, str], now: datetime | None = None) -> int:
-    """Delete turn bodies and inbox requests older than `[heinzel] retention_days` (0 keeps all)."""
+    """Delete turn bodies, inbox requests and cached sources older than `[heinzel] retention_days`.
+
+    0 keeps everything. The source cache holds fetched content too, so it expires with the bodies.
+    """
+    from hz.sources.cache import prune_sources
+
     days = load_user_config(environ).heinzel.retention_days
     moment = now or datetime.now(UTC)
     with Store.from_environ(environ) as store:
         deleted = [str(path.relative_to(store.root)) for path in prune(store, now=moment, retention_days=days)]
+    sources = prune_sources(environ, moment)
     if json_output:
-        out.write(json.dumps({"retention_days": days, "deleted": deleted}, indent=2) + "\n")
+        out.write(json.dumps({"retention_days": days, "deleted": deleted, "source_files": sources}, indent=2) + "\n")
     elif days <= 0:
         out.write("retention_days is 0: bodies are kept forever, nothing pruned\n")
     else:
-        out.write(f"pruned {len(deleted)} file(s) older than {days} days\n")
+        out.write(f"pruned {len(deleted)} file(s) and {sources} source cache file(s) older than {days} days\n")
     return 0
 
 

@@ -93,8 +93,8 @@ def test_hz_heinzel_prune_uses_retention_days(hz: Any, tmp_path: Path) -> None:
     config_home().mkdir(parents=True, exist_ok=True)
     (config_home() / "config.toml").write_text("[heinzel]\nretention_days = 2\n")
     result = hz("heinzel", "prune")
-    assert (result.exit_code, result.out) == (0, "pruned 2 file(s) older than 2 days\n")
-    assert hz("heinzel", "prune").out == "pruned 0 file(s) older than 2 days\n"
+    assert (result.exit_code, result.out) == (0, "pruned 2 file(s) and 0 source cache file(s) older than 2 days\n")
+    assert hz("heinzel", "prune").out == "pruned 0 file(s) and 0 source cache file(s) older than 2 days\n"
 
 
 _HOLD = """

@@ -6,6 +6,7 @@ import subprocess
 import sys
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -256,6 +257,20 @@ def test_prune_sources_reads_retention_from_the_config(server: Server, tmp_path:
     fetch_all(watches, now=NOW - timedelta(days=11), environ=environ, root=None)
     assert prune_sources(environ, NOW) == 3
     assert SourceCache.from_environ(environ).entries() == []
+
+
+def test_hz_heinzel_prune_expires_the_source_cache(server: Server, hz: Any) -> None:
+    from datetime import UTC, datetime
+
+    from hz.config import config_home
+
+    config_home().mkdir(parents=True, exist_ok=True)
+    (config_home() / "config.toml").write_text("[heinzel]\nretention_days = 10\n")
+    long_ago = datetime.now(UTC) - timedelta(days=11)
+    fetch_all(_watches(_feeds(server, 1), 1), now=long_ago, environ=dict(os.environ), root=None)
+    result = hz("heinzel", "prune")
+    assert (result.exit_code, result.out) == (0, "pruned 0 file(s) and 3 source cache file(s) older than 10 days\n")
+    assert SourceCache.from_environ(os.environ).entries() == []
 
 
 def test_200_contracts_gathering_in_one_tick_cause_20_fetches(server: Server) -> None:

@@ -16,6 +16,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from hz.turn.asked import marked
+
 
 @dataclass
 class TickReport:
@@ -45,9 +47,11 @@ class Pending:
     drafts: list[dict[str, Any]]
     watched: list[dict[str, Any]]
     fresh: list[dict[str, Any]]  # approved agents that never had a turn: their `created` turn
+    asked: list[dict[str, str]] = field(default_factory=list)  # inbox messages no spine took in yet
 
     def empty(self) -> bool:
-        return not (self.due or self.waits or self.running or self.drafts or self.watched or self.fresh)
+        lists = (self.due, self.waits, self.running, self.drafts, self.watched, self.fresh, self.asked)
+        return not any(lists)
 
 
 FRESH = "SELECT id FROM agents WHERE state = 'asleep' AND last_turn IS NULL"
@@ -59,11 +63,12 @@ FRESH_INDEX = "CREATE INDEX IF NOT EXISTS tick_fresh ON agents (id) WHERE state 
 WAITING_ON = "SELECT agent, turn FROM waits WHERE on_kind IS NOT NULL"
 
 
-def pending(index: Any, now: datetime, root: Path | None) -> Pending:
+def pending(index: Any, now: datetime, root: Path | None, store_root: Path | None = None) -> Pending:
     """A handful of indexed queries: what is due, waiting, open, undecided or watched.
 
     A turn that waits only for a time is found by `waits_due`; one that waits on a condition is looked
-    at every tick. A placed draft counts only once its place changed (its tag line or branch).
+    at every tick. A placed draft counts only once its place changed (its tag line or branch). Messages
+    that wait in an inbox are found by listing one folder of markers (`hz.turn.asked`).
     """
     running = [r for r in index.running_turns() if r["status"] == "running"]
     return Pending(
@@ -73,6 +78,7 @@ def pending(index: Any, now: datetime, root: Path | None) -> Pending:
         drafts=[r for r in index.drafts(status="pending") if draft_moved(r, root)],
         watched=index.watched(),
         fresh=_fresh(index),
+        asked=[] if store_root is None else marked(store_root),
     )
 
 
@@ -117,7 +123,7 @@ def tick(
 
     moment = now or datetime.now(UTC)
     with Store.from_environ(environ) as store:
-        work = pending(store.index, moment, root)
+        work = pending(store.index, moment, root, store.root)
         if work.empty():
             return TickReport(moment)
         from hz.turn.ticking import run_tick

@@ -10,7 +10,7 @@ from hz.errors import HzError
 from hz.session.store import Store
 from hz.turn import approvals, engine, history, waits
 from hz.turn.caps import Caps, decide
-from hz.turn.causes import Cause, Wake, approval_key, coalesce, source_changed_key, stale_key
+from hz.turn.causes import Cause, Wake, approval_key, asked_key, coalesce, source_changed_key, stale_key
 from hz.turn.engine import Deps, TurnResult
 from hz.turn.journal import Journal
 from hz.turn.plan import Plan
@@ -39,8 +39,10 @@ class AgentWork:
         return str(self.candidate.row["name"])
 
     def run(self) -> list[dict[str, Any]]:
+        inbox = self._inbox()  # before the open turns: a message may be the answer one of them waits for
         entries = [e for ot in history.open_turns(self.journal.events()) if (e := self._open(ot)) is not None]
-        causes = [*self.candidate.causes, *self._requested(), *self._approvals(entries), *self._moved(), *self._stale()]
+        causes = [*self.candidate.causes, *self._requested(), *inbox]
+        causes += [*self._approvals(entries), *self._moved(), *self._stale()]
         taken = history.settled_keys(self.journal.events()) | history.started_keys(self.journal.events())
         causes = [c for c in causes if c.key not in taken]
         if causes:
@@ -120,6 +122,25 @@ class AgentWork:
             return []
         output = sorted(self.plan.outputs)[0]
         return [Cause("stale", stale_key(self.plan.agent_id, output, until), until, {"output": output})]
+
+    def _inbox(self) -> list[Cause]:
+        """Messages a marker names that no spine took in: each answers a waiting question or is asked."""
+        if not self.candidate.asked:
+            return []
+        from hz.session.inbox import list_requests
+        from hz.turn.steering import answers
+
+        taken = history.taken_requests(self.journal.events())
+        named = set(self.candidate.asked) - taken
+        causes: list[Cause] = []
+        for request in list_requests(self.journal.directory):
+            if request.request_id not in named:
+                continue
+            if request.text and request.when_busy == "steer" and answers(self.journal, request):
+                continue
+            key = asked_key(self.plan.agent_id, request.request_id)
+            causes.append(Cause("asked", key, history.parse_ts(request.received), {"request_id": request.request_id}))
+        return causes
 
     def _requested(self) -> list[Cause]:
         """Requests a finished or stopped turn left for the next turn (they survive any crash)."""

@@ -17,12 +17,14 @@ from typing import Any
 
 from hz.config import load_user_config
 from hz.errors import HzError, LockTimeout
-from hz.session.inbox import Request, put_request
+from hz.session.inbox import put_request
 from hz.session.store import Store
 from hz.turn import engine, history, steering
 from hz.turn.agentwork import AgentWork
+from hz.turn.asked import mark, unmark
 from hz.turn.causes import Cause, asked_key, retry_key
 from hz.turn.journal import Journal
+from hz.turn.steering import answers
 from hz.turn.ticking import Candidate, make_deps
 
 LOCK_WAIT_S = 1.0
@@ -84,25 +86,17 @@ def ask(
             store.agent_dir(row["id"]), request_id, text, now=now, when_busy="follow-up" if after else "steer"
         )
         cause = extra or Cause("asked", asked_key(row["id"], request_id), now, {"request_id": request_id})
+        mark(store.root, row["id"], request_id)  # the tick's cue, until a spine took the request in
         try:
             with session(store, row, root=root, environ=environ, now=now, runner=runner) as work:
                 answering = extra is None and bool(text) and not after  # a bare wake answers nothing
-                if not answering or not _answers(work, request):
+                if not answering or not answers(work.journal, request):
                     work.candidate.causes.append(cause)
-                return Outcome(work.run())
+                ran = work.run()
         except LockTimeout:
             return Outcome([], queued=request_id)
-
-
-def _answers(work: AgentWork, request: Request) -> bool:
-    """A message while a turn waits for the user's answer is that answer (question.answered), not a new turn."""
-    for open_turn in history.open_turns(work.journal.events()):
-        on = open_turn.waiting.data.get("on") if open_turn.waiting is not None else None
-        if isinstance(on, dict) and on.get("kind") == "answer":
-            data = {"key": on["key"], "request_id": request.request_id, "hash": request.hash}
-            work.journal.append("question.answered", data, turn=open_turn.turn, key=None)
-            return True
-    return False
+        unmark(store.root, row["id"], [request_id])
+        return Outcome(ran)
 
 
 def retry(

@@ -53,6 +53,17 @@ def take_requests(journal: Journal, turn: Turn, step: str, deps: Deps) -> list[R
     return steered
 
 
+def answers(journal: Journal, request: Request) -> bool:
+    """A message while a turn waits for the user's answer is that answer (question.answered), not a new turn."""
+    for open_turn in history.open_turns(journal.events()):
+        on = open_turn.waiting.data.get("on") if open_turn.waiting is not None else None
+        if isinstance(on, dict) and on.get("kind") == "answer":
+            data = {"key": on["key"], "request_id": request.request_id, "hash": request.hash}
+            journal.append("question.answered", data, turn=open_turn.turn, key=None)
+            return True
+    return False
+
+
 def steered_texts(journal: Journal, turn: Turn) -> list[str]:
     """The words of every message steered into this turn so far, oldest first."""
     ids = [str(e.data["request_id"]) for e in journal.events() if e.kind == "turn.steered" and e.turn == turn.id]

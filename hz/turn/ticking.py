@@ -20,6 +20,7 @@ from hz.daemon import Pending, TickReport
 from hz.errors import HzError, LockTimeout
 from hz.session.store import Store
 from hz.turn import history
+from hz.turn.asked import unmark
 from hz.turn.causes import Cause, approval_key, coalesce, created_key, schedule_key, source_changed_key
 from hz.turn.engine import Deps, Gathered
 from hz.turn.journal import Journal
@@ -34,6 +35,7 @@ class Candidate:
     causes: list[Cause] = field(default_factory=list)
     has_open: bool = False
     height: int = 0
+    asked: tuple[str, ...] = ()  # request ids a marker names: inbox messages no spine took in yet
 
     @property
     def due(self) -> str:
@@ -113,20 +115,24 @@ def _candidates(
     from hz.turn.agents import load_plan
 
     ids: dict[str, None] = {}
-    for rows in (work.running, work.waits, work.due, work.drafts, work.watched, work.fresh):
+    for rows in (work.running, work.waits, work.due, work.drafts, work.watched, work.fresh, work.asked):
         for row in rows:
             ids.setdefault(str(row.get("agent") or row.get("id")), None)
+    asked: dict[str, list[str]] = {}
+    for marker in work.asked:
+        asked.setdefault(marker["agent"], []).append(marker["request_id"])
     due_ids = {str(r["id"]) for r in work.due}
     fresh_ids = {str(r["id"]) for r in work.fresh}
     found: list[Candidate] = []
     for agent_id in ids:
         found_row = store.index.agent(agent_id)
-        if found_row is None:
+        if found_row is None or found_row["state"] == "retired":  # nobody will ever take these messages
+            unmark(store.root, agent_id, asked.get(agent_id, ()))
             continue
         row = found_row
         if not _belongs_here(row, root):
             continue
-        if row["state"] in {"proposed", "paused", "retired"} or not row.get("contract_version"):
+        if row["state"] in {"proposed", "paused"} or not row.get("contract_version"):
             continue
         try:
             plan = load_plan(
@@ -135,7 +141,7 @@ def _candidates(
         except HzError as exc:
             report.woken.append({"agent": row["name"], "action": "error", "error": exc.message})
             continue
-        candidate = Candidate(agent_id, row, plan, has_open=True)
+        candidate = Candidate(agent_id, row, plan, has_open=True, asked=tuple(asked.get(agent_id, ())))
         if agent_id in due_ids:
             candidate.causes.extend(_schedule_causes(plan, row, now))
         if agent_id in fresh_ids:
@@ -216,7 +222,9 @@ def _work_agent(
         deps = make_deps(store, candidate.plan, settings, environ=environ, now=now, runner=runner, tools=tools)
         work = AgentWork(journal, candidate, deps, store=store, now=now, team=team)
         deps.next_due = lambda: _earliest(next_due(candidate.plan, now), work.valid_until(), now)
-        return work.run()
+        entries = work.run()
+    unmark(store.root, candidate.agent_id, candidate.asked)  # each one started, settled or answered
+    return entries
 
 
 def make_deps(

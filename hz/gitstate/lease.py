@@ -7,9 +7,10 @@ For the turn engine:
                       now=now, settings=settings, due=slot_due)
     if outcome.won: ... outcome.record.token is the fencing token turn.started records ...
 
-`acquire` looks with one `git ls-remote` first and pushes only when the lease is free (absent,
-released, or expired beyond the clock-skew margin) or already ours. Its push adds one commit whose
-parent is the tip it saw and carries no force, so of several racing writers the remote lets exactly
+`acquire` looks first, with one fetch of the lease ref (the advertisement an ls-remote reads, plus
+the record's objects when they are new here, in one connection), and pushes only when the lease is
+free (absent, released, or expired beyond the clock-skew margin) or already ours. Its push adds one commit
+whose parent is the tip it saw and carries no force, so of several racing writers the remote lets exactly
 one fast-forward; creating a lease is just as exclusive (`--force-with-lease=<ref>:` demands absence).
 Renewals normally ride along with the events in `StateWriter.flush`; `renew` and `release` push one
 alone. A lease ref is never deleted or rewound: release is a commit too, so the token never resets.
@@ -113,7 +114,7 @@ def acquire(
 
 
 def plan(team: TeamRemote, claim: Claim, now: datetime, settings: StateSettings) -> Plan | Outcome:
-    """Look (one ls-remote, a fetch only for unseen objects) and decide; owner first: a delegate or an
+    """Look (one fetch of the lease ref) and decide; owner first: a delegate or an
     Actions run waits `settings.grace` past `due` and never takes a slot already finished on hz/state."""
     if claim.role != "owner" and claim.due is not None and now < claim.due + settings.grace:
         return Outcome("early", None, None, claim.due + settings.grace)

@@ -6,6 +6,12 @@ both "win" and events are lost), it has no atomic multi-ref push, and it ignores
 ssh configuration and `http.extraheader` (set by actions/checkout) that the user's git already has.
 `git push` sends the old value of every ref it updates and the remote's receive-pack checks it under
 the ref lock, which is the compare-and-swap that leases and fenced writes rely on.
+
+Over `git://` hz reads (ls-remote, fetch) with protocol version 0. Measured on loopback: git writes a
+version 2 request as many small packets on a socket without TCP_NODELAY, so Nagle holds the tail until
+the daemon's delayed ACK (40 ms) on every command; version 0 sends nothing before the daemon's
+advertisement and costs 10 ms instead of 50. Elsewhere version 2 stays: over https it lets the server
+filter refs instead of advertising all of them, and curl already sets TCP_NODELAY.
 """
 
 from __future__ import annotations
@@ -81,7 +87,7 @@ class Git:
 
     def ls_remote(self, remote: str, *refs: str) -> dict[str, str]:
         """ref -> object id on the remote, for the refs named (all refs when none are)."""
-        proc = self.run("ls-remote", "--refs", remote, *refs)
+        proc = self.run(*read_protocol(remote), "ls-remote", "--refs", remote, *refs)
         found: dict[str, str] = {}
         for line in proc.stdout.splitlines():
             oid, _, ref = line.partition("\t")
@@ -91,7 +97,15 @@ class Git:
     def fetch(self, remote: str, refspecs: Sequence[str]) -> None:
         """Fetch into local (hz-private) refs; a refspec whose source is missing on the remote fails."""
         self.run(
-            "-c", "maintenance.auto=false", "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", remote, *refspecs
+            *read_protocol(remote),
+            "-c",
+            "maintenance.auto=false",
+            "fetch",
+            "--quiet",
+            "--no-tags",
+            "--no-write-fetch-head",
+            remote,
+            *refspecs,
         )
 
     def push(self, remote: str, updates: Mapping[str, str], expected: Mapping[str, str]) -> PushResult:
@@ -109,6 +123,11 @@ class Git:
         if not result.refs:
             raise TransportError(f"git push failed: {proc.stderr.strip()}")
         return result
+
+
+def read_protocol(remote: str) -> tuple[str, ...]:
+    """Options for a read from `remote`: protocol version 0 over git:// (see the module docstring)."""
+    return ("-c", "protocol.version=0") if remote.startswith("git://") else ()
 
 
 def parse_porcelain(stdout: str) -> dict[str, RefResult]:

@@ -153,7 +153,5 @@ def test_an_unreachable_remote_is_an_error_with_a_hint(team: Path, hz: Any, tmp_
     result = hz("lease", "acquire", AGENT, "--slot", SLOT, "--remote", str(tmp_path / "missing.git"))
     assert result.exit_code == 1
     first, *_, last = result.err.splitlines()
-    assert (
-        first.startswith("error: git ls-remote failed: fatal: '") and "does not appear to be a git repository" in first
-    )
+    assert first.startswith("error: git fetch failed: fatal: '") and "does not appear to be a git repository" in first
     assert last == "  hint: check the remote ([state] remote in hz.toml, or --remote) and your access to it"

@@ -9,10 +9,8 @@ from typing import Any, TextIO
 
 from hz.errors import HzError
 from hz.session.index import Row
+from hz.session.queries import ListLine
 from hz.session.store import Store
-
-TABLE_COLUMNS = ("id", "name", "namespace", "state", "contract_version", "due_at", "pending_draft",
-                 "pending_amendment", "pending_question")  # fmt: skip
 
 
 def parse_contract(value: str | None) -> tuple[str | None, int | None]:
@@ -52,24 +50,24 @@ def as_json(row: Row) -> dict[str, Any]:
     }
 
 
-def _pending(row: Row) -> str:
-    kinds = [k for k in ("draft", "amendment", "question") if row[f"pending_{k}"]]
-    return ",".join(kinds) or "-"
+HEADER = ("NAME", "STATE", "VERSION", "NEXT DUE", "PENDING", "TODAY", "ID")
+# `Index.agent_lines` gives the pending items as bits: 1 draft, 2 amendment, 4 question.
+PENDING = ("-", "draft", "amendment", "draft,amendment", "question", "draft,question", "amendment,question",
+           "draft,amendment,question")  # fmt: skip
 
 
-def render(rows: list[Row], out: TextIO) -> None:
-    if not rows:
+def render(lines: list[ListLine], spent: dict[str, float], out: TextIO) -> None:
+    """The table: one tuple and one format per agent (it lists 10,000 agents in a few milliseconds)."""
+    if not lines:
         out.write("no Heinzelmännchen yet (hz heinzel new NAME --from FILE, or hz workflow migrate)\n")
         return
-    table = [("NAME", "STATE", "VERSION", "NEXT DUE", "PENDING", "TODAY", "ID")]
-    for r in rows:
-        version = f"v{r['contract_version']}" if r["contract_version"] else "-"
-        due = (r["due_at"] or "-").replace("T", " ").removesuffix("Z")
-        table.append((f"{r['namespace']}:{r['name']}", r["state"], version, due, _pending(r),
-                      f"{r['cost_today']:.2f}", r["id"]))  # fmt: skip
-    widths = [max(len(line[i]) for line in table) for i in range(len(table[0]) - 1)]
-    out.write("".join("  ".join(c.ljust(w) for c, w in zip(line, widths, strict=False)) + "  " + line[-1] + "\n"
-                      for line in table))  # fmt: skip
+    table = [HEADER]
+    table += [(f"{namespace}:{name}", state, f"v{version}" if version else "-",
+               (due or "-").replace("T", " ").removesuffix("Z"), PENDING[pending], f"{spent.get(id_, 0):.2f}", id_)
+              for namespace, name, state, version, due, pending, id_ in lines]  # fmt: skip
+    widths = [max(map(len, column)) for column in list(zip(*table, strict=True))[:-1]]
+    line = "  ".join(f"{{:<{width}}}" for width in widths) + "  {}\n"
+    out.write("".join(line.format(*row) for row in table))
 
 
 def list_command(
@@ -84,16 +82,15 @@ def list_command(
 ) -> int:
     name, version = parse_contract(contract)
     today = (now or datetime.now(UTC)).astimezone(UTC).strftime("%Y-%m-%d")
-    columns = None if json_output else TABLE_COLUMNS
     with Store.from_environ(environ) as store:
-        rows = store.index.agents(
-            state=state, artifact=artifact, contract=name, version=version, today=today, columns=columns
-        )
+        if json_output:
+            rows = store.index.agents(state=state, artifact=artifact, contract=name, version=version, today=today)
+            out.write(json.dumps([as_json(r) for r in rows], indent=2, ensure_ascii=False) + "\n")
+            return 0
+        lines = store.index.agent_lines(state=state, artifact=artifact, contract=name, version=version)
+        spent = store.index.spent_on(today)
         broken = store.index.broken()
-    if json_output:
-        out.write(json.dumps([as_json(r) for r in rows], indent=2, ensure_ascii=False) + "\n")
-        return 0
-    render(rows, out)
+    render(lines, spent, out)
     for spine in broken:
         out.write(f"warning: the session of {spine['agent']} breaks at {spine['problem']} (hz heinzel show it)\n")
     return 0

@@ -16,7 +16,7 @@ from typing import Any
 import orjson
 
 from hz.session.envelope import Envelope
-from hz.session.projection import keys_of
+from hz.session.projection import KEY_KINDS, keys_of
 
 Row = dict[str, Any]
 
@@ -42,6 +42,7 @@ class Fold:
         self.turns: dict[str, Row] = {}
         self.waits: dict[str, tuple[Any, ...]] = {}
         self.keys: dict[str, list[Any]] = {}  # key -> [kind, seq, turn]
+        self.started_keys: dict[str | None, list[str]] = {}  # turn -> keys its turn.started named
         self.effects: dict[str, list[Any]] = {}  # key -> [effect, status, turn, hash]
         self.drafts: dict[str, list[Any]] = {}  # key -> [turn, asset, hash, version, place, at, status, approver]
         self.lessons: dict[str, list[Any]] = {}
@@ -50,12 +51,18 @@ class Fold:
         self.costs: dict[tuple[str, str], float] = {}
 
     def apply_all(self, events: Iterable[Envelope]) -> None:
-        for event in events:
-            handler = _FOLDS.get(event.kind)
+        folds, keys, started = _FOLDS, self.keys, self.started_keys
+        for event in events:  # the hot loop of every reindex, with the common cases first
+            kind = event.kind
+            handler = folds.get(kind)
             if handler is not None:
                 handler(self, event)
+            if event.key is None and kind not in KEY_KINDS:
+                continue
             for key in keys_of(event):
-                self.keys[key] = [event.kind, event.seq, event.turn]
+                keys[key] = [kind, event.seq, event.turn]
+                if kind == "turn.started":
+                    started.setdefault(event.turn, []).append(key)
 
     # --- shared pieces -------------------------------------------------------------------------
 
@@ -119,7 +126,7 @@ class Fold:
             "assets": [(a, x) for x in self.assets],
             "watched": [(a, name, w[0], w[1]) for name, w in self.watched.items()],
             "versions": [(a, v, *rest) for v, rest in self.versions.items()],
-            "turns": [(a, t, *(r[c] for c in TURN_COLUMNS)) for t, r in self.turns.items()],
+            "turns": [(a, t, *r.values()) for t, r in self.turns.items()],  # `_turn` keeps TURN_COLUMNS order
             "waits": [(a, *w) for w in self.waits.values()],
             "keys": [(a, k, *v) for k, v in self.keys.items()],
             "effects": [(a, k, *v) for k, v in self.effects.items()],
@@ -213,15 +220,22 @@ def _amendment_status(f: Fold, e: Envelope) -> None:
         f.amendments[e.data["amendment_id"]][7] = "refused" if e.kind == "amendment.refused" else "declined"
 
 
+def _turn(seq: int, cause: Any, causes: str, version: Any, parent: Any, at: str, status: str) -> Row:
+    """A turns row as a dict keyed like TURN_COLUMNS (a literal: this runs for every turn of a reindex)."""
+    return {"seq": seq, "cause": cause, "causes": causes, "contract_version": version, "parent_turn": parent,
+            "started_at": at, "status": status, "step": None, "disposition": None, "reason": None, "usd": 0.0,
+            "finished_at": None, "report": None}  # fmt: skip
+
+
 @_on("turn.started")
 def _started(f: Fold, e: Envelope) -> None:
     if e.turn is None:
         return
     d = e.data
-    f.turns[e.turn] = dict(zip(TURN_COLUMNS, (e.seq, d["cause"], _json(d.get("causes", [])), d.get("contract_version"),
-                                              d.get("parent_turn"), e.ts, "running", None, None, None, 0.0, None,
-                                              None), strict=True))  # fmt: skip
-    f._set(last_turn=e.turn, last_turn_at=e.ts)
+    f.turns[e.turn] = _turn(e.seq, d["cause"], _json(d.get("causes", [])), d.get("contract_version"),
+                            d.get("parent_turn"), e.ts, "running")  # fmt: skip
+    if f.row is not None:
+        f.row["last_turn"], f.row["last_turn_at"] = e.turn, e.ts
     if d.get("parent_turn"):
         for draft in f.drafts.values():
             if draft[0] == d["parent_turn"] and draft[6] == "pending":
@@ -264,18 +278,18 @@ def _ended(f: Fold, e: Envelope) -> None:
     if e.turn is not None:
         turn = f.turns.get(e.turn)
         if turn is None:
-            values = (e.seq, cause, _json(d.get("causes", [])), None, None, e.ts, status, None, None, None, 0.0, None,
-                      None)  # fmt: skip
-            turn = f.turns[e.turn] = dict(zip(TURN_COLUMNS, values, strict=True))
+            turn = f.turns[e.turn] = _turn(e.seq, cause, _json(d.get("causes", [])), None, None, e.ts, status)
         turn.update(status=status, disposition=disposition, reason=d.get("reason"), usd=d.get("usd", 0.0),
                     finished_at=e.ts, report=d.get("report"))  # fmt: skip
         f.waits.pop(e.turn, None)
-        for value in f.keys.values():
+        for key in f.started_keys.pop(e.turn, ()):  # only those can still read turn.started for this turn
+            value = f.keys[key]
             if value[2] == e.turn and value[0] == "turn.started":
                 value[0], value[1] = e.kind, e.seq
-        f._set(last_turn=e.turn, last_turn_at=e.ts)
-    if "next_due" in d:
-        f._set(next_due=d["next_due"])
+        if f.row is not None:
+            f.row["last_turn"], f.row["last_turn_at"] = e.turn, e.ts
+    if "next_due" in d and f.row is not None:
+        f.row["next_due"] = d["next_due"]
     if d.get("inputs"):
         f._fingerprints(d["inputs"])
     f._cost(e, cause, d.get("usd", 0.0))
@@ -284,7 +298,7 @@ def _ended(f: Fold, e: Envelope) -> None:
 @_on("effect.started", "effect.done", "effect.failed")
 def _effect(f: Fold, e: Envelope) -> None:
     d = e.data
-    status = e.kind.split(".")[1]
+    status = e.kind[7:]  # after "effect."
     old = f.effects.get(d["key"])
     if old is None:
         f.effects[d["key"]] = [d.get("effect"), status, e.turn, d.get("hash")]

@@ -52,6 +52,10 @@ def apply(db: sqlite3.Connection, agent: str, event: Envelope) -> None:
         db.executemany(_KEY_SQL, [(agent, key, event.kind, event.seq, event.turn) for key in keys])
 
 
+# Kinds whose payload may name keys: with `key` null, any other kind has none (a reader's shortcut).
+KEY_KINDS = _KEYED | {"turn.started", "turn.skipped"}
+
+
 def keys_of(event: Envelope) -> list[str]:
     """Every idempotency key an event speaks for: the envelope's, a turn's `keys`, an item's `key`."""
     keys = [event.key] if event.key is not None else []

@@ -12,6 +12,7 @@ from typing import Any
 from hz.session.schema import TABLES
 
 Row = dict[str, Any]
+ListLine = tuple[str, str, str, int | None, str | None, int, str]
 
 
 def iso(moment: datetime) -> str:
@@ -40,32 +41,42 @@ class Queries:
     ) -> list[Row]:
         """The list: one row per agent with today's cost (`today` is a UTC day `YYYY-MM-DD`).
 
-        `columns` narrows the agent columns returned (the table needs ten of them; fewer is faster)."""
-        where: list[str] = ["1"]
-        params: dict[str, Any] = {"today": today or iso(datetime.now(UTC))[:10]}
-        if state:
-            where.append("a.state = :state")
-            params["state"] = state
-        if artifact:
-            where.append("a.id IN (SELECT agent FROM assets WHERE asset = :artifact)")
-            params["artifact"] = artifact
-        if contract:
-            where.append("(a.contract_name = :contract OR a.name = :contract)")
-            params["contract"] = contract
-        if version is not None:
-            where.append("a.contract_version = :version")
-            params["version"] = version
+        `columns` narrows the agent columns returned (fewer is faster)."""
+        where, params = _agent_filter(state, artifact, contract, version)
         chosen = "a.*" if columns is None else ", ".join(f"a.{c}" for c in columns if c.isidentifier())
-        rows = self._rows(
-            f"SELECT {chosen} FROM agents a WHERE {' AND '.join(where)} ORDER BY a.namespace, a.name", params
-        )
-        # Today's spend in a second query over the few agents that spent today (one indexed range).
-        spent = dict(
-            self.db.execute("SELECT agent, sum(usd) FROM costs WHERE day = ? GROUP BY agent", (params["today"],))
-        )
+        rows = self._rows(f"SELECT {chosen} FROM agents a WHERE {where} ORDER BY a.namespace, a.name", params)
+        spent = self.spent_on(today)
         for row in rows:
             row["cost_today"] = spent.get(row["id"], 0)
         return rows
+
+    def agent_lines(
+        self,
+        *,
+        state: str | None = None,
+        artifact: str | None = None,
+        contract: str | None = None,
+        version: int | None = None,
+    ) -> list[ListLine]:
+        """What `hz heinzel list` prints, as plain tuples from one query (no dict per row), ordered like
+        `agents`: (namespace, name, state, contract_version, due_at, pending, id), where `pending` has
+        bit 1 set for a pending draft, 2 for an amendment and 4 for a question."""
+        where, params = _agent_filter(state, artifact, contract, version)
+        cursor = self.db.cursor()
+        cursor.row_factory = None
+        cursor.execute(
+            "SELECT a.namespace, a.name, a.state, a.contract_version, a.due_at,"
+            " (coalesce(a.pending_draft, '') != '') + 2 * (coalesce(a.pending_amendment, '') != '')"
+            " + 4 * (coalesce(a.pending_question, '') != ''), a.id"
+            f" FROM agents a WHERE {where} ORDER BY a.namespace, a.name",
+            params,
+        )
+        return cursor.fetchall()
+
+    def spent_on(self, today: str | None = None) -> dict[str, float]:
+        """Agent id -> what it spent on that UTC day (default today), for the few agents that spent."""
+        day = today or iso(datetime.now(UTC))[:10]
+        return dict(self.db.execute("SELECT agent, sum(usd) FROM costs WHERE day = ? GROUP BY agent", (day,)))
 
     def agent(self, name_or_id: str, namespace: str | None = None) -> Row | None:
         if name_or_id.startswith("hz-"):
@@ -155,3 +166,23 @@ class Queries:
         return {
             table: sorted((tuple(r) for r in self.db.execute(f"SELECT * FROM {table}")), key=repr) for table in TABLES
         }
+
+
+def _agent_filter(
+    state: str | None, artifact: str | None, contract: str | None, version: int | None
+) -> tuple[str, dict[str, Any]]:
+    where: list[str] = ["1"]
+    params: dict[str, Any] = {}
+    if state:
+        where.append("a.state = :state")
+        params["state"] = state
+    if artifact:
+        where.append("a.id IN (SELECT agent FROM assets WHERE asset = :artifact)")
+        params["artifact"] = artifact
+    if contract:
+        where.append("(a.contract_name = :contract OR a.name = :contract)")
+        params["contract"] = contract
+    if version is not None:
+        where.append("a.contract_version = :version")
+        params["version"] = version
+    return " AND ".join(where), params

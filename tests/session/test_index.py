@@ -64,6 +64,14 @@ def test_states_due_and_costs_come_from_events(tmp_path: Path) -> None:
         0.31,
         "2026-11-06T15:00:00Z",
     )
+    assert index.agent_lines() == [  # the list's one query: pending items as bits (1 draft, 2 amendment, 4 question)
+        ("me", "release-notes", "proposed", 1, None, 0, B),
+        ("me", "weekly-report", "waiting", 1, "2026-11-06T15:00:00Z", 1, A),
+    ]
+    assert index.agent_lines(state="proposed", contract="release-notes", version=1) == [
+        ("me", "release-notes", "proposed", 1, None, 0, B)
+    ]
+    assert index.spent_on("2026-10-30") == {A: 0.31}
     assert index.key_kind(A, f"{A}@slot") == "turn.finished"
     assert index.cost_on("2026-10-30") == 0.31
     assert [(w["input"], w["fingerprint"]) for w in index.watched()] == [("prs", FP2)]

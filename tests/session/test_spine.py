@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from hz.errors import LockTimeout
 from hz.session.envelope import Envelope, format_line, line_hash, parse_line
 from hz.session.spine import SPINE, SpineError, SpineWriter, read_spine
+from hz.session.spine import parse_spine as read_spine_bytes
 
 NOW = datetime(2026, 10, 30, 15, 0, tzinfo=UTC)
 USAGE = {"kind": "summary", "tokens": 10, "usd": 0.01}
@@ -241,3 +242,47 @@ def test_format_and_parse_are_inverse_and_a_line_is_always_one_line(
     line = format_line(envelope)
     assert b"\n" not in line and b"\r" not in line
     assert parse_line(line) == envelope
+
+
+def _spine_bytes(count: int) -> bytes:
+    lines, prev = [], None
+    for seq in range(1, count + 1):
+        line = format_line(Envelope(seq, "2026-10-30T15:00:00.000Z", prev, "usage", {"kind": "summary", "usd": 0.5}))
+        prev = line_hash(line)
+        lines.append(line)
+    return b"\n".join(lines) + b"\n"
+
+
+def _careful(data: bytes) -> Any:
+    from hz.session.spine import _parse_careful
+
+    lines = data.split(b"\n")
+    torn = lines.pop()
+    return _parse_careful(lines, torn, 0, None, 0)
+
+
+@given(
+    st.lists(
+        st.tuples(st.integers(min_value=0), st.sampled_from([b"\n", b",", b"}", b"{", b" ", b"", b"]", b"1"])),
+        min_size=1,
+        max_size=3,
+    )
+)
+def test_the_one_call_reader_agrees_with_the_line_by_line_reader_on_any_edit(edits: list[tuple[int, bytes]]) -> None:
+    data = bytearray(_spine_bytes(5))
+    for position, replacement in edits:  # replace one byte (or delete it, for b"")
+        at = position % len(data)
+        data[at : at + 1] = replacement
+    assert read_spine_bytes(bytes(data)) == _careful(bytes(data))
+
+
+def test_two_envelopes_on_one_line_break_the_chain_there() -> None:
+    lines = _spine_bytes(4).split(b"\n")
+    joined = b"\n".join([lines[0], lines[1] + b"," + lines[2], lines[3]]) + b"\n"
+    read = read_spine_bytes(joined)
+    assert [e.seq for e in read.events] == [1]
+    end = len(lines[1])  # where the second envelope's comma is
+    assert [p.render() for p in read.problems] == [
+        "seq 2: not a valid envelope (not JSON: unexpected content after document:"
+        f" line 1 column {end + 1} (char {end}))"
+    ]

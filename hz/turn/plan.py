@@ -39,6 +39,7 @@ class Plan:
     schedule: tuple[Any, ...] = ()  # hz.schedule.Cron values
     catch_up: str = "latest"
     freshness_s: float | None = None  # how long an approved output stays true (`hz.freshness` as a duration)
+    tools: tuple[str, ...] = ()  # `hz.tools` as written (`hz:git.log.read`); hz.turn.hztools offers them
     contract: Any = field(default=None, compare=False, repr=False)  # the loaded contract, for gather
 
 
@@ -84,6 +85,7 @@ def plan_from_contract(
         schedule=crons_from(getattr(hz, "schedule", None), default_tz),
         catch_up=str(getattr(hz, "catch_up", "latest")),
         freshness_s=_seconds(getattr(hz, "freshness", None), 0.0) or None,
+        tools=tuple(str(t) for t in getattr(hz, "tools", ()) or ()),
         contract=contract,
     )
 

@@ -9,6 +9,7 @@ from hz.session.bodies import append_body, read_body
 from hz.session.inbox import list_requests
 from hz.turn import context, history, steering
 from hz.turn.engine import Deps, Turn
+from hz.turn.hztools import offered
 from hz.turn.journal import Journal
 
 
@@ -33,7 +34,7 @@ def build_request(
         max_tokens=turn.plan.max_tokens,
         max_usd=budget_usd,
         timeout_s=max(1.0, turn.plan.timeout_s - running),
-        tools=tuple(deps.tools),
+        tools=(*deps.tools, *offered(turn.plan.tools, turn.plan.root)),
         steering=steering.steering_feed(journal, turn, deps),
         prior=prior,
         record=record,

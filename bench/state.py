@@ -2,11 +2,13 @@
 
 Run: .venv/bin/python bench/state.py [--quick]
 
-Against a local bare remote (a path) and the same remote served by `git daemon` on 127.0.0.1:
-- one lease acquire (ls-remote, fetch of the other member's release, push): median and p95;
+Against a local bare remote (a path) and the same remote served on 127.0.0.1 by `git daemon`
+(loopback) and by `git http-backend` behind a small HTTP server (http):
+- one lease acquire (a fetch of the lease ref, bringing the other member's release, then a push):
+  median and p95;
 - events per second pushed by 1 and by 4 concurrent writer processes, 10 events per push;
   afterwards every event is counted on hz/state: lost and twice must both be 0;
-- 8 processes racing for one lease over 50 slots through the loopback transport: double winners.
+- 8 processes racing for one lease over 50 slots through each transport: double winners.
 Figures only; nothing here fails on time.
 """
 
@@ -32,7 +34,11 @@ from hz.gitstate.layout import STATE_REF
 from hz.gitstate.reader import history
 from hz.gitstate.remote import TeamRemote
 from hz.gitstate.settings import StateSettings
+from hz.gitstate.transport import read_protocol
 from hz.gitstate.writer import StateWriter
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the HTTP server lives with the tests
+from tests.gitstate.smart_http import serve_http
 
 BASE = datetime(2026, 10, 30, tzinfo=UTC)
 SETTINGS = StateSettings(lease_ttl_s=3600, clock_skew_s=0, push_attempts=100)
@@ -111,11 +117,11 @@ def acquire_times(root: Path, remote: str, rounds: int, *, alone: bool = False) 
 
 
 def floor_ls_remote(root: Path, remote: str, rounds: int) -> list[float]:
-    """What git alone costs for the ref check every acquire starts with."""
+    """What git alone costs for one look at the remote's refs (with the protocol version hz reads with)."""
     times = []
     for _ in range(rounds):
         start = time.perf_counter()
-        git("ls-remote", remote, "refs/hz/lease/none")
+        git(*read_protocol(remote), "ls-remote", remote, "refs/hz/lease/none")
         times.append(time.perf_counter() - start)
     return times
 
@@ -223,10 +229,53 @@ def racer(root: str, remote: str, folder: str, name: str, slots: int, total: int
             (meet / f"rel-{i}").touch()
 
 
-def show(label: str, times: list[float]) -> None:
+def show(label: str, times: list[float]) -> float:
     ms = sorted(t * 1000 for t in times)
     p95 = ms[min(len(ms) - 1, round(0.95 * (len(ms) - 1)))]
-    print(f"{label:<34} median {statistics.median(ms):6.1f} ms   p95 {p95:6.1f} ms   (n={len(ms)})")
+    print(f"{label:<40} median {statistics.median(ms):6.1f} ms   p95 {p95:6.1f} ms   (n={len(ms)})")
+    return statistics.median(ms)
+
+
+def measure(root: Path, remotes: dict[str, str], rounds: int, events: int, slots: int) -> dict[str, dict[str, float]]:
+    """Every figure for every transport; returns the medians and rates the comparison needs."""
+    seen: dict[str, dict[str, float]] = {label: {} for label in remotes}
+    for label, remote in remotes.items():
+        show(f"floor: git ls-remote ({label})", floor_ls_remote(root / label, remote, rounds))
+        show(f"floor: git push, one ref ({label})", floor_push(root / label, remote, rounds))
+        seen[label]["own"] = show(f"lease acquire, own lease ({label})",
+                                  acquire_times(root / label, remote, rounds, alone=True))  # fmt: skip
+        seen[label]["other"] = show(
+            f"lease acquire, after another ({label})", acquire_times(root / label, remote, rounds)
+        )
+    for number, (label, remote) in enumerate(remotes.items()):
+        for count in (1, 4):
+            (root / f"w{count}-{label}").mkdir()
+            base = 100 * count + 1000 * number  # fresh agents: one bare repository serves every transport
+            figures = writers(root / f"w{count}-{label}", remote, count, events, 10, base)
+            seen[label][f"w{count}"] = figures["events_per_s"]
+            print(f"{count} writer(s) x {events} events, 10/push ({label}): "
+                  f"{figures['events_per_s']:6.1f} events/s"
+                  f"   wall {figures['wall_s']:.2f} s   pushes {figures['pushes']}"
+                  f"   lost {figures['lost']}   twice {figures['twice']}")  # fmt: skip
+    for label, remote in remotes.items():
+        (root / f"race-{label}").mkdir()
+        started = time.perf_counter()
+        result = race(root / f"race-{label}", remote, 8, slots)
+        print(f"8 racers x {result['slots']} slots ({label}): double winners {result['double_winners']}"
+              f"   slots without a winner {result['no_winner']}"
+              f"   tokens rising {bool(result['tokens_rising'])}"
+              f"   {time.perf_counter() - started:.1f} s")  # fmt: skip
+    return seen
+
+
+def compare(seen: dict[str, dict[str, float]]) -> None:
+    """Smart HTTP against git daemon, both on loopback: which network transport to test and to run on."""
+    daemon, http = seen["loopback"], seen["http"]
+    print(f"http vs git daemon: acquire own {http['own']:.1f} vs {daemon['own']:.1f} ms"
+          f", after another {http['other']:.1f} vs {daemon['other']:.1f} ms"
+          f", 4 writers {http['w4']:.1f} vs {daemon['w4']:.1f} events/s")  # fmt: skip
+    if http["own"] < 0.8 * daemon["own"] and http["other"] < 0.8 * daemon["other"] and http["w4"] > daemon["w4"]:
+        print("smart HTTP is clearly faster than git daemon on loopback (git daemon's push stalls on Nagle)")
 
 
 def main(quick: bool) -> None:
@@ -238,40 +287,25 @@ def main(quick: bool) -> None:
         git("init", "-q", "--bare", str(served / "team.git"))
         daemon, port = serve(served)
         try:
-            remotes = {"path": str(served / "team.git"), "loopback": f"git://127.0.0.1:{port}/team.git"}
-            print(f"load average at start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
-            for label, remote in remotes.items():
-                show(f"floor: git ls-remote ({label})", floor_ls_remote(root / label, remote, rounds))
-                show(f"floor: git push, one ref ({label})", floor_push(root / label, remote, rounds))
-                show(f"lease acquire, own lease ({label})", acquire_times(root / label, remote, rounds, alone=True))
-                show(f"lease acquire, after another ({label})", acquire_times(root / label, remote, rounds))
-            for label in ("path", "loopback"):
-                for count in (1, 4):
-                    (root / f"w{count}-{label}").mkdir()
-                    base = 100 * count + (1000 if label == "loopback" else 0)  # fresh agents: one remote serves both
-                    figures = writers(root / f"w{count}-{label}", remotes[label], count, events, 10, base)
-                    print(f"{count} writer(s) x {events} events, 10/push ({label}): "
-                          f"{figures['events_per_s']:6.1f} events/s"
-                          f"   wall {figures['wall_s']:.2f} s   pushes {figures['pushes']}"
-                          f"   lost {figures['lost']}   twice {figures['twice']}")  # fmt: skip
-            for label, remote in remotes.items():
-                (root / f"race-{label}").mkdir()
-                started = time.perf_counter()
-                result = race(root / f"race-{label}", remote, 8, slots)
-                print(f"8 racers x {result['slots']} slots ({label}): double winners {result['double_winners']}"
-                      f"   slots without a winner {result['no_winner']}"
-                      f"   tokens rising {bool(result['tokens_rising'])}"
-                      f"   {time.perf_counter() - started:.1f} s")  # fmt: skip
-            print(f"load average at end: {os.getloadavg()[0]:.1f}")
+            with serve_http(served) as http_port:
+                remotes = {
+                    "path": str(served / "team.git"),
+                    "loopback": f"git://127.0.0.1:{port}/team.git",
+                    "http": f"http://127.0.0.1:{http_port}/team.git",
+                }
+                print(f"load average at start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+                compare(measure(root, remotes, rounds, events, slots))
+                print(f"load average at end: {os.getloadavg()[0]:.1f}")
         finally:
             daemon.terminate()
             daemon.wait()
 
 
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["--worker"]:
-        worker(*sys.argv[2:7], int(sys.argv[7]), int(sys.argv[8]))
-    elif sys.argv[1:2] == ["--racer"]:
-        racer(*sys.argv[2:6], int(sys.argv[6]), int(sys.argv[7]))
+    argv = sys.argv
+    if argv[1:2] == ["--worker"]:
+        worker(argv[2], argv[3], argv[4], argv[5], argv[6], int(argv[7]), int(argv[8]))
+    elif argv[1:2] == ["--racer"]:
+        racer(argv[2], argv[3], argv[4], argv[5], int(argv[6]), int(argv[7]))
     else:
         main("--quick" in sys.argv)

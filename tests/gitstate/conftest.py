@@ -1,4 +1,4 @@
-"""Remotes for the gitstate tests: a bare repository by path, and the same over git:// on loopback."""
+"""Remotes for the gitstate tests: a bare repository by path, and the same over git:// and http:// on loopback."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.gitstate.factory import git
+from tests.gitstate.smart_http import serve_http
 
 
 @pytest.fixture
@@ -64,6 +65,13 @@ def loopback(bare: Path) -> Iterator[str]:
             proc.wait()
         return
     raise RuntimeError("could not start git daemon")
+
+
+@pytest.fixture
+def http(bare: Path) -> Iterator[str]:
+    """Smart HTTP (`git http-backend` behind a loopback HTTP server) serving the bare remote; its URL."""
+    with serve_http(bare.parent) as port:
+        yield f"http://127.0.0.1:{port}/{bare.name}"
 
 
 @pytest.fixture(params=["path", "loopback"])

@@ -65,11 +65,11 @@ def lease_chain(bare: Path, lease_id: str) -> list[LeaseRecord]:
 RACERS, SLOTS = 8, 16
 
 
-@pytest.mark.parametrize("transport", ["path", "loopback"])
+@pytest.mark.parametrize("transport", ["path", "loopback", "http"])
 def test_racing_processes_have_exactly_one_winner_per_slot(
     tmp_path: Path, bare: Path, transport: str, request: pytest.FixtureRequest
 ) -> None:
-    remote = str(bare) if transport == "path" else request.getfixturevalue("loopback")
+    remote = str(bare) if transport == "path" else request.getfixturevalue(transport)
     slots = SLOTS if transport == "path" else SLOTS * 5 // 8  # the full 8 x 50 runs in bench/state.py
     folder = tmp_path / "meet"
     folder.mkdir()

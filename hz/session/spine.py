@@ -41,7 +41,7 @@ from hz.session.envelope import (
 )
 from hz.session.kinds import KINDS
 from hz.session.lock import LOCK, PENDING, clear_pending, lock, mark_pending, pending, try_lock
-from hz.session.migrate import migrate, needs_migration
+from hz.session.migrate import MIGRATING, migrate, needs_migration
 
 SPINE = "session.jsonl"
 __all__ = ["LOCK", "PENDING", "SPINE", "Problem", "SpineError", "SpineRead", "SpineWriter", "clear_pending",
@@ -159,9 +159,10 @@ def _parse_intact(lines: list[bytes], offset: int, head: str | None, last_seq: i
         return None
     if len(raws) != len(lines):
         return None
+    hashes = [_PREFIX + sha256(line).hexdigest() for line in lines]
     events: list[Envelope] = []
-    chain, seq, skipped, end = head, last_seq, 0, offset
-    for line, raw in zip(lines, raws, strict=True):  # the hot loop of every reindex: checks inlined
+    seq, skipped, new, kinds, migrating = last_seq, 0, _new_envelope, KINDS, MIGRATING
+    for raw, chain in zip(raws, [head, *hashes[:-1]], strict=True):  # the hot loop of every reindex
         seq += 1
         if type(raw) is not dict or len(raw) != 8 or raw.get("v") != ENVELOPE_VERSION:
             return None
@@ -182,15 +183,14 @@ def _parse_intact(lines: list[bytes], offset: int, head: str | None, last_seq: i
             and (key is None or type(key) is str)
         ):
             return None
-        chain = _PREFIX + sha256(line).hexdigest()
-        end += len(line) + 1
-        if needs_migration(kind, data):
+        if kind in migrating and needs_migration(kind, data):
             kind, data = migrate(kind, data)
-        if kind in KINDS:
-            events.append(_new_envelope(Envelope, (n, ts, prev, kind, data, turn, key, ENVELOPE_VERSION)))
+        if kind in kinds:
+            events.append(new(Envelope, (n, ts, prev, kind, data, turn, key, ENVELOPE_VERSION)))
         else:
             skipped += 1
-    return SpineRead(events=events, end=end, head=chain, last_seq=seq, skipped=skipped)
+    end = offset + sum(map(len, lines)) + len(lines)
+    return SpineRead(events=events, end=end, head=hashes[-1], last_seq=seq, skipped=skipped)
 
 
 def _broken(result: SpineRead, held: tuple[Envelope, int, str] | None, seq: int, at: int, why: str) -> SpineRead:

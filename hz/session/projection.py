@@ -199,7 +199,7 @@ def _turn_started(db: sqlite3.Connection, agent: str, e: Envelope) -> None:
     db.execute("UPDATE agents SET last_turn = ?, last_turn_at = ? WHERE id = ?", (e.turn, e.ts, agent))
     if d.get("parent_turn"):
         db.execute(
-            "UPDATE drafts SET status = 'superseded' WHERE agent = ? AND turn = ? AND status = 'pending'",
+            "UPDATE drafts SET status = 'superseded' WHERE agent = ? AND turn = ? AND +status = 'pending'",
             (agent, d["parent_turn"]),
         )
 
@@ -300,7 +300,7 @@ _HANDLERS["effect.failed"] = _effect("failed")
 def _draft(db: sqlite3.Connection, agent: str, e: Envelope) -> None:
     d = e.data
     db.execute(
-        "UPDATE drafts SET status = 'superseded' WHERE agent = ? AND asset = ? AND status = 'pending'",
+        "UPDATE drafts SET status = 'superseded' WHERE agent = ? AND asset = ? AND +status = 'pending'",
         (agent, d["asset"]),
     )
     db.execute(
@@ -357,9 +357,11 @@ def _summary(db: sqlite3.Connection, agent: str, e: Envelope) -> None:
 
 # --- derived per agent ---------------------------------------------------------------------------
 
+# `+status` keeps SQLite on the (agent, …) primary key: the drafts_status index would scan the pending
+# drafts of every agent, which grows with the number of agents on every append.
 _SETTLE = """
 UPDATE agents SET
-    pending_draft = (SELECT key FROM drafts WHERE agent = :a AND status = 'pending'
+    pending_draft = (SELECT key FROM drafts WHERE agent = :a AND +status = 'pending'
                      ORDER BY placed_at DESC, key DESC LIMIT 1),
     pending_question = (SELECT key FROM questions WHERE agent = :a AND answered = 0 ORDER BY asked_at, key LIMIT 1),
     pending_amendment = (SELECT amendment_id FROM amendments WHERE agent = :a AND status = 'pending'

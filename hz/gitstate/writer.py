@@ -8,6 +8,8 @@ For the turn engine:
                                          # once per tick; no push at all when nothing is queued or claimed
     result.won / result.lost             # the claims taken in this very push, and why others were not
     result.fenced                        # lease ids whose lease moved on: record those turns abandoned
+    writer.flush(now, publish={"refs/heads/hz/draft/…": commit})
+                                         # other refs (team drafts) ride in the same push, fast-forward only
 
 `flush` builds one commit on the remote's current tip adding every queued event not yet there,
 lints it, and makes one `git push --atomic` of that commit, a renewal of every lease the events
@@ -22,7 +24,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -57,6 +59,8 @@ class FlushResult:
     refs: dict[str, RefResult] = field(default_factory=dict)  # per ref, from the last push
     won: dict[str, LeaseRecord] = field(default_factory=dict)  # claims taken in this push
     lost: dict[str, lease.Outcome] = field(default_factory=dict)  # claims not taken: held, early or done
+    published: dict[str, str] = field(default_factory=dict)  # `publish` refs the remote now has (ref -> commit)
+    unpublished: dict[str, str] = field(default_factory=dict)  # `publish` refs it refused (ref -> git's reason)
 
 
 class StateWriter:
@@ -80,32 +84,52 @@ class StateWriter:
         """Queue events for the next flush, with one fsync; returns how many were new (not queued already)."""
         return self.outbox.put(events)
 
-    def flush(self, now: datetime, renew: Iterable[str] = (), claims: Iterable[lease.Claim] = ()) -> FlushResult:
+    def flush(
+        self,
+        now: datetime,
+        renew: Iterable[str] = (),
+        claims: Iterable[lease.Claim] = (),
+        publish: Mapping[str, str] | None = None,
+    ) -> FlushResult:
         """Push what is queued, renew the named leases and take the claimed ones, all in one atomic push.
 
         A claim that loses (the lease is held, too early for this role, or the slot is done) is
-        reported in `lost` and left out of the retry, so it never blocks the events; see the module
-        docstring for the rest.
+        reported in `lost` and left out of the retry, so it never blocks the events. `publish` names
+        other refs (ref -> local commit) to carry along as plain fast-forward updates, no lease: one the
+        remote refuses is reported in `unpublished` and left out of the retry, like a lost claim. See
+        the module docstring for the rest.
         """
         result = FlushResult()
         events = self.outbox.events()
         extra = set(renew)
         wanted = {claim.lease_id: claim for claim in claims}
+        refs = dict(publish or {})
         events = self._drop_unheld(events, result)
         attempt = 0
-        while (events or extra or wanted) and attempt < max(1, self.settings.push_attempts):
+        while (events or extra or wanted or refs) and attempt < max(1, self.settings.push_attempts):
             attempt += 1
             started = self._clock()
-            events, done = self._attempt(events, extra, wanted, now, result)
+            events, done = self._attempt(events, extra, wanted, now, result, refs)
             if done:
                 extra, wanted = set(), {}
                 break
-            if result.fenced:
+            refused = self._refused(refs, result)  # a refused ref, like a fence, is no reason to wait
+            if result.fenced or refused:
                 extra -= result.fenced
             elif attempt < self.settings.push_attempts:
                 self._sleep(self._pause(attempt, self._clock() - started))
         result.pending = len(self.outbox)
         return result
+
+    @staticmethod
+    def _refused(refs: dict[str, str], result: FlushResult) -> bool:
+        """Take the `publish` refs the remote refused for their own reason out of the retry."""
+        said = {ref: result.refs[ref] for ref in refs if ref in result.refs}
+        refused = {ref: r.summary for ref, r in said.items() if r.flag == "!" and "atomic push failed" not in r.summary}
+        for ref, why in refused.items():
+            del refs[ref]
+            result.unpublished[ref] = why
+        return bool(refused)
 
     def _pause(self, attempt: int, span: float) -> float:
         """Jittered exponential backoff in units of what one attempt took here: on a slow remote or a
@@ -136,15 +160,16 @@ class StateWriter:
         wanted: dict[str, lease.Claim],
         now: datetime,
         result: FlushResult,
+        refs: Mapping[str, str],
     ) -> tuple[list[Event], bool]:
         """One try; returns the events still to write and whether this flush is finished."""
         tip = self.team.fetch_tip(STATE_REF)
         fresh = self._drop_unheld(self._not_there(tip, events, result), result)
         plans = self._plans(wanted, {e.lease for e in fresh}, now, result)
         leases = sorted(({e.lease for e in fresh} | extra) - set(plans))
-        if not fresh and not leases and not plans:
+        if not fresh and not leases and not plans and not refs:
             return [], True
-        updates: dict[str, str] = {}
+        updates: dict[str, str] = dict(refs)  # no expected value: git itself allows only a fast-forward
         expected: dict[str, str] = {}
         if fresh:
             updates[STATE_REF] = self._commit(tip, fresh, now)
@@ -164,6 +189,7 @@ class StateWriter:
                 objects.set_ref(self.team.repo, self.team.tracking(STATE_REF), updates[STATE_REF])
             self.outbox.remove(fresh)
             result.landed.extend(fresh)
+            result.published.update(refs)
             return [], True
         if pushed.hook_declined:
             raise PushRefused(f"the remote refused hz/state: {pushed.stderr.strip()}")

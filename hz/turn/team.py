@@ -45,6 +45,7 @@ class Team:
     writer: Any  # hz.gitstate.writer.StateWriter
     held: dict[str, int] = field(default_factory=dict)  # lease id -> token, won this tick
     queued: int = 0
+    drafts: dict[str, str] = field(default_factory=dict)  # draft branch ref -> local commit, for the push
 
     @classmethod
     def open(cls, root: Path, environ: Mapping[str, str], handle: str | None) -> Team:
@@ -185,14 +186,58 @@ def _ended(d: Mapping[str, Any]) -> dict[str, Any]:
 
 def record(team: Team, events: Sequence[Envelope], turn: str, claim_: Claim) -> None:
     team.queued += team.writer.queue(*receipts(events, turn, claim_))
+    team.drafts.update(unpublished_drafts(team, events))
+
+
+def unpublished_drafts(team: Team, events: Sequence[Envelope]) -> dict[str, str]:
+    """This agent's draft branches whose tip the remote has not had from us yet (one git process).
+
+    What was pushed is remembered in hz's own tracking namespace (`refs/hz/sync/<remote>/heads/…`), so a
+    branch placed by a tick that died before its push goes out with the agent's next team turn.
+    """
+    agents = sorted({str(e.data["place"]).split("/")[2] for e in events if _on_branch(e)})
+    if not agents:
+        return {}
+    import subprocess
+
+    local = [f"refs/heads/hz/draft/{agent}/" for agent in agents]
+    patterns = local + [team.remote.tracking(ref) for ref in local]
+    done = subprocess.run(
+        ["git", "-C", str(team.remote.root), "for-each-ref", "--format=%(objectname) %(refname)", *patterns],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    tips: dict[str, str] = {}
+    for line in done.stdout.splitlines():
+        commit, _, ref = line.partition(" ")
+        tips[ref] = commit
+    return {
+        ref: commit
+        for ref, commit in tips.items()
+        if ref.startswith("refs/heads/") and tips.get(team.remote.tracking(ref)) != commit
+    }
+
+
+def _on_branch(event: Envelope) -> bool:
+    place = str(event.data.get("place") or "")
+    return event.kind == "draft.placed" and place.startswith("hz/draft/") and place.count("/") >= 3
 
 
 def flush(team: Team, now: datetime) -> dict[str, Any]:
-    """One push per tick at most: the queued receipts with the renewal of the leases won."""
-    if not team.queued and not team.held:
+    """One push per tick at most: the queued receipts, the renewal of the leases won, the new draft branches."""
+    if not team.queued and not team.held and not team.drafts:
         return {"pushed": False}
     try:
-        result = team.writer.flush(now, renew=tuple(team.held))
+        result = team.writer.flush(now, renew=tuple(team.held), publish=team.drafts)
     except HzError as exc:
         return {"pushed": False, "error": exc.message}
-    return {"pushed": bool(result.pushes), "landed": len(result.landed), "fenced": sorted(result.fenced)}
+    from hz.gitstate.objects import set_ref
+
+    for ref, commit in result.published.items():  # remembered, so the next flush does not push it again
+        set_ref(team.remote.repo, team.remote.tracking(ref), commit)
+    return {
+        "pushed": bool(result.pushes),
+        "landed": len(result.landed),
+        "fenced": sorted(result.fenced),
+        "published": sorted(result.published),
+        "unpublished": dict(result.unpublished),
+    }

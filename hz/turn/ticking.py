@@ -88,6 +88,9 @@ def run_tick(
         report.woken.extend({"agent": lease, "action": "fenced"} for lease in pushed.get("fenced", ()))
         if "error" in pushed:
             report.woken.append({"agent": "hz/state", "action": "error", "error": pushed["error"]})
+        for ref, why in sorted(pushed.get("unpublished", {}).items()):
+            error = f"the remote refused the draft branch {ref.removeprefix('refs/heads/')}: {why}"
+            report.woken.append({"agent": "hz/state", "action": "error", "error": error})
     return report
 
 

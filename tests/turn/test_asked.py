@@ -10,10 +10,16 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from pydantic_ai.models.function import FunctionModel
+
 from hz.daemon import tick
+from hz.runners.model import ModelRunner
+from hz.runners.pricing import Price
 from hz.session.spine import SPINE, read_spine
+from hz.turn import direct
 from hz.turn.asked import ASKED, marked
 from tests.turn.agents import adopt, contract_text, home
+from tests.turn.test_waits import DRAFT, Model, wait_in_another_process
 
 MONDAY = datetime(2026, 10, 26, 9, 0, tzinfo=UTC)
 
@@ -86,3 +92,30 @@ def test_a_marker_whose_request_a_turn_already_took_in_starts_nothing(repo: Path
     assert tick(root=repo, now=MONDAY + timedelta(hours=1)).woken == []
     assert marked(home() / "heinzel") == []
     assert [e.data["cause"] for e in started(agent)] == ["created"]
+
+
+def test_an_answer_left_while_the_agent_was_held_resumes_the_waiting_turn_at_the_next_tick(repo: Path) -> None:
+    agent = wait_in_another_process(repo)
+    model = Model(DRAFT)
+    runner = ModelRunner(FunctionModel(model), Price(0, 0, 0))
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, agent], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        queued = direct.ask("weekly-note", "the week that ends on Friday", after=False, request_id="rq-answer",
+                            root=repo, environ=os.environ, now=MONDAY + timedelta(hours=1))  # fmt: skip
+    finally:
+        assert holder.stdin is not None and holder.stdout is not None
+        holder.stdin.close()
+        assert holder.wait(timeout=10) == 0
+        holder.stdout.close()
+    assert (queued.ran, queued.queued) == ([], "rq-answer")
+
+    report = tick(root=repo, now=MONDAY + timedelta(hours=2), runner=runner)
+    assert [(e["action"], e["disposition"]) for e in report.woken] == [("resumed", "drafted")]
+    events = read_spine(home() / "heinzel" / agent / SPINE).events
+    assert [e.data["request_id"] for e in events if e.kind == "question.answered"] == ["rq-answer"]
+    assert "Your question was answered: the week that ends on Friday" in model.seen[-1]
+    assert [e.kind for e in events].count("turn.started") == 1
+    assert tick(root=repo, now=MONDAY + timedelta(hours=3), runner=runner).woken == []

@@ -57,7 +57,9 @@ class Fold:
             handler = folds.get(kind)
             if handler is not None:
                 handler(self, event)
-            if event.key is None and kind not in KEY_KINDS:
+            if kind not in KEY_KINDS:
+                if event.key is not None:  # the envelope's key is the only one
+                    keys[event.key] = [kind, event.seq, event.turn]
                 continue
             for key in keys_of(event):
                 keys[key] = [kind, event.seq, event.turn]

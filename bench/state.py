@@ -116,12 +116,14 @@ def acquire_times(root: Path, remote: str, rounds: int, *, alone: bool = False) 
     return times
 
 
-def floor_ls_remote(root: Path, remote: str, rounds: int) -> list[float]:
-    """What git alone costs for one look at the remote's refs (with the protocol version hz reads with)."""
+def floor_ls_remote(root: Path, remote: str, rounds: int, version: str | None = None) -> list[float]:
+    """What git alone costs for one look at the remote's refs, with the protocol version hz reads with
+    (or `version`: over git:// v2 shows the delayed-ACK stall that made hz read with v0 there)."""
+    options = ("-c", f"protocol.version={version}") if version else read_protocol(remote)
     times = []
     for _ in range(rounds):
         start = time.perf_counter()
-        git(*read_protocol(remote), "ls-remote", remote, "refs/hz/lease/none")
+        git(*options, "ls-remote", remote, "refs/hz/lease/none")
         times.append(time.perf_counter() - start)
     return times
 
@@ -241,6 +243,8 @@ def measure(root: Path, remotes: dict[str, str], rounds: int, events: int, slots
     seen: dict[str, dict[str, float]] = {label: {} for label in remotes}
     for label, remote in remotes.items():
         show(f"floor: git ls-remote ({label})", floor_ls_remote(root / label, remote, rounds))
+        if remote.startswith("git://"):
+            show(f"floor: git ls-remote, protocol v2 ({label})", floor_ls_remote(root / label, remote, rounds, "2"))
         show(f"floor: git push, one ref ({label})", floor_push(root / label, remote, rounds))
         seen[label]["own"] = show(f"lease acquire, own lease ({label})",
                                   acquire_times(root / label, remote, rounds, alone=True))  # fmt: skip

@@ -6,7 +6,7 @@ the index is thrown away and replayed, which is cheap and always right.
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3  # 3: spines_broken, so the list's warning query reads no row per agent
 
 TABLES = ("spines", "agents", "assets", "watched", "versions", "turns", "waits", "keys", "effects",
           "drafts", "lessons", "amendments", "questions", "costs")  # fmt: skip
@@ -14,6 +14,7 @@ TABLES = ("spines", "agents", "assets", "watched", "versions", "turns", "waits",
 SCHEMA = """
 CREATE TABLE spines (agent TEXT PRIMARY KEY, size INTEGER NOT NULL, last_seq INTEGER NOT NULL, head TEXT,
                      broken_seq INTEGER, problem TEXT);
+CREATE INDEX spines_broken ON spines (agent) WHERE problem IS NOT NULL;
 CREATE TABLE agents (
     id TEXT PRIMARY KEY, name TEXT NOT NULL, namespace TEXT NOT NULL, handle TEXT, origin TEXT, source TEXT,
     created_at TEXT, approved INTEGER NOT NULL DEFAULT 0, paused INTEGER NOT NULL DEFAULT 0,

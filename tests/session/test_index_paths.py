@@ -51,7 +51,11 @@ def test_list_reads_the_index_only(tmp_path: Path, hz: Any) -> None:
         (root / agent / SPINE).rename(root / agent / "moved-away.jsonl")
     result = hz("heinzel", "list")
     assert result.exit_code == 0, result.err
-    assert [line.split()[0] for line in result.out.splitlines()[1:]] == ["me:a-0", "me:a-1"]
+    assert result.out == (
+        "NAME    STATE   VERSION  NEXT DUE             PENDING  TODAY  ID\n"
+        f"me:a-0  asleep  v1       2026-10-20 15:00:00  -        0.00   {ids[0]}\n"
+        f"me:a-1  asleep  v1       2026-10-21 15:00:00  -        0.00   {ids[1]}\n"
+    )
 
 
 def test_the_index_and_store_import_no_pydantic() -> None:

@@ -11,7 +11,8 @@ For the turn engine:
     writer.flush(now, publish={"refs/heads/hz/draft/…": commit})
                                          # other refs (team drafts) ride in the same push, fast-forward only
 
-`flush` builds one commit on the remote's current tip adding every queued event not yet there,
+`flush` builds one commit on the remote's current tip adding every queued event not yet there
+(the tip its own last push landed, without a fetch, until someone else pushes: see `_state_tip`),
 lints it, and makes one `git push --atomic` of that commit, a renewal of every lease the events
 name and an acquisition for every claim that is free to take, each ref guarded by
 `--force-with-lease=<ref>:<expected>`: the tick's one push. A holder whose lease was taken over
@@ -79,6 +80,7 @@ class StateWriter:
         self._rng = rng or random.Random()
         self._sleep = sleep
         self._clock = clock
+        self._landed: str | None = None  # the hz/state commit this writer's last push put on the remote
 
     def queue(self, *events: Event) -> int:
         """Queue events for the next flush, with one fsync; returns how many were new (not queued already)."""
@@ -163,7 +165,7 @@ class StateWriter:
         refs: Mapping[str, str],
     ) -> tuple[list[Event], bool]:
         """One try; returns the events still to write and whether this flush is finished."""
-        tip = self.team.fetch_tip(STATE_REF)
+        tip, guessed = self._state_tip()
         fresh = self._drop_unheld(self._not_there(tip, events, result), result)
         plans = self._plans(wanted, {e.lease for e in fresh}, now, result)
         leases = sorted(({e.lease for e in fresh} | extra) - set(plans))
@@ -187,6 +189,7 @@ class StateWriter:
                 result.lost[lease_id] = lease.Outcome("held", None, None)
             if fresh:
                 objects.set_ref(self.team.repo, self.team.tracking(STATE_REF), updates[STATE_REF])
+            self._landed = updates.get(STATE_REF, tip)
             self.outbox.remove(fresh)
             result.landed.extend(fresh)
             result.published.update(refs)
@@ -194,7 +197,24 @@ class StateWriter:
         if pushed.hook_declined:
             raise PushRefused(f"the remote refused hz/state: {pushed.stderr.strip()}")
         renewed = {lease_id: moved[lease_id] for lease_id in leases if lease_id in moved}
-        return self._after_refusal(fresh, renewed, pushed.refs, result), False
+        self._landed = None
+        rest = self._after_refusal(fresh, renewed, pushed.refs, result)
+        if (
+            guessed and "stale info" in pushed.refs.get(STATE_REF, _UNKNOWN).summary
+        ):  # the guess was old (git refused it before sending anything): look, and go again now
+            return self._attempt(rest, extra, wanted, now, result, refs)
+        return rest, False
+
+    def _state_tip(self) -> tuple[str | None, bool]:
+        """hz/state's tip to build on, and whether it is a guess.
+
+        The commit this writer's last push landed is the remote's tip until someone else pushes, so the
+        next push builds on it without a fetch; its expected value checks the guess, and a wrong one is
+        refused by git after the ref advertisement, before any object is sent. Otherwise: one fetch.
+        """
+        if self._landed is not None and objects.resolve(self.team.repo, self.team.tracking(STATE_REF)) == self._landed:
+            return self._landed, True
+        return self.team.fetch_tip(STATE_REF), False
 
     def _plans(
         self, wanted: dict[str, lease.Claim], busy: set[str], now: datetime, result: FlushResult

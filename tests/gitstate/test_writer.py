@@ -264,3 +264,37 @@ def test_two_writers_claiming_one_lease_in_their_pushes(tmp_path: Path, bare: Pa
     winner = next(r.won[hz_id(9)] for r in results if r.won)
     loser = next(r.lost[hz_id(9)] for r in results if r.lost)
     assert loser.record is not None and (loser.status, loser.record.holder) == ("held", winner.holder)
+
+
+def git_commands(trace: Path, verb: str) -> int:
+    """How many `git <verb>` processes hz ran, from GIT_TRACE (the server side of a path remote aside)."""
+    lines = trace.read_text().splitlines() if trace.exists() else []
+    return sum(f"trace: built-in: git {verb} " in line for line in lines)
+
+
+def test_a_writer_builds_on_its_last_push_without_a_fetch_and_looks_when_someone_else_pushed(
+    tmp_path: Path, remote_url: str, bare: Path
+) -> None:
+    ann, token = holder(tmp_path, "ann", remote_url, hz_id(1))
+    bob, bob_token = holder(tmp_path, "bob", remote_url, hz_id(2))
+    trace = tmp_path / "trace-ann"
+    ann = TeamRemote(ann.root, remote_url, {**ann.git.env, "GIT_TRACE": str(trace)})
+    pauses: list[float] = []
+    writer = StateWriter(ann, SETTINGS, sleep=pauses.append)
+    writer.queue(started(hz_id(1), SLOT, token))
+    assert writer.flush(NOW).pushes == 1
+    assert (git_commands(trace, "fetch"), git_commands(trace, "push")) == (1, 1)  # nothing known yet: one look
+    writer.queue(placed(hz_id(1), 1, token))
+    assert writer.flush(NOW).pushes == 1
+    assert (git_commands(trace, "fetch"), git_commands(trace, "push")) == (1, 2)  # built on its own push
+    other = StateWriter(bob, SETTINGS)
+    other.queue(started(hz_id(2), SLOT, bob_token))
+    assert len(other.flush(NOW).landed) == 1
+    writer.queue(finished(hz_id(1), SLOT, token))
+    result = writer.flush(NOW)
+    # the guess was old: git refused it before sending anything, then one look and the push, no pause
+    assert (len(result.landed), result.pushes, pauses) == (1, 2, [])
+    assert (git_commands(trace, "fetch"), git_commands(trace, "push")) == (2, 4)
+    assert state_log(bare) == ["hz-state: 1 event"] * 4
+    tip = ann.current(STATE_REF)
+    assert tip is not None and lint_range(ann.repo, None, tip) == []

@@ -24,15 +24,19 @@ import sqlite3
 from collections import defaultdict
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hz.fsio import private_dir
-from hz.session import projection
-from hz.session.envelope import Envelope
-from hz.session.fold import Fold, write_rows
+from hz.session.lock import SPINE, clear_pending, pending, try_lock
 from hz.session.queries import Queries, Row
 from hz.session.schema import SCHEMA, SCHEMA_VERSION, TABLES
-from hz.session.spine import SPINE, SpineRead, clear_pending, pending, read_spine, try_lock
+
+if TYPE_CHECKING:
+    from hz.session.envelope import Envelope
+    from hz.session.spine import SpineRead
+
+# Reading spines and folding events (hz.session.spine, .fold, .projection) is imported where a spine is
+# replayed, not here: an idle tick opens the index, finds nothing pending and never pays for them.
 
 INDEX = "index.sqlite"
 __all__ = ["INDEX", "Index", "Row"]
@@ -101,6 +105,9 @@ class Index(Queries):
                 if statement not in indexes:
                     db.execute(statement)
             db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            from hz.session.fold import write_rows
+            from hz.session.spine import read_spine
+
             agents, base = self.spine_ids(), str(self.root)
             batch: dict[str, list[tuple[Any, ...]]] = defaultdict(list)
             for n, agent in enumerate(agents, start=1):
@@ -118,6 +125,8 @@ class Index(Queries):
 
     def _fold(self, agent: str, read: SpineRead) -> dict[str, list[tuple[Any, ...]]]:
         """The rows of one agent replayed from nothing, its `spines` row included."""
+        from hz.session.fold import Fold
+
         fold = Fold(agent)
         fold.apply_all(read.events)
         fold.settle()
@@ -180,6 +189,10 @@ class Index(Queries):
         fresh: bool,
     ) -> int:
         """Apply a spine's lines from `offset`; `fresh` starts the agent over from nothing."""
+        from hz.session import projection
+        from hz.session.fold import write_rows
+        from hz.session.spine import read_spine
+
         path = self.root / agent / SPINE
         if not fresh and (not path.exists() or path.stat().st_size < offset):
             return self._replay(db, agent, 0, None, 0, fresh=True)
@@ -208,6 +221,8 @@ class Index(Queries):
 
     def record(self, agent: str, event: Envelope, size: int, head: str) -> None:
         """Apply one freshly appended line (a writer's listener); fall back to catching up on any gap."""
+        from hz.session import projection
+
         with self._tx() as db:
             row = db.execute("SELECT size, last_seq, head FROM spines WHERE agent = ?", (agent,)).fetchone()
             if row is None or row["last_seq"] != event.seq - 1 or row["head"] != event.prev:

@@ -17,6 +17,7 @@ from pathlib import Path
 from hz.errors import LockTimeout
 from hz.fsio import FILE_MODE, fsync_dir, private_dir
 
+SPINE = "session.jsonl"  # the agent folder's files: the spine, its lock, and the marks for the index
 LOCK = "lock"
 PENDING = ".pending"  # <root>/.pending/<agent id>: a writer opened this spine since the index last caught up
 _POLL_S = 0.005

@@ -40,10 +40,9 @@ from hz.session.envelope import (
     parse_line,
 )
 from hz.session.kinds import KINDS
-from hz.session.lock import LOCK, PENDING, clear_pending, lock, mark_pending, pending, try_lock
+from hz.session.lock import LOCK, PENDING, SPINE, clear_pending, lock, mark_pending, pending, try_lock
 from hz.session.migrate import MIGRATING, migrate, needs_migration
 
-SPINE = "session.jsonl"
 __all__ = ["LOCK", "PENDING", "SPINE", "Problem", "SpineError", "SpineRead", "SpineWriter", "clear_pending",
            "mark_pending", "parse_spine", "pending", "read_spine", "try_lock"]  # fmt: skip
 _PREFIX = "sha256:"  # line hashes, as hz.canonical.fingerprint_bytes writes them

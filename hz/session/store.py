@@ -26,12 +26,16 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hz.errors import HzError
 from hz.fsio import private_dir
-from hz.session.envelope import Envelope
 from hz.session.index import Index
-from hz.session.spine import SPINE, SpineRead, SpineWriter, clear_pending, read_spine
+from hz.session.lock import SPINE, clear_pending
+
+if TYPE_CHECKING:  # writing and reading spines is imported where it happens, not by an idle tick
+    from hz.session.envelope import Envelope
+    from hz.session.spine import SpineRead, SpineWriter
 
 HEINZEL = "heinzel"
 AGENT_ID = re.compile(r"^hz-[0-9A-HJKMNP-TV-Z]{26}$")
@@ -87,6 +91,8 @@ class Store:
 
     @contextmanager
     def writer(self, agent_id: str, *, timeout: float = 10.0, now: datetime | None = None) -> Iterator[SpineWriter]:
+        from hz.session.spine import SpineWriter
+
         directory = self.agent_dir(agent_id)
         if not directory.is_dir():
             raise UnknownAgent(f"no session for {agent_id} under {self.root}")
@@ -114,4 +120,6 @@ class Store:
         return listener
 
     def read(self, agent_id: str) -> SpineRead:
+        from hz.session.spine import read_spine
+
         return read_spine(self.agent_dir(agent_id) / SPINE)

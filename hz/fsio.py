@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
 from pathlib import Path
 
 DIR_MODE = 0o700
@@ -34,6 +33,8 @@ def fsync_dir(path: Path) -> None:
 
 def atomic_write(path: Path, data: bytes | str, *, mode: int = FILE_MODE) -> None:
     """Replace `path` with `data` atomically (temp file, fsync, rename, fsync of the directory)."""
+    import tempfile  # here, not at the top: an idle tick imports this module and never writes
+
     payload = data.encode("utf-8") if isinstance(data, str) else data
     directory = path.parent
     private_dir(directory)

@@ -11,9 +11,7 @@ import importlib
 import importlib.util
 import os
 import sys
-import traceback
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -96,6 +94,9 @@ def main(argv: Sequence[str] | None = None) -> NoReturn:
 
 
 def _write_crash_log() -> Path:
+    import traceback
+    from datetime import UTC, datetime
+
     from hz.config import hz_home
     from hz.fsio import atomic_write
 

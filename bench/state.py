@@ -234,7 +234,7 @@ def racer(root: str, remote: str, folder: str, name: str, slots: int, total: int
 def show(label: str, times: list[float]) -> float:
     ms = sorted(t * 1000 for t in times)
     p95 = ms[min(len(ms) - 1, round(0.95 * (len(ms) - 1)))]
-    print(f"{label:<40} median {statistics.median(ms):6.1f} ms   p95 {p95:6.1f} ms   (n={len(ms)})")
+    print(f"{label:<46} median {statistics.median(ms):6.1f} ms   p95 {p95:6.1f} ms   (n={len(ms)})")
     return statistics.median(ms)
 
 

@@ -163,17 +163,14 @@ def _as_cron_list(value: Any) -> Any:
     return tuple({"cron": item} if isinstance(item, str) else item for item in items)
 
 
-_CRON_SCHEMA: dict[str, Any] = {
-    "oneOf": [
-        {"type": "string", "minLength": 9},
-        {
-            "type": "object",
-            "required": ["cron"],
-            "properties": {"cron": {"type": "string", "minLength": 9}, "tz": {"type": "string"}},
-            "additionalProperties": False,
-        },
-    ]
+_CRON_TEXT: dict[str, Any] = {"type": "string", "minLength": 9}  # five fields and their blanks at least
+_CRON_WITH_ZONE: dict[str, Any] = {
+    "type": "object",
+    "required": ["cron"],
+    "properties": {"cron": _CRON_TEXT, "tz": {"type": "string"}},
+    "additionalProperties": False,
 }
+_CRON_SCHEMA: dict[str, Any] = {"oneOf": [_CRON_TEXT, _CRON_WITH_ZONE]}
 Schedule = Annotated[
     tuple[Cron, ...] | None,
     BeforeValidator(_as_cron_list),
@@ -200,6 +197,13 @@ Sources = Annotated[
 ]
 
 
+Stage = Literal["published", "draft"]
+Scope = Literal["personal", "team"]
+CatchUp = Literal["latest", "all", "skip"]
+Title = Annotated[str, StringConstraints(min_length=1, max_length=80)]
+RENDER_TIMEOUT = timedelta(minutes=15)
+
+
 class Input(_Strict):
     """What a contract reads: one source (or several) of a provider, narrowed by query, facets and window."""
 
@@ -207,7 +211,9 @@ class Input(_Strict):
     query: str | None = None
     facets: Annotated[tuple[Ident, ...], AfterValidator(_unique), _UNIQUE] = ()
     window: Duration | None = None
-    stage: Literal["published", "draft"] = "published"
+    # Only for `contract:` sources: approved text (published) or the newest draft.
+    stage: Stage = "published"
+    # When false, a source that fails or is missing becomes a stated gap instead of a failed turn.
     required: bool = True
     # Schema-1 addition: poll this source again after this long even when no wake asked for it.
     recheck: Duration | None = None
@@ -219,6 +225,9 @@ class Output(_Strict):
     target: Uri
     facets: Annotated[tuple[Ident, ...], AfterValidator(_unique), Field(min_length=1), _UNIQUE]
     format: Literal["markdown", "json"] = "markdown"
+
+
+Outputs = Annotated[dict[Ident, Output], Field(min_length=1)]  # a contract maintains at least one thing
 
 
 class Publish(_Strict):
@@ -263,11 +272,11 @@ class Cost(_Strict):
 class Hz(_Strict):
     """Everything hz-specific, under `hz:`: identity for people, wakes, inputs, outputs, limits."""
 
-    schema_: Literal[1] = Field(alias="schema")
-    title: Annotated[str, StringConstraints(min_length=1, max_length=80)]
+    schema_: Literal[1] = Field(alias="schema")  # `schema` would shadow a BaseModel attribute
+    title: Title
     owner: Handle
-    scope: Literal["personal", "team"]
-    outputs: Annotated[dict[Ident, Output], Field(min_length=1)]
+    scope: Scope
+    outputs: Outputs
     maintainers: Annotated[tuple[Handle, ...], AfterValidator(_unique), _UNIQUE] = ()
     tags: Annotated[tuple[Slug, ...], AfterValidator(_unique), _UNIQUE] = ()
     schedule: Schedule = None
@@ -277,10 +286,10 @@ class Hz(_Strict):
     publishes: tuple[Publish, ...] = ()
     agent: Agent = Agent()
     tools: Annotated[tuple[Tool, ...], AfterValidator(_unique), _UNIQUE] = ()
-    timeout: Duration = timedelta(minutes=15)
+    timeout: Duration = RENDER_TIMEOUT
     retries: Retries = Retries()
     concurrency: Concurrency = Concurrency()
-    catch_up: Literal["latest", "all", "skip"] = "latest"
+    catch_up: CatchUp = "latest"
     cost: Cost = Cost()
     idempotency: Annotated[str, StringConstraints(min_length=1)] = "{memo_key}"
     overrides: Qualified | None = None

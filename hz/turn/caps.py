@@ -1,11 +1,11 @@
 """Spending caps: checked before the first model call against the turn's worst case.
 
-Three caps bind a turn: the contract's own per-turn cap (when it sets one), `[heinzel] max_usd` per turn
-whatever the contract says, and `[heinzel] max_usd_per_day` across all of the user's agents (what was
-already spent today counts against it). The turn's worst case is its token ceiling at the runner's
-price; when that could cross any cap the turn is skipped with reason `cap` and no model is called. The
-smallest cap is also handed to the runner, which enforces it during the turn, so recorded spend can
-never exceed a cap.
+Three caps bind a turn: the contract's own per-turn cap (when it sets one); the user's `[heinzel] max_usd`,
+which limits every single turn even when a contract allows more; and the user's `[heinzel] max_usd_per_day`,
+one budget shared by all of their agents, from which today's spending is already gone. The turn's worst case
+is its token ceiling at the runner's price; when that could cross any cap the turn is skipped with reason
+`cap` and no model is called. The smallest cap is also handed to the runner, which enforces it during the
+turn, so recorded spend can never exceed a cap.
 """
 
 from __future__ import annotations

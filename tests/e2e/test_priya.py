@@ -106,8 +106,8 @@ class Model:
         self.seen.append({"system": system, "user": text})
         if '<input name="approval"' in text:
             return _answer({"kind": "lessons", "report": "learned from Priya's edits", "lessons": [
-                {"sentence": "risks go above the summary", "hunks": ["@@ -1 +1 @@"]},
-                {"sentence": "name the epic, not the ticket numbers", "hunks": ["@@ -3 +3 @@"]},
+                {"sentence": "questions go first", "hunks": ["@@ -1 +1 @@"]},
+                {"sentence": "say service, not repo", "hunks": ["@@ -3 +3 @@"]},
             ]})  # fmt: skip
         if "also mention incidents" in text:
             amendment = {"text": WIDER.format(extra_requires="- `incidents`: the on-call incidents.\n"),
@@ -187,8 +187,8 @@ def test_priyas_weekly_report(repo: Path, hz: Any, priya: tuple[str, Model, Mode
     assert (approval.data["key"], approval.data["decision"]) == (key, "approved")
     assert 0 < approval.data["share_changed"] < 1
     assert [e.data["sentence"] for e in spine if e.kind == "lesson.recorded"] == [
-        "risks go above the summary",
-        "name the epic, not the ticket numbers",
+        "questions go first",
+        "say service, not repo",
     ]
 
     # Tue: asked in chat for incidents; the agent's amendment widens, so it is refused (HZC050) ...
@@ -209,7 +209,7 @@ def test_priyas_weekly_report(repo: Path, hz: Any, priya: tuple[str, Model, Mode
     v2 = tick(root=repo, now=FRI2, runner=runner)
     assert [(e["action"], e["disposition"]) for e in v2.woken] == [("started", "drafted")]
     assert report.read_text().splitlines()[0].startswith("🧝 DRAFT (weekly-report v2)")
-    assert "- risks go above the summary\n- name the epic, not the ticket numbers" in model.seen[-1]["system"]
+    assert "- questions go first\n- say service, not repo" in model.seen[-1]["system"]
     assert "2026-11-04 checkout 502s" in model.seen[-1]["user"]
 
     # A later Friday: Priya chats during think; the model sees it before its next request. A wake

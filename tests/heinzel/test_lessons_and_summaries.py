@@ -28,11 +28,11 @@ def agent() -> str:
             now=NOW, approve=True,
         )  # fmt: skip
         directory = store.agent_dir(agent_id)
-        append_body(directory, "t7", {"lessons": [{"sentence": "risks go above the summary", "hunks": [HUNK]}]})
+        append_body(directory, "t7", {"lessons": [{"sentence": "questions go first", "hunks": [HUNK]}]})
         with store.writer(agent_id) as w:
-            w.append("lesson.recorded", {"lesson_id": "t7.1", "sentence": "risks go above the summary",
+            w.append("lesson.recorded", {"lesson_id": "t7.1", "sentence": "questions go first",
                                          "hunks": [fingerprint_bytes(HUNK.encode())]}, turn="t7", now=NOW)  # fmt: skip
-            w.append("lesson.recorded", {"lesson_id": "t7.2", "sentence": "name the epic, not the tickets"},
+            w.append("lesson.recorded", {"lesson_id": "t7.2", "sentence": "say service, not repo path"},
                      turn="t7", now=NOW)  # fmt: skip
     return agent_id
 
@@ -41,10 +41,10 @@ def test_lessons_are_listed_with_their_hunks_and_dismissed_but_kept(hz: Any, age
     listed = hz("heinzel", "lessons", "weekly-report")
     assert listed.out == (
         "what weekly-report learned from you\n"
-        "1. risks go above the summary\n"
+        "1. questions go first\n"
         "   t7.1 · 2026-11-02T09:00:00.000Z\n"
         "   | -## Summary\n   | -…\n   | +## Risks\n   | +…\n"
-        "2. name the epic, not the tickets\n"
+        "2. say service, not repo path\n"
         "   t7.2 · 2026-11-02T09:00:00.000Z\n"
     )
     assert hz("heinzel", "dismiss", "weekly-report", "2").out == "lesson 2 of weekly-report dismissed\n"
@@ -55,10 +55,7 @@ def test_lessons_are_listed_with_their_hunks_and_dismissed_but_kept(hz: Any, age
     assert missing.exit_code == 1
     assert missing.err == "error: weekly-report has no lesson t9.9\n  hint: hz heinzel lessons weekly-report\n"
     shown = hz("heinzel", "show", "weekly-report").out
-    assert (
-        "what I learned from you\n  1. risks go above the summary\n  2. name the epic, not the tickets (dismissed)\n"
-        in shown
-    )
+    assert "what I learned from you\n  1. questions go first\n  2. say service, not repo path (dismissed)\n" in shown
 
 
 def test_an_expired_body_is_a_visible_gap(hz: Any, agent: str) -> None:
@@ -66,7 +63,7 @@ def test_an_expired_body_is_a_visible_gap(hz: Any, agent: str) -> None:
         os.unlink(body_path(store.agent_dir(agent), "t7"))
     out = hz("heinzel", "lessons", "weekly-report").out
     gap = "   | (the diff expired with the turn's body)\n"
-    assert "1. risks go above the summary\n   t7.1 · 2026-11-02T09:00:00.000Z\n" + gap in out
+    assert "1. questions go first\n   t7.1 · 2026-11-02T09:00:00.000Z\n" + gap in out
 
 
 def test_lessons_never_touch_the_contract(agent: str) -> None:

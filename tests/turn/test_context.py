@@ -13,7 +13,7 @@ def material(**kw: object) -> ctx.Material:
     base: dict[str, object] = {
         "contract_body": "### Goal\n\nThe digest is current.\n",
         "skills": [("markdown", "Write tidy Markdown.")],
-        "lessons": ["risks go above the summary", "name the epic"],
+        "lessons": ["questions go first", "say service"],
         "summary": {"asset": "doc:digest", "user_wants": "short"},
         "history": [{"turn": "t1", "cause": "schedule", "disposition": "drafted", "report": "drafted week 44"}],
         "last_approved": "# Week 44\n",
@@ -33,7 +33,7 @@ def test_instructions_come_in_the_fixed_order() -> None:
         text.index("## What you learned from this user"),
     ]
     assert order == sorted(order)
-    assert text.endswith("- risks go above the summary\n- name the epic")
+    assert text.endswith("- questions go first\n- say service")
 
 
 def test_messages_come_in_the_fixed_order() -> None:

@@ -46,13 +46,27 @@ def heinzel() -> None:
 
 @click.command("new")
 @click.argument("name")
-@click.option("--from", "source", required=True, type=click.Path(dir_okay=False, path_type=Path),
+@click.option("--from", "source", type=click.Path(dir_okay=False, path_type=Path),
               help="A .prose.md contract to compile as version 1.")  # fmt: skip
+@click.option("--say", "sentence", metavar="SENTENCE",
+              help="What the agent should do, in plain words; the model runner writes version 1.")  # fmt: skip
 @click.option("--namespace", type=click.Choice(["me", "project", "team"]), default="me", show_default=True)
-def new(name: str, source: Path, namespace: str) -> int:
-    """Propose a new Heinzelmännchen NAME from a contract file; `hz approve NAME` lets it wake."""
+def new(name: str, source: Path | None, sentence: str | None, namespace: str) -> int:
+    """Propose a new Heinzelmännchen NAME from a contract file or a sentence; `hz approve NAME` lets it wake.
+
+    \b
+    hz heinzel new weekly --from weekly.prose.md
+    hz heinzel new weekly --say "every Friday at 15:00 draft the week's merged work into reports/weekly.md"
+    """
+    if (source is None) == (sentence is None):
+        raise click.UsageError("give exactly one of --from PATH or --say SENTENCE")
+    if sentence is not None:
+        from hz.commands.heinzel_new_sentence import new_from_sentence_command
+
+        return new_from_sentence_command(sys.stdout, name, sentence, namespace=namespace, environ=os.environ)
     from hz.commands.heinzel_manage import new_command
 
+    assert source is not None
     return new_command(sys.stdout, name, source, namespace=namespace, environ=os.environ)
 
 

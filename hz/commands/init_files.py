@@ -80,6 +80,20 @@ POLICIES = """\
 # contracts = ["team:repo-digest"]     # optional: only these contracts may use it
 """
 
+# Both workflows install hz the same way: from a pinned requirement the team sets, never a guess.
+_INSTALL_STEPS = """\
+      - uses: actions/setup-python@v5
+        with:
+          python-version: "3.12"
+      - name: Install hz
+        run: |
+          if [ -z "$HZ_PACKAGE" ]; then
+            echo "::error::set the repository variable HZ_PACKAGE to a pinned pip requirement of hz"
+            exit 1
+          fi
+          python -m pip install "$HZ_PACKAGE"
+"""
+
 TICK_WORKFLOW = """\
 # Runs hz's tick for this team repository. Team contracts are leased, so a tick here and one on a
 # teammate's machine never run the same slot twice; this run only picks up slots left undone.
@@ -107,18 +121,9 @@ jobs:
       - uses: actions/checkout@v4
         with:
           fetch-depth: 0
-      - uses: actions/setup-python@v5
-        with:
-          python-version: "3.12"
-      - name: Install hz
-        run: |
-          if [ -z "$HZ_PACKAGE" ]; then
-            echo "::error::set the repository variable HZ_PACKAGE to a pinned pip requirement of hz"
-            exit 1
-          fi
-          python -m pip install "$HZ_PACKAGE"
+@INSTALL_STEPS@
       - run: hz tick
-"""
+""".replace("@INSTALL_STEPS@\n", _INSTALL_STEPS)
 
 CHECK_WORKFLOW = """\
 # Checks contracts and the generated CODEOWNERS on every pull request.
@@ -137,16 +142,7 @@ jobs:
       HZ_PACKAGE: ${{ vars.HZ_PACKAGE }}
     steps:
       - uses: actions/checkout@v4
-      - uses: actions/setup-python@v5
-        with:
-          python-version: "3.12"
-      - name: Install hz
-        run: |
-          if [ -z "$HZ_PACKAGE" ]; then
-            echo "::error::set the repository variable HZ_PACKAGE to a pinned pip requirement of hz"
-            exit 1
-          fi
-          python -m pip install "$HZ_PACKAGE"
+@INSTALL_STEPS@
       - run: hz workflow validate
       - run: hz codeowners --check
-"""
+""".replace("@INSTALL_STEPS@\n", _INSTALL_STEPS)

@@ -17,8 +17,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from hz.runners.base import BudgetExceeded, RunnerFailed, ThinkRequest, ThinkResult, Usage
-from hz.runners.cli import Finished, outcome_from, parse_json_object, run_cli
-from hz.runners.pricing import Price, price_of
+from hz.runners.cli import CliRunner, Finished, outcome_from, parse_json_object, run_cli
+from hz.runners.pricing import price_of
 from hz.runners.prompt import cli_prompt
 from hz.runners.settings import DEFAULT_CLASSES, RunnerSettings
 from hz.runners.wire import outcome_schema_text
@@ -28,14 +28,8 @@ DEFAULT_MAX_TURNS = 10
 MAX_OUTPUT_TOKENS = 32_000  # what one answer may hold at most, whatever the turn's ceiling
 
 
-class ClaudeCodeRunner:
+class ClaudeCodeRunner(CliRunner):
     name = LABEL
-
-    def __init__(self, command: str, model: str | None, price: Price, environ: Mapping[str, str]) -> None:
-        self.command = command
-        self.model = model
-        self.price = price
-        self.environ = dict(environ)
 
     @classmethod
     def from_settings(
@@ -44,9 +38,6 @@ class ClaudeCodeRunner:
         cli = settings.claude_code
         model = cli.choice.resolve(hint, DEFAULT_CLASSES["claude-code"])
         return cls(cli.command, model, price_of(model or "sonnet", settings.prices), environ)
-
-    def worst_case_usd(self, max_tokens: int) -> float:
-        return self.price.worst_case(max_tokens)
 
     def argv(self, request: ThinkRequest) -> list[str]:
         argv = [self.command, "-p", "--output-format", "json", "--json-schema", outcome_schema_text()]

@@ -22,7 +22,22 @@ from typing import Any
 
 from hz.runners.base import RunnerFailed, RunnerNotConfigured, RunnerTimeout, ThinkRequest, Usage
 from hz.runners.outcome import Outcome, outcome_problems
+from hz.runners.pricing import Price
 from hz.runners.wire import WireOutcome
+
+
+class CliRunner:
+    """What the vendor CLI runners share: the command to run, the model, its price, the environment."""
+
+    def __init__(self, command: str, model: str | None, price: Price, environ: Mapping[str, str]) -> None:
+        self.command = command
+        self.model = model
+        self.price = price
+        self.environ = dict(environ)
+
+    def worst_case_usd(self, max_tokens: int) -> float:
+        return self.price.worst_case(max_tokens)
+
 
 GRACE_S = 1.0  # between SIGTERM and SIGKILL of a CLI that overran its timeout
 STDERR_TAIL = 400  # characters of stderr quoted in an error

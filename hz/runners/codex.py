@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from hz.runners.base import RunnerFailed, ThinkRequest, ThinkResult, Usage
-from hz.runners.cli import Finished, outcome_from, parse_json_object, run_cli
-from hz.runners.pricing import Price, price_of
+from hz.runners.cli import CliRunner, Finished, outcome_from, parse_json_object, run_cli
+from hz.runners.pricing import price_of
 from hz.runners.prompt import cli_prompt
 from hz.runners.settings import RunnerSettings
 from hz.runners.wire import outcome_schema_text
@@ -29,14 +29,8 @@ LABEL = "codex"
 UNNAMED_MODEL_PRICE = "gpt-6.1-sol"  # Codex's own default model is unknown to hz: price it as the dearest class
 
 
-class CodexRunner:
+class CodexRunner(CliRunner):
     name = LABEL
-
-    def __init__(self, command: str, model: str | None, price: Price, environ: Mapping[str, str]) -> None:
-        self.command = command
-        self.model = model
-        self.price = price
-        self.environ = dict(environ)
 
     @classmethod
     def from_settings(
@@ -46,9 +40,6 @@ class CodexRunner:
         # a class hint maps only to models the user named; otherwise Codex keeps its own default
         model = cli.choice.resolve(hint, {})
         return cls(cli.command, model, price_of(model or UNNAMED_MODEL_PRICE, settings.prices), environ)
-
-    def worst_case_usd(self, max_tokens: int) -> float:
-        return self.price.worst_case(max_tokens)
 
     def argv(self, schema_file: Path) -> list[str]:
         argv = [self.command, "exec", "--json", "--skip-git-repo-check", "--sandbox", "read-only", "--ephemeral"]

@@ -57,17 +57,32 @@ PENDING = ("-", "draft", "amendment", "draft,amendment", "question", "draft,ques
 
 
 def render(lines: list[ListLine], spent: dict[str, float], out: TextIO) -> None:
-    """The table: one tuple and one format per agent (it lists 10,000 agents in a few milliseconds)."""
+    """The table, one `%` format per agent: 10,000 agents in a few milliseconds.
+
+    Column widths come from the few distinct values of each column (states, versions, pending bits,
+    costs) rather than from a transposed copy of the whole table, which cost more than the formatting."""
     if not lines:
         out.write("no Heinzelmännchen yet (hz heinzel new NAME --from FILE, or hz workflow migrate)\n")
         return
-    table = [HEADER]
-    table += [(f"{namespace}:{name}", state, f"v{version}" if version else "-",
-               (due or "-").replace("T", " ").removesuffix("Z"), PENDING[pending], f"{spent.get(id_, 0):.2f}", id_)
-              for namespace, name, state, version, due, pending, id_ in lines]  # fmt: skip
-    widths = [max(map(len, column)) for column in list(zip(*table, strict=True))[:-1]]
-    line = "  ".join(f"{{:<{width}}}" for width in widths) + "  {}\n"
-    out.write("".join(line.format(*row) for row in table))
+    names = [f"{namespace}:{name}" for namespace, name, *_ in lines]
+    dues = {due: due.replace("T", " ").removesuffix("Z") if due else "-" for due in {x[4] for x in lines}}
+    shown = {id_: f"{usd:.2f}" for id_, usd in spent.items()}
+    costs = {x[6]: shown[x[6]] for x in lines if x[6] in shown} if shown else {}
+    columns = (
+        names,
+        {x[2] for x in lines},
+        {f"v{v}" if v else "-" for v in {x[3] for x in lines}},
+        dues.values(),
+        {PENDING[bits] for bits in {x[5] for x in lines}},
+        ["0.00", *costs.values()],
+    )
+    widths = [max(len(title), *map(len, values)) for title, values in zip(HEADER, columns, strict=False)]
+    row = "  ".join(f"%-{width}s" for width in widths) + "  %s\n"
+    out.write(row % HEADER)
+    out.write("".join([row % (
+        shown_name, state, f"v{version}" if version else "-", dues[due], PENDING[pending], costs.get(id_, "0.00"), id_)
+        for shown_name, (_, _, state, version, due, pending, id_) in zip(names, lines, strict=True)
+    ]))  # fmt: skip
 
 
 def list_command(

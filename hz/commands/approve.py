@@ -8,8 +8,6 @@ provides it (SEAM, see the docstring there).
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import TextIO
@@ -68,10 +66,6 @@ def _agent(store: Store, item: str) -> Row | None:
 
 
 def _approve_draft(key: str, environ: Mapping[str, str], now: datetime) -> int:
-    # SEAM: the turn engine owns drafts; hz approve hands a draft's key to it when it is there.
-    if importlib.util.find_spec("hz.turn.drafts") is not None:
-        module = importlib.import_module("hz.turn.drafts")
-        approve_draft = getattr(module, "approve_draft", None)
-        if approve_draft is not None:
-            return int(approve_draft(key, environ=environ, now=now))
-    raise HzError(f"{key} is a draft; approve it where it was placed (edit, then delete its tag line)")
+    from hz.turn.drafts import approve_draft
+
+    return approve_draft(key, environ=environ, now=now)

@@ -33,7 +33,7 @@ def run_validate(
 def _validate(paths: Sequence[Path], environ: Mapping[str, str], cwd: Path | None) -> tuple[list[Diagnostic], int]:
     if not paths:
         compiled = compile_here(environ, cwd)
-        return list(compiled.diagnostics), len(compiled.contracts)
+        return sorted({*compiled.diagnostics, *_playbook(compiled.root)}), len(compiled.contracts)
     files = expand(paths, cwd or Path.cwd())
     try:
         compiled = compile_here(environ, cwd)
@@ -43,6 +43,15 @@ def _validate(paths: Sequence[Path], environ: Mapping[str, str], cwd: Path | Non
     inside = {by_path[f].path for f in files if f in by_path}
     found = [d for d in compiled.diagnostics if d.path in inside]
     return found + _standalone([f for f in files if f not in by_path]), len(files)
+
+
+def _playbook(root: Path | None) -> list[Diagnostic]:
+    """The team's playbook of discovery hints is checked along with the repository's contracts."""
+    if root is None:
+        return []
+    from hz.contract.playbook import load_playbook
+
+    return load_playbook(root)[1]
 
 
 def expand(paths: Sequence[Path], cwd: Path) -> list[Path]:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from hz.turn.asked import marked
+from hz.turn.discover_day import discovery_due
 
 
 @dataclass
@@ -48,10 +49,11 @@ class Pending:
     watched: list[dict[str, Any]]
     fresh: list[dict[str, Any]]  # approved agents that never had a turn: their `created` turn
     asked: list[dict[str, str]] = field(default_factory=list)  # inbox messages no spine took in yet
+    discover: bool = False  # today's discovery pass over the playbook's hints is still to run
 
     def empty(self) -> bool:
         lists = (self.due, self.waits, self.running, self.drafts, self.watched, self.fresh, self.asked)
-        return not any(lists)
+        return not any(lists) and not self.discover
 
 
 FRESH = "SELECT id FROM agents WHERE state = 'asleep' AND last_turn IS NULL"
@@ -68,7 +70,8 @@ def pending(index: Any, now: datetime, root: Path | None, store_root: Path | Non
 
     A turn that waits only for a time is found by `waits_due`; one that waits on a condition is looked
     at every tick. A placed draft counts only once its place changed (its tag line or branch). Messages
-    that wait in an inbox are found by listing one folder of markers (`hz.turn.asked`).
+    that wait in an inbox are found by listing one folder of markers (`hz.turn.asked`). Whether today's
+    discovery pass is due costs a stat of the playbook and a read of a small file (`hz.turn.discover_day`).
     """
     running = [r for r in index.running_turns() if r["status"] == "running"]
     return Pending(
@@ -79,6 +82,7 @@ def pending(index: Any, now: datetime, root: Path | None, store_root: Path | Non
         watched=index.watched(),
         fresh=_fresh(index),
         asked=[] if store_root is None else marked(store_root),
+        discover=discovery_due(root, store_root, now),
     )
 
 

@@ -70,6 +70,8 @@ class ThinkRequest:
     model: str | None = None  # the contract's `agent.model` hint: a class (fast|balanced|deep) or a provider id
     max_turns: int | None = None  # the contract's `agent.max_turns`: model requests / CLI turns at most
     cwd: Path | None = None  # where a CLI runner runs; None means a fresh empty directory
+    # sources a playbook hint turned up that the contract does not read: {source, hint, why} each
+    discovered: tuple[Mapping[str, str], ...] = ()
 
 
 @dataclass(frozen=True)

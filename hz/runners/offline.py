@@ -3,7 +3,9 @@
 It fills each requested facet of each output from this wake's inputs: how many items each input
 holds and a line per item with its link, and it says in the first line of every facet that no model
 wrote the text. A facet named like an input facet draws on that facet only; any other facet lists
-every input. It costs nothing, so it can never cross a cap, and a fresh clone runs end to end with it.
+every input. A wake for discovered sources only becomes a question to the user (read them?); a draft
+that comes with discovered sources names them in its report. It costs nothing, so it can never cross a
+cap, and a fresh clone runs end to end with it.
 """
 
 from __future__ import annotations
@@ -37,6 +39,8 @@ class OfflineRunner:
 
 def offline_outcome(request: ThinkRequest) -> Outcome:
     want = request.want
+    if request.discovered and "draft" not in want and "question" in want:
+        return _discovered_question(request)
     if "draft" in want and request.outputs:
         drafts = {name: {f: _facet_text(f, request.inputs) for f in facets} for name, facets in request.outputs.items()}
         return Outcome(kind="draft", report=_draft_report(request), drafts=drafts)
@@ -55,7 +59,23 @@ def offline_outcome(request: ThinkRequest) -> Outcome:
 def _draft_report(request: ThinkRequest) -> str:
     items = sum(_count(value) for facets in request.inputs.values() for value in facets.values())
     outputs = ", ".join(sorted(request.outputs))
-    return f"offline draft of {outputs} from {len(request.inputs)} inputs ({items} items), no model"
+    report = f"offline draft of {outputs} from {len(request.inputs)} inputs ({items} items), no model"
+    if request.discovered:
+        report += "; not in the contract yet: " + ", ".join(d["source"] for d in request.discovered)
+    return report if len(report) <= 300 else report[:299] + "…"
+
+
+def _discovered_question(request: ThinkRequest) -> Outcome:
+    """A wake for discovered sources only: ask the user whether the contract should read them."""
+    found = [f"{d['source']} (hint {d['hint']}: {d['why']})" for d in request.discovered]
+    if len(found) == 1:
+        question = f"A source your contract does not read turned up: {found[0]}. Add it to the contract's inputs?"
+    else:
+        listed = "; ".join(found)
+        question = f"Sources your contract does not read turned up: {listed}. Add them to the contract's inputs?"
+    count = len(found)
+    report = f"offline runner: asks whether to read {count} discovered source{'' if count == 1 else 's'}"
+    return Outcome(kind="question", report=report, question=question)
 
 
 def _facet_text(facet: str, inputs: Mapping[str, Mapping[str, Any]]) -> str:

@@ -8,6 +8,7 @@ from hz.runners.base import ContextMessage, ThinkRequest
 from hz.session.bodies import append_body, read_body
 from hz.session.inbox import list_requests
 from hz.turn import context, history, steering
+from hz.turn.discover import sources_for
 from hz.turn.engine import Deps, Turn
 from hz.turn.hztools import offered
 from hz.turn.journal import Journal
@@ -41,6 +42,7 @@ def build_request(
         model=turn.plan.model,
         max_turns=turn.plan.max_turns,
         cwd=turn.plan.root,
+        discovered=tuple(sources_for(journal.directory, turn.keys)),
     )
 
 
@@ -68,6 +70,7 @@ def material(journal: Journal, turn: Turn, deps: Deps) -> context.Material:
         last_approved=last_approved(journal, events),
         inputs=turn.gathered.values if turn.gathered else None,
         asked=asked_texts(journal, turn) + steering.steered_texts(journal, turn),
+        discovered=sources_for(journal.directory, turn.keys),
     )
 
 

@@ -27,6 +27,8 @@ def wanted(turn: Turn) -> frozenset[str]:
     """The outcome kinds this turn may produce."""
     if turn.cause == "approval":
         return frozenset({"lessons", "nothing"})
+    if set(turn.causes) == {"discovered"}:  # nothing to draft: only a proposal to read more, for the user
+        return frozenset({"question", "amendment", "nothing"})
     return frozenset({"draft", "question", "amendment", "nothing"})
 
 

@@ -58,7 +58,9 @@ def run_tick(
     config = load_user_config(environ)
     settings = config.heinzel
     report = TickReport(now)
-    candidates = _candidates(store, work, report, root=root, now=now, default_tz=config.timezone or "UTC")
+    default_tz = config.timezone or "UTC"
+    discovered = _discover(store, work, report, root=root, now=now, default_tz=default_tz)
+    candidates = _candidates(store, work, report, root=root, now=now, default_tz=default_tz, discovered=discovered)
     _apply_heights(candidates, root, environ)
     candidates.sort(key=lambda c: (c.height, c.due, c.agent_id))
     team = _team(root, environ, config.handle, report)
@@ -112,15 +114,37 @@ def _team(root: Path | None, environ: Mapping[str, str], handle: str | None, rep
         return None
 
 
-def _candidates(
+def _discover(
     store: Store, work: Pending, report: TickReport, *, root: Path | None, now: datetime, default_tz: str
+) -> dict[str, list[Cause]]:
+    """Today's discovery pass when it is due: new `discovered` causes by agent, playbook problems reported."""
+    if not work.discover or root is None:
+        return {}
+    from hz.turn.discover import discovery_pass
+
+    found = discovery_pass(store, root, now, default_tz=default_tz)
+    report.woken.extend({"agent": "discovery", "action": "error", "error": error} for error in found.errors)
+    return found.causes
+
+
+def _candidates(
+    store: Store,
+    work: Pending,
+    report: TickReport,
+    *,
+    root: Path | None,
+    now: datetime,
+    default_tz: str,
+    discovered: Mapping[str, list[Cause]] | None = None,
 ) -> list[Candidate]:
     from hz.turn.agents import load_plan
 
+    discovered = discovered or {}
     ids: dict[str, None] = {}
     for rows in (work.running, work.waits, work.due, work.drafts, work.watched, work.fresh, work.asked):
         for row in rows:
             ids.setdefault(str(row.get("agent") or row.get("id")), None)
+    ids.update(dict.fromkeys(discovered))
     asked: dict[str, list[str]] = {}
     for marker in work.asked:
         asked.setdefault(marker["agent"], []).append(marker["request_id"])
@@ -133,7 +157,7 @@ def _candidates(
             unmark(store.root, agent_id, asked.get(agent_id, ()))
             continue
         row = found_row
-        if not _belongs_here(row, root):
+        if not belongs_here(row, root):
             continue
         if row["state"] in {"proposed", "paused"} or not row.get("contract_version"):
             continue
@@ -149,11 +173,12 @@ def _candidates(
             candidate.causes.extend(_schedule_causes(plan, row, now))
         if agent_id in fresh_ids:
             candidate.causes.append(_created(plan, now))
+        candidate.causes.extend(discovered.get(agent_id, ()))
         found.append(candidate)
     return found
 
 
-def _belongs_here(row: Mapping[str, Any], root: Path | None) -> bool:
+def belongs_here(row: Mapping[str, Any], root: Path | None) -> bool:
     """An agent adopted from a repository runs only in a tick of that repository (its contract is there)."""
     if row.get("origin") != "adopted" or not row.get("source"):
         return True

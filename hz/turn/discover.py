@@ -1,0 +1,166 @@
+"""The daily discovery pass: sources a playbook hint turns up that an agent's contract does not read.
+
+Once per UTC day per repository (`hz.turn.discover_day`), inside the tick: for each active agent of this
+repository that a hint is for, the files the hint's glob names (`hz.turn.repoglob`) minus the ones its
+contract already reads, minus the ones its session already knows (the key `<id>@discovered:<source
+fingerprint>` is in the index, whatever became of that turn). At most `MAX_PER_AGENT` sources per agent
+and day, in hint order then path order; the rest wait for the next day's pass. Each one becomes a
+`discovered` cause, so the tick wakes the agent once for all of them.
+
+The source's words (its reference, the hint's name and `why`) never reach the spine: they are kept in a
+small file per source in the agent's folder (`discovered/<fingerprint>.json`, 0600), which the turn reads
+back by its keys (`sources_for`), so a resumed turn sees what the first attempt saw.
+
+The day is marked before anyone is woken: an agent that is busy, deferred or fails keeps its sources
+unknown to its session, and the next day's pass finds them again.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from hz.canonical import fingerprint
+from hz.errors import HzError
+from hz.fsio import atomic_write, private_dir
+from hz.session.store import Store
+from hz.turn.causes import Cause, discovered_key
+
+MAX_PER_AGENT = 5
+DETAILS = "discovered"  # folder in an agent's session folder: what each proposed source is
+_MARK = "@discovered:"
+_COLUMNS = ("id", "name", "namespace", "state", "origin", "source", "contract_version")
+_INACTIVE = frozenset({"proposed", "paused", "retired"})  # asleep, awake and waiting agents are active
+
+
+@dataclass
+class Discovery:
+    causes: dict[str, list[Cause]] = field(default_factory=dict)  # agent id -> its new discovered causes
+    errors: list[str] = field(default_factory=list)  # the playbook's diagnostics, one line each
+
+
+def discovery_pass(store: Store, root: Path, now: datetime, *, default_tz: str = "UTC") -> Discovery:
+    from hz.contract.playbook import load_playbook
+    from hz.turn.discover_day import mark_done
+
+    mark_done(root, store.root, now)
+    hints, problems = load_playbook(root)
+    found = Discovery(errors=[f"{d.path}:{d.line}:{d.column}  {d.code}  {d.loc}: {d.message}" for d in problems])
+    if not hints:
+        return found
+    listings: dict[str, list[str]] = {}
+    for row in store.index.agents(columns=_COLUMNS):
+        if row["state"] in _INACTIVE:
+            continue
+        sources = _new_sources(store, row, hints, root, listings, default_tz)
+        if sources:
+            agent_id = str(row["id"])
+            found.causes[agent_id] = [_cause(store, agent_id, source, now) for source in sources]
+    return found
+
+
+@dataclass(frozen=True)
+class Source:
+    ref: str  # `file:<path>`
+    hint: str
+    why: str
+
+    @property
+    def fingerprint(self) -> str:
+        return fingerprint(self.ref)
+
+
+def _new_sources(
+    store: Store, row: Mapping[str, Any], hints: Iterable[Any], root: Path, listings: dict[str, list[str]], tz: str
+) -> list[Source]:
+    from hz.registry import SOURCE_SCHEMES
+    from hz.turn.agents import load_plan
+    from hz.turn.ticking import belongs_here
+
+    if not row.get("contract_version") or not belongs_here(row, root):
+        return []
+    agent_id = str(row["id"])
+    try:
+        plan = load_plan(store.agent_dir(agent_id), row, int(row["contract_version"]), root=root, default_tz=tz)
+    except HzError:
+        return []  # the agent's own turns say why its contract does not load
+    contract = plan.contract
+    tags = tuple(contract.frontmatter.hz.tags)
+    reads = named_files(contract, root)
+    picked: dict[str, Source] = {}
+    for hint in hints:
+        # a team contract cannot read a personal source (HZC017): proposing one would be noise
+        if not hint.applies(contract.name, tags) or (plan.scope == "team" and SOURCE_SCHEMES[hint.scheme].personal):
+            continue
+        if hint.pattern not in listings:
+            from hz.turn.repoglob import matching_files
+
+            listings[hint.pattern] = matching_files(root, hint.pattern)
+        for path in listings[hint.pattern]:
+            source = Source(f"{hint.scheme}:{path}", hint.name, hint.why)
+            if source.ref in picked or is_named(path, reads):
+                continue
+            if store.index.key_kind(agent_id, discovered_key(agent_id, source.fingerprint)) is None:
+                picked[source.ref] = source
+            if len(picked) >= MAX_PER_AGENT:
+                return list(picked.values())
+    return list(picked.values())
+
+
+def named_files(contract: Any, root: Path) -> list[str]:
+    """The `file:` paths and globs a contract reads, relative to the repository root."""
+    base = root.resolve()
+    named: list[str] = []
+    for spec in contract.frontmatter.hz.inputs.values():
+        for uri in spec.source:
+            if not str(uri).startswith("file:"):
+                continue
+            target = str(uri)[len("file:") :].strip()
+            if target.startswith("/"):
+                try:
+                    target = Path(target).relative_to(base).as_posix()
+                except ValueError:
+                    continue  # outside the root: it names nothing discovery could find
+            named.append(target)
+    return named
+
+
+def is_named(path: str, named: Iterable[str]) -> bool:
+    from hz.turn.repoglob import matches
+
+    return any(matches(glob, path) for glob in named)
+
+
+def _cause(store: Store, agent_id: str, source: Source, now: datetime) -> Cause:
+    key = discovered_key(agent_id, source.fingerprint)
+    folder = private_dir(store.agent_dir(agent_id) / DETAILS)
+    record = {"source": source.ref, "hint": source.hint, "why": source.why}
+    atomic_write(folder / _file_name(source.fingerprint), json.dumps(record, sort_keys=True, ensure_ascii=False))
+    return Cause("discovered", key, now, {"source": source.ref})
+
+
+def sources_for(agent_dir: Path, keys: Iterable[str]) -> list[dict[str, str]]:
+    """What each discovered key of a turn names (source, hint, why), in the order of the sources."""
+    found: list[dict[str, str]] = []
+    for key in keys:
+        if _MARK not in key:
+            continue
+        path = agent_dir / DETAILS / _file_name(key.split(_MARK, 1)[1])
+        try:
+            record = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue  # its record is gone: the turn has nothing to show for it
+        if isinstance(record, dict):
+            found.append({k: str(record.get(k, "")) for k in ("source", "hint", "why")})
+    return sorted(found, key=lambda d: d["source"])
+
+
+def _file_name(source_fingerprint: str) -> str:
+    digest = source_fingerprint.removeprefix("sha256:")
+    if len(digest) != 64 or not set(digest) <= set("0123456789abcdef"):
+        return "not-a-fingerprint"  # a key is ours, but a file name built from it must stay in its folder
+    return digest + ".json"

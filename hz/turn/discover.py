@@ -33,7 +33,7 @@ from hz.turn.causes import Cause, discovered_key
 MAX_PER_AGENT = 5
 DETAILS = "discovered"  # folder in an agent's session folder: what each proposed source is
 _MARK = "@discovered:"
-_COLUMNS = ("id", "name", "namespace", "state", "origin", "source", "contract_version")
+_COLUMNS = ("id", "name", "namespace", "state", "origin", "source", "contract_name", "contract_version")
 _INACTIVE = frozenset({"proposed", "paused", "retired"})  # asleep, awake and waiting agents are active
 
 
@@ -53,14 +53,31 @@ def discovery_pass(store: Store, root: Path, now: datetime, *, default_tz: str =
     if not hints:
         return found
     listings: dict[str, list[str]] = {}
+    wanted = _named_targets(hints)
     for row in store.index.agents(columns=_COLUMNS):
-        if row["state"] in _INACTIVE:
+        if row["state"] in _INACTIVE or (wanted is not None and _contract_name(row) not in wanted):
             continue
         sources = _new_sources(store, row, hints, root, listings, default_tz)
         if sources:
             agent_id = str(row["id"])
             found.causes[agent_id] = [_cause(store, agent_id, source, now) for source in sources]
     return found
+
+
+def _named_targets(hints: Iterable[Any]) -> set[str] | None:
+    """The contract names the hints are for, when only names count (no tags, no hint for everyone).
+
+    Then an agent of another contract is passed over without loading its contract."""
+    names: set[str] = set()
+    for hint in hints:
+        if hint.targets is None or any(t.startswith("tag:") for t in hint.targets):
+            return None
+        names.update(hint.targets)
+    return names
+
+
+def _contract_name(row: Mapping[str, Any]) -> str:
+    return str(row.get("contract_name") or row["name"])
 
 
 @dataclass(frozen=True)

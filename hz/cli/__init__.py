@@ -1,23 +1,28 @@
-"""The `hz` command line: the root group, lazy sub-commands and the one error boundary.
+"""The `hz` command line: the entry point, the registry of lazy sub-commands and the one error boundary.
 
 Sub-command modules are imported only when they are invoked, so `hz tick` on an idle machine does not
 pay for pydantic, pygit2 or ruamel. Each module under `hz.cli` holds click wiring only and calls a
 function in `hz.commands` (or a package) that returns an exit code.
+
+This module does not import click: the root group lives in `hz.cli.group`, and the console entry point
+(`main`) runs a plain `hz tick [--now ISO] [--json]` without click at all (`hz.cli.fastpath`), because
+click's import is a large share of a fresh idle tick. Everything else goes through click.
 """
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
-import click
+from hz.errors import EXIT_BUG, EXIT_INTERRUPTED, HzError
 
-from hz.errors import EXIT_BUG, EXIT_INTERRUPTED, EXIT_OK, HzError
+if TYPE_CHECKING:
+    from hz.cli.group import LazyGroup, root
+
+__all__ = ["COMMANDS", "LazyGroup", "main", "root", "run"]
 
 # name -> "module:attribute" of a click command or group
 COMMANDS: dict[str, str] = {
@@ -37,60 +42,49 @@ COMMANDS: dict[str, str] = {
 }
 
 
-def _available(target: str) -> bool:
-    return importlib.util.find_spec(target.partition(":")[0]) is not None
+def __getattr__(name: str) -> Any:
+    """`hz.cli.root` and `hz.cli.LazyGroup` still resolve, importing click only when asked for."""
+    if name in ("root", "LazyGroup"):
+        from hz.cli import group
 
-
-class LazyGroup(click.Group):
-    """A group whose sub-commands are imported on first use."""
-
-    def __init__(self, *args: Any, lazy: dict[str, str], **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.lazy = lazy
-
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        names = set(super().list_commands(ctx))
-        names.update(name for name, target in self.lazy.items() if _available(target))
-        return sorted(names)
-
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        target = self.lazy.get(cmd_name)
-        if target is None or not _available(target):
-            return super().get_command(ctx, cmd_name)
-        module_name, _, attribute = target.partition(":")
-        command = getattr(importlib.import_module(module_name), attribute)
-        assert isinstance(command, click.Command), target
-        return command
-
-
-@click.group(cls=LazyGroup, lazy=COMMANDS, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="hz", prog_name="hz")
-def root() -> None:
-    """hz keeps a team's Markdown contracts true with durable agents (Heinzelmännchen)."""
+        return getattr(group, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def run(argv: Sequence[str] | None = None) -> int:
-    """Run the CLI and return its exit code; every exception is mapped here and nowhere else."""
-    try:
-        result = root.main(args=list(argv) if argv is not None else None, prog_name="hz", standalone_mode=False)
-    except HzError as exc:
-        click.echo(exc.render(), err=True)
-        return exc.exit_code
-    except (click.Abort, KeyboardInterrupt):
-        click.echo("interrupted", err=True)
-        return EXIT_INTERRUPTED
-    except click.ClickException as exc:
-        exc.show()
-        return exc.exit_code
-    except Exception:
-        log = _write_crash_log()
-        click.echo(f"hz hit a bug; the traceback is in {log}", err=True)
-        return EXIT_BUG
-    return result if isinstance(result, int) else EXIT_OK
+    """Run the CLI through click and return its exit code; every exception is mapped here."""
+
+    def through_click() -> int:
+        from hz.cli.group import invoke
+
+        return invoke(argv)
+
+    return guarded(through_click)
 
 
 def main(argv: Sequence[str] | None = None) -> NoReturn:
-    sys.exit(run(argv))
+    """The console entry point (`hz`, `python -m hz`)."""
+    args = sys.argv[1:] if argv is None else list(argv)
+    from hz.cli.fastpath import fast_tick
+
+    work = fast_tick(args)
+    sys.exit(run(args) if work is None else guarded(work))
+
+
+def guarded(work: Callable[[], int]) -> int:
+    """The error boundary: HzError -> its code, ^C -> 130, anything unforeseen -> 3 with a crash log."""
+    try:
+        return work()
+    except HzError as exc:
+        print(exc.render(), file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except Exception:
+        log = _write_crash_log()
+        print(f"hz hit a bug; the traceback is in {log}", file=sys.stderr)
+        return EXIT_BUG
 
 
 def _write_crash_log() -> Path:

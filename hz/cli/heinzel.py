@@ -12,7 +12,7 @@ from pathlib import Path
 
 import click
 
-from hz.cli import LazyGroup
+from hz.cli.group import LazyGroup
 
 SUBCOMMANDS: dict[str, str] = {
     "new": "hz.cli.heinzel:new",

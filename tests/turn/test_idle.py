@@ -32,3 +32,28 @@ def test_an_idle_tick_imports_nothing_heavy(repo: Path) -> None:
     idle = subprocess.run([sys.executable, "-c", PROBE, *HEAVY], cwd=repo, env=dict(os.environ),
                           capture_output=True, text=True, timeout=60, check=True)  # fmt: skip
     assert idle.stdout.splitlines() == ["nothing due", json.dumps({"code": 0, "heavy": []}), "[]"]
+
+
+# What the console entry point (`hz tick`, `python -m hz tick`) leaves out on an idle machine, beyond the
+# heavy libraries: click (the entry point parses a plain `tick` itself), the TOML parser (no config is
+# read when nothing is due), platformdirs (HZ_HOME is set here) and package metadata (only --version).
+LIGHT = (*HEAVY, "click", "tomllib", "platformdirs", "importlib.metadata", "json", "zoneinfo")
+ENTRY_PROBE = """
+import sys
+from hz.cli import main
+try:
+    main(["tick", "--now", "2026-10-27T09:00Z"])
+except SystemExit as exit:
+    loaded = sorted(m for m in sys.argv[1:] if m in sys.modules)
+    import json  # only now: json is one of the modules looked for
+    print(json.dumps({"code": exit.code, "loaded": loaded}))
+"""
+
+
+def test_the_idle_console_entry_point_leaves_out_click_and_config(repo: Path) -> None:
+    adopt(contract_text(), now=datetime(2026, 10, 26, 9, 0, tzinfo=UTC))
+    probe = [sys.executable, "-c", ENTRY_PROBE, *LIGHT]
+    first = subprocess.run(probe, cwd=repo, capture_output=True, text=True, timeout=60, check=True)
+    assert first.stdout.splitlines()[-1] != json.dumps({"code": 0, "loaded": []})  # the created turn loads them
+    idle = subprocess.run(probe, cwd=repo, capture_output=True, text=True, timeout=60, check=True)
+    assert idle.stdout.splitlines() == ["nothing due", json.dumps({"code": 0, "loaded": []})]

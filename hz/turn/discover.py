@@ -155,8 +155,14 @@ def is_named(path: str, named: Iterable[str]) -> bool:
 def _cause(store: Store, agent_id: str, source: Source, now: datetime) -> Cause:
     key = discovered_key(agent_id, source.fingerprint)
     folder = private_dir(store.agent_dir(agent_id) / DETAILS)
-    record = {"source": source.ref, "hint": source.hint, "why": source.why}
-    atomic_write(folder / _file_name(source.fingerprint), json.dumps(record, sort_keys=True, ensure_ascii=False))
+    record = json.dumps({"source": source.ref, "hint": source.hint, "why": source.why}, sort_keys=True)
+    path = folder / _file_name(source.fingerprint)
+    try:
+        same = path.read_text(encoding="utf-8") == record  # offered before, not taken up yet (busy, deferred)
+    except OSError:
+        same = False
+    if not same:
+        atomic_write(path, record)
     return Cause("discovered", key, now, {"source": source.ref})
 
 

@@ -32,6 +32,15 @@ def test_an_idle_tick_imports_nothing_heavy(repo: Path) -> None:
     idle = subprocess.run([sys.executable, "-c", PROBE, *HEAVY], cwd=repo, env=dict(os.environ),
                           capture_output=True, text=True, timeout=60, check=True)  # fmt: skip
     assert idle.stdout.splitlines() == ["nothing due", json.dumps({"code": 0, "heavy": []}), "[]"]
+    # With a playbook, the day's discovery pass loads YAML once; after it the tick is idle and light again.
+    (repo / "workflows").mkdir()
+    (repo / "workflows/_playbook.yaml").write_text("hints:\n  - name: all\n    match: file:*.md\n    why: any\n")
+    daily = subprocess.run([sys.executable, "-c", PROBE, *HEAVY], cwd=repo, env=dict(os.environ),
+                           capture_output=True, text=True, timeout=60, check=True)  # fmt: skip
+    assert "ruamel" in json.loads(daily.stdout.splitlines()[-2])["heavy"]
+    again = subprocess.run([sys.executable, "-c", PROBE, *HEAVY], cwd=repo, env=dict(os.environ),
+                           capture_output=True, text=True, timeout=60, check=True)  # fmt: skip
+    assert again.stdout.splitlines() == ["nothing due", json.dumps({"code": 0, "heavy": []}), "[]"]
 
 
 # What the console entry point (`hz tick`, `python -m hz tick`) leaves out on an idle machine, beyond the

@@ -5,7 +5,10 @@ from __future__ import annotations
 import io
 import json
 import os
+import signal
 import stat
+import subprocess
+import sys
 import tempfile
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -369,3 +372,20 @@ def test_a_team_contract_is_not_offered_a_personal_source(repo: Path) -> None:
     assert entries(tick(root=repo, now=MON)) == [("incident-digest", "started", "waiting")]
     assert [e.data["cause"] for e in started(team)] == ["created"]
     assert started(mine)[-1].data["keys"] == [key(mine, "docs/incidents/a.md")]
+
+
+def test_a_discovered_turn_killed_before_think_asks_the_same_question_when_resumed(repo: Path) -> None:
+    agent = digest()
+    repository(repo, "docs/incidents/a.md")
+    env = {**os.environ, "HZ_CRASH_AT": "think.before"}
+    killed = subprocess.run([sys.executable, "-m", "hz", "tick", "--now", "2026-10-26T09:00Z"], cwd=repo, env=env,
+                            capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    assert questions(agent) == []
+    resumed = tick(root=repo, now=MON + timedelta(minutes=1))  # no second pass today; the open turn goes on
+    assert entries(resumed) == [("incident-digest", "resumed", "waiting")]
+    assert questions(agent) == [
+        "A source your contract does not read turned up: file:docs/incidents/a.md "
+        "(hint incidents: incident write-ups). Add it to the contract's inputs?"
+    ]
+    assert [e.data["keys"] for e in started(agent)][1:] == [[key(agent, "docs/incidents/a.md")]]

@@ -18,17 +18,21 @@ unknown to its session, and the next day's pass finds them again.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from hz.canonical import fingerprint
+from hz.contract.playbook import Hint
 from hz.errors import HzError
 from hz.fsio import atomic_write, private_dir
+from hz.registry import SOURCE_SCHEMES
 from hz.session.store import Store
 from hz.turn.causes import Cause, discovered_key
+from hz.turn.plan import Plan
+from hz.turn.repoglob import matches, matching_files
 
 MAX_PER_AGENT = 5
 DETAILS = "discovered"  # folder in an agent's session folder: what each proposed source is
@@ -64,7 +68,7 @@ def discovery_pass(store: Store, root: Path, now: datetime, *, default_tz: str =
     return found
 
 
-def _named_targets(hints: Iterable[Any]) -> set[str] | None:
+def _named_targets(hints: Sequence[Hint]) -> set[str] | None:
     """The contract names the hints are for, when only names count (no tags, no hint for everyone).
 
     Then an agent of another contract is passed over without loading its contract."""
@@ -92,30 +96,16 @@ class Source:
 
 
 def _new_sources(
-    store: Store, row: Mapping[str, Any], hints: Iterable[Any], root: Path, listings: dict[str, list[str]], tz: str
+    store: Store, row: Mapping[str, Any], hints: Sequence[Hint], root: Path, listings: dict[str, list[str]], tz: str
 ) -> list[Source]:
-    from hz.registry import SOURCE_SCHEMES
-    from hz.turn.agents import load_plan
-    from hz.turn.ticking import belongs_here
-
-    if not row.get("contract_version") or not belongs_here(row, root):
+    """Up to `MAX_PER_AGENT` sources the hints turn up for this agent that it neither reads nor knows."""
+    plan = _plan(store, row, root, tz)
+    if plan is None:
         return []
-    agent_id = str(row["id"])
-    try:
-        plan = load_plan(store.agent_dir(agent_id), row, int(row["contract_version"]), root=root, default_tz=tz)
-    except HzError:
-        return []  # the agent's own turns say why its contract does not load
-    contract = plan.contract
-    tags = tuple(contract.frontmatter.hz.tags)
-    reads = named_files(contract, root)
+    agent_id, reads = plan.agent_id, named_files(plan.contract, root)
     picked: dict[str, Source] = {}
-    for hint in hints:
-        # a team contract cannot read a personal source (HZC017): proposing one would be noise
-        if not hint.applies(contract.name, tags) or (plan.scope == "team" and SOURCE_SCHEMES[hint.scheme].personal):
-            continue
+    for hint in (h for h in hints if _offered(h, plan)):
         if hint.pattern not in listings:
-            from hz.turn.repoglob import matching_files
-
             listings[hint.pattern] = matching_files(root, hint.pattern)
         for path in listings[hint.pattern]:
             source = Source(f"{hint.scheme}:{path}", hint.name, hint.why)
@@ -126,6 +116,27 @@ def _new_sources(
             if len(picked) >= MAX_PER_AGENT:
                 return list(picked.values())
     return list(picked.values())
+
+
+def _plan(store: Store, row: Mapping[str, Any], root: Path, tz: str) -> Plan | None:
+    from hz.turn.agents import load_plan
+    from hz.turn.ticking import belongs_here
+
+    if not row.get("contract_version") or not belongs_here(row, root):
+        return None
+    try:
+        return load_plan(store.agent_dir(str(row["id"])), row, int(row["contract_version"]), root=root, default_tz=tz)
+    except HzError:
+        return None  # the agent's own turns say why its contract does not load
+
+
+def _offered(hint: Hint, plan: Plan) -> bool:
+    """Whether the hint is for this contract, and names a source the contract's scope may read."""
+    contract = plan.contract
+    if not hint.applies(contract.name, tuple(contract.frontmatter.hz.tags)):
+        return False
+    # a team contract cannot read a personal source (HZC017): proposing one would be noise
+    return not (plan.scope == "team" and SOURCE_SCHEMES[hint.scheme].personal)
 
 
 def named_files(contract: Any, root: Path) -> list[str]:
@@ -147,8 +158,6 @@ def named_files(contract: Any, root: Path) -> list[str]:
 
 
 def is_named(path: str, named: Iterable[str]) -> bool:
-    from hz.turn.repoglob import matches
-
     return any(matches(glob, path) for glob in named)
 
 

@@ -54,26 +54,43 @@ def matching_files(root: Path, pattern: str, *, limit: int = LIMIT, budget: int 
         if (folder, at) in seen:
             continue
         seen.add((folder, at))
-        if glob[at] == "**":
-            stack.append((folder, at + 1))
         try:
             entries = sorted(os.scandir(base.joinpath(*folder)), key=lambda e: e.name)
         except OSError:
             continue
         budget -= len(entries)
-        last = at == len(glob) - 1
+        deeper: list[tuple[tuple[str, ...], int]] = []
         for entry in entries:
-            if entry.name == ".git":
-                continue
-            if glob[at] == "**":
-                if _real_folder(entry):
-                    stack.append(((*folder, entry.name), at))
-            elif fnmatchcase(entry.name, glob[at]):
-                if last and _file_inside(entry, base):
-                    found.add("/".join((*folder, entry.name)))
-                elif not last and _real_folder(entry):
-                    stack.append(((*folder, entry.name), at + 1))
+            if entry.name != ".git":
+                deeper += _step(glob, _expanded(glob, at), folder, entry, base, found)
+        stack.extend(reversed(deeper))  # depth first in name order: a walk the budget cut short has the first
     return sorted(found)[:limit]
+
+
+def _expanded(glob: tuple[str, ...], at: int) -> list[int]:
+    """`at`, and the parts after each `**` from there on, since `**` may stand for no folder at all."""
+    ats = [at]
+    while glob[ats[-1]] == "**":  # never the last part (`parts` ends a trailing `**` with `*`)
+        ats.append(ats[-1] + 1)
+    return ats
+
+
+def _step(
+    glob: tuple[str, ...], ats: list[int], folder: tuple[str, ...], entry: os.DirEntry[str], base: Path, found: set[str]
+) -> list[tuple[tuple[str, ...], int]]:
+    """Match one folder entry against the parts the walk is at: record a file, or return folders to enter."""
+    deeper: list[tuple[tuple[str, ...], int]] = []
+    for at in ats:
+        if glob[at] == "**":
+            if _real_folder(entry):
+                deeper.append(((*folder, entry.name), at))
+        elif fnmatchcase(entry.name, glob[at]):
+            if at == len(glob) - 1:
+                if _file_inside(entry, base):
+                    found.add("/".join((*folder, entry.name)))
+            elif _real_folder(entry):
+                deeper.append(((*folder, entry.name), at + 1))
+    return deeper
 
 
 def _real_folder(entry: os.DirEntry[str]) -> bool:

@@ -28,7 +28,7 @@ from hz.session.spine import SPINE, read_spine
 from hz.turn import direct
 from hz.turn.causes import discovered_key
 from hz.turn.discover import is_named
-from hz.turn.repoglob import matching_files
+from hz.turn.repoglob import matches, matching_files
 from tests.turn.agents import adopt, contract_text, home
 
 MON = datetime(2026, 10, 26, 9, 0, tzinfo=UTC)
@@ -312,6 +312,18 @@ def test_a_schedule_wake_with_discovered_sources_drafts_and_names_them(repo: Pat
     )
 
 
+def _files_inside(root: Path) -> set[str]:
+    """Every file of the tree outside `.git`, a link only when it leads to a file inside the root."""
+    files: set[str] = set()
+    for folder, folders, names in os.walk(root):  # os.walk does not follow links to folders
+        folders[:] = [f for f in folders if f != ".git"]
+        for name in names:
+            path = Path(folder) / name
+            if path.resolve().is_relative_to(root.resolve()) and path.resolve().is_file():
+                files.add(path.relative_to(root).as_posix())
+    return files
+
+
 NAMES = st.sampled_from(["a.md", "b.txt", ".h.md", "x", "A.MD", "[c].md"])
 FOLDERS = st.sampled_from(["d", "e", ".git", "d/f"])
 PARTS = st.sampled_from(["*", "**", "*.md", "d", "e", "f", "a.md", "?.md", "[ab]*", "..", ".git", ""])
@@ -338,7 +350,10 @@ def test_discovered_files_are_inside_the_root_and_never_a_named_input(
         (root / "e" / "link.md").symlink_to(outside / "a.md")
         (root / "out").symlink_to(outside, target_is_directory=True)
         pattern = str(root / glob) if absolute else glob
-        found = [p for p in matching_files(root, pattern) if not is_named(p, named)]
+        listed = matching_files(root, pattern)
+        if not absolute:  # the walk finds exactly the files inside the root that the glob names
+            assert set(listed) == {p for p in _files_inside(root) if matches(glob, p)}
+        found = [p for p in listed if not is_named(p, named)]
         base = root.resolve()
         for path in found:
             real = (root / path).resolve()
@@ -389,3 +404,14 @@ def test_a_discovered_turn_killed_before_think_asks_the_same_question_when_resum
         "(hint incidents: incident write-ups). Add it to the contract's inputs?"
     ]
     assert [e.data["keys"] for e in started(agent)][1:] == [[key(agent, "docs/incidents/a.md")]]
+
+
+def test_a_glob_lists_a_bounded_number_of_files_in_path_order(tmp_path: Path) -> None:
+    for n in range(12):
+        (tmp_path / f"d{n % 3}").mkdir(exist_ok=True)
+        (tmp_path / f"d{n % 3}" / f"f{n:02d}.md").write_text("x")
+    assert matching_files(tmp_path, "**/*.md", limit=4) == ["d0/f00.md", "d0/f03.md", "d0/f06.md", "d0/f09.md"]
+    assert len(matching_files(tmp_path, "**/*.md")) == 12
+    # the walk looks at a bounded number of folder entries: the root's 3 folders and the first one's 4 files
+    assert matching_files(tmp_path, "*/*.md", budget=7) == ["d0/f00.md", "d0/f03.md", "d0/f06.md", "d0/f09.md"]
+    assert matching_files(tmp_path, "**/*.md", budget=7) == ["d0/f00.md", "d0/f03.md", "d0/f06.md", "d0/f09.md"]

@@ -1,6 +1,6 @@
 """Session store figures: append latency with fsync, `hz heinzel list`, full reindex, catch-up.
 
-Run: .venv/bin/python bench/sessions.py [--quick]
+Run: .venv/bin/python bench/sessions.py [--quick] [--reindex (only the rebuild figures)]
 Prints medians and p95/p99; never asserts on time. Goals (issue 4): append < 0.5 ms median; list of
 500 agents < 10 ms and of 10,000 < 50 ms in process; reindex of 500 spines < 250 ms and of 10,000
 < 5 s; catching up after new lines reads only those lines.
@@ -21,8 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from hz.session.envelope import Envelope, format_line, format_ts, line_hash
+from hz.session.fold import write_rows
 from hz.session.index import INDEX, Index
-from hz.session.spine import SPINE, SpineWriter
+from hz.session.replay import processes_for, spine_rows
+from hz.session.spine import SPINE, SpineWriter, read_spine
 from hz.session.vocabulary import validate_payload
 
 FP = "sha256:" + "ab" * 32
@@ -121,14 +123,27 @@ def bench_append(folder: Path, count: int) -> None:
     print(f"  payload validation alone: {_ms((time.perf_counter() - began) / count)} per event")
 
 
-def bench_index(folder: Path, agents: int, events: int, *, command: bool) -> None:
+def bench_reindex(folder: Path, agents: int, events: int) -> Path:
+    """Write the spines, then time full rebuilds of their index (with workers when it pays, and without)."""
     root = folder / f"heinzel-{agents}"
+    load = "load average before writing the spines {:.2f} {:.2f} {:.2f}".format(*os.getloadavg())
     began = time.perf_counter()
     make_spines(root, agents, events)
     print(f"\n{agents} spines of {events} events written in {time.perf_counter() - began:.1f} s")
     with Index.open(root) as index:  # a new index: the first open rebuilds
-        rebuilds = _time(index.rebuild, 3 if agents <= 1000 else 1)
-        print(f"full reindex of {agents} spines: median {_ms(statistics.median(rebuilds))}")
+        rebuilds = _time(index.rebuild, 3)
+        runs = ", ".join(_ms(r) for r in rebuilds)
+        print(f"full reindex of {agents} spines: median {_ms(statistics.median(rebuilds))}, runs {runs} "
+              f"({processes_for(agents)} worker processes; {load})")  # fmt: skip
+        alone = _time(lambda: index.rebuild(processes=1), 3 if agents <= 1000 else 1)
+        print(f"  the same in one process: median {_ms(statistics.median(alone))}")
+    bench_phases(root)
+    return root
+
+
+def bench_index(folder: Path, agents: int, events: int, *, command: bool) -> None:
+    root = bench_reindex(folder, agents, events)
+    with Index.open(root) as index:
         listing = _time(lambda: index.agents(today="2026-01-05"), 20)
         print(f"list {agents} agents, index query of whole rows (--json): median {_ms(statistics.median(listing))}")
         listing = _time(index.agent_lines, 20)
@@ -157,6 +172,34 @@ def bench_index(folder: Path, agents: int, events: int, *, command: bool) -> Non
     bench_catch_up(root)
 
 
+def bench_phases(root: Path) -> None:
+    """Where one rebuild's time goes, in one process: reading spines, folding events, inserting rows."""
+    base = str(root)
+    agents = sorted(n for n in os.listdir(base) if n.startswith("hz-"))
+    began = time.perf_counter()
+    reads = [read_spine(os.path.join(base, agent, SPINE)) for agent in agents]
+    read = time.perf_counter()
+    rows = [spine_rows(agent, spine) for agent, spine in zip(agents, reads, strict=True)]
+    fold = time.perf_counter()
+    del reads
+    with tempfile.TemporaryDirectory() as scratch, Index.open(Path(scratch)) as empty:
+        db = empty.db
+        db.execute("BEGIN IMMEDIATE")
+        for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL").fetchall():
+            db.execute(f"DROP INDEX {name}")  # a rebuild creates them after the rows
+        inserting = time.perf_counter()
+        for at in range(0, len(rows), 1000):
+            batch: dict[str, list[tuple[Any, ...]]] = {}
+            for agent_rows in rows[at : at + 1000]:
+                for table, values in agent_rows.items():
+                    batch.setdefault(table, []).extend(values)
+            write_rows(db, batch)
+        inserted = time.perf_counter()
+        db.execute("ROLLBACK")
+    print(f"  phases in one process: read {_ms(read - began)}, fold {_ms(fold - read)}, "
+          f"insert {_ms(inserted - inserting)} ({sum(len(v) for r in rows for v in r.values())} rows)")  # fmt: skip
+
+
 def _due(root: Path) -> None:
     with Index.open(root) as index:
         index.due(datetime(2026, 1, 9, 15, 0, tzinfo=UTC))
@@ -176,6 +219,11 @@ def bench_catch_up(root: Path) -> None:
 
 def main() -> None:
     quick = "--quick" in sys.argv
+    if "--reindex" in sys.argv:  # only the rebuild figures
+        with tempfile.TemporaryDirectory() as folder:
+            for agents in (500,) if quick else (500, 10_000):
+                bench_reindex(Path(folder), agents, 50)
+        return
     with tempfile.TemporaryDirectory() as folder:
         bench_append(Path(folder), 300 if quick else 2000)
         bench_index(Path(folder), 500, 50, command=True)

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable, Iterable
+from functools import cache
+from itertools import chain
 from typing import Any
 
 import orjson
@@ -140,11 +142,34 @@ class Fold:
         }
 
 
+# Values bound per INSERT of many rows: each statement step costs about as much as binding a row, so a
+# rebuild binds several hundred rows per step (SQLite allows 32,766 values per statement).
+_VALUES_PER_STATEMENT = 1000
+
+
 def write_rows(db: sqlite3.Connection, rows: dict[str, list[tuple[Any, ...]]]) -> None:
-    """Insert rows of many agents at once: one `executemany` per table."""
+    """Insert rows of many agents at once, many rows per statement."""
     for table, values in rows.items():
         if values:
-            db.executemany(f"INSERT INTO {table} VALUES ({','.join('?' * len(values[0]))})", values)
+            _insert(db, table, values)
+
+
+def _insert(db: sqlite3.Connection, table: str, values: list[tuple[Any, ...]]) -> None:
+    width = len(values[0])
+    per = max(1, _VALUES_PER_STATEMENT // width)
+    whole = len(values) - len(values) % per
+    if whole:
+        flat, step, statement = list(chain.from_iterable(values[:whole])), per * width, _insert_sql(table, width, per)
+        for at in range(0, len(flat), step):
+            db.execute(statement, flat[at : at + step])
+    if whole < len(values):
+        db.executemany(_insert_sql(table, width, 1), values[whole:])
+
+
+@cache
+def _insert_sql(table: str, width: int, rows: int) -> str:
+    row = f"({','.join('?' * width)})"
+    return f"INSERT INTO {table} VALUES {','.join([row] * rows)}"
 
 
 Folder = Callable[[Fold, Envelope], None]

@@ -21,10 +21,9 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
-from collections import defaultdict
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from hz.fsio import private_dir
 from hz.session.lock import SPINE, clear_pending, pending, try_lock
@@ -33,7 +32,6 @@ from hz.session.schema import SCHEMA, SCHEMA_VERSION, TABLES
 
 if TYPE_CHECKING:
     from hz.session.envelope import Envelope
-    from hz.session.spine import SpineRead
 
 # Reading spines and folding events (hz.session.spine, .fold, .projection) is imported where a spine is
 # replayed, not here: an idle tick opens the index, finds nothing pending and never pays for them.
@@ -94,46 +92,37 @@ class Index(Queries):
 
     # --- keeping up with the spines ----------------------------------------------------------------
 
-    def rebuild(self) -> int:
-        """Drop every table and replay every spine; returns the number of agents."""
-        with self._tx() as db:
-            for table in TABLES:
-                db.execute(f"DROP TABLE IF EXISTS {table}")
-            statements = [st for st in SCHEMA.split(";") if st.strip()]
-            indexes = [st for st in statements if st.strip().startswith("CREATE INDEX")]
-            for statement in statements:
-                if statement not in indexes:
-                    db.execute(statement)
-            db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-            from hz.session.fold import write_rows
-            from hz.session.spine import read_spine
+    def rebuild(self, *, processes: int | None = None) -> int:
+        """Drop every table and replay every spine; returns the number of agents.
 
-            agents, base = self.spine_ids(), str(self.root)
-            batch: dict[str, list[tuple[Any, ...]]] = defaultdict(list)
-            for n, agent in enumerate(agents, start=1):
-                for table, rows in self._fold(agent, read_spine(os.path.join(base, agent, SPINE))).items():
-                    batch[table] += rows
-                if n % 1000 == 0:
-                    write_rows(db, batch)
-                    batch.clear()
-            write_rows(db, batch)
+        `processes` forces how many worker processes read and fold the spines (see
+        `hz.session.replay`); by default they are used only when there are many spines."""
+        from hz.session.fold import write_rows
+        from hz.session.replay import Replay, processes_for
+
+        with self._tx() as db:  # taken first: a writer appending now waits, then catches up what we missed
+            agents = self.spine_ids()
+            with Replay(str(self.root), agents, processes_for(len(agents), processes)) as replay:
+                indexes = self._recreate(db)  # while the workers already read
+                for rows in replay:
+                    write_rows(db, rows)
             for statement in indexes:  # built once over all rows: cheaper than kept up row by row
                 db.execute(statement)
         # Fold the rebuild's log into the file now, not inside the next writer's transaction.
         self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         return len(agents)
 
-    def _fold(self, agent: str, read: SpineRead) -> dict[str, list[tuple[Any, ...]]]:
-        """The rows of one agent replayed from nothing, its `spines` row included."""
-        from hz.session.fold import Fold
-
-        fold = Fold(agent)
-        fold.apply_all(read.events)
-        fold.settle()
-        rows = fold.rows()
-        problem = next((p.render() for p in read.problems if p.kind == "broken"), None)
-        rows["spines"] = [(agent, read.end, read.last_seq, read.head, read.broken_at, problem)]
-        return rows
+    def _recreate(self, db: sqlite3.Connection) -> list[str]:
+        """Empty tables of the current schema; returns the index statements, to run after the rows."""
+        for table in TABLES:
+            db.execute(f"DROP TABLE IF EXISTS {table}")
+        statements = [st for st in SCHEMA.split(";") if st.strip()]
+        indexes = [st for st in statements if st.strip().startswith("CREATE INDEX")]
+        for statement in statements:
+            if statement not in indexes:
+                db.execute(statement)
+        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        return indexes
 
     def spine_ids(self) -> list[str]:
         try:
@@ -191,6 +180,7 @@ class Index(Queries):
         """Apply a spine's lines from `offset`; `fresh` starts the agent over from nothing."""
         from hz.session import projection
         from hz.session.fold import write_rows
+        from hz.session.replay import spine_rows
         from hz.session.spine import read_spine
 
         path = self.root / agent / SPINE
@@ -202,7 +192,7 @@ class Index(Queries):
             return self._replay(db, agent, 0, None, 0, fresh=True)
         if fresh:  # from nothing: compute the rows in memory, insert them at once
             self._forget(db, agent)
-            write_rows(db, self._fold(agent, read))
+            write_rows(db, spine_rows(agent, read))
             return len(read.events)
         for event in read.events:
             projection.apply(db, agent, event)

@@ -120,13 +120,37 @@ def bench_idle(folder: Path, count: int, processes: int) -> None:
     assert tick(root=None, environ=environ, now=now).woken == []
     runs = _time(lambda: tick(root=None, environ=environ, now=now), 50)
     print(f"idle tick over {count} asleep agents, in process: {_stats(runs)}")
-    command = [sys.executable, "-m", "hz", "tick", "--now", "2026-11-02T09:00Z"]
-    cwd = folder  # not a repository
-    subprocess.run(command, env=environ, cwd=cwd, check=True, capture_output=True)  # warm the bytecode cache
-    fresh = _time(lambda: subprocess.run(command, env=environ, cwd=cwd, check=True, capture_output=True), processes)
-    print(f"idle `hz tick` as a fresh process over {count} agents: {_stats(fresh)}")
-    bare = _time(lambda: subprocess.run([sys.executable, "-c", "pass"], check=True), processes)
-    print(f"  (a bare `python -c pass` here: {_stats(bare)})")
+    fresh_processes(folder, home, environ, count, processes)
+
+
+def fresh_processes(folder: Path, home: Path, environ: dict[str, str], count: int, processes: int) -> None:
+    """`hz tick` as a user runs it (the console script), as `python -m hz`, and with the default home."""
+    now = ["tick", "--now", "2026-11-02T09:00Z"]
+    script = Path(sys.executable).with_name("hz")
+    # The default home ($HOME/.local/share/heinzel on Linux) is the same index reached through a link.
+    user = folder / "user"
+    (user / ".local" / "share").mkdir(parents=True)
+    (user / ".local" / "share" / "heinzel").symlink_to(home)
+    by_default = {k: v for k, v in environ.items() if not k.startswith(("HZ_HOME", "XDG_"))} | {"HOME": str(user)}
+    runs = {
+        "the `hz` console script": ([str(script), *now], environ),
+        "`python -m hz`": ([sys.executable, "-m", "hz", *now], environ),
+        "the console script, default home (no HZ_HOME)": ([str(script), *now], by_default),
+        "a bare `python -c pass` here": ([sys.executable, "-c", "pass"], environ),
+    }
+    if not script.exists():
+        del runs["the `hz` console script"], runs["the console script, default home (no HZ_HOME)"]
+    for command, env in runs.values():  # warm the bytecode cache
+        subprocess.run(command, env=env, cwd=folder, check=True, capture_output=True)
+    times: dict[str, list[float]] = {label: [] for label in runs}
+    for _ in range(processes):  # interleaved, so a change of load touches every line alike
+        for label, (command, env) in runs.items():
+            began = time.perf_counter()
+            subprocess.run(command, env=env, cwd=folder, check=True, capture_output=True)  # cwd: not a repository
+            times[label].append(time.perf_counter() - began)
+    print(f"idle `hz tick` as a fresh process over {count} agents (load {os.getloadavg()[0]:.2f}):")
+    for label, fresh in times.items():
+        print(f"  {label}: {_stats(fresh)}")
 
 
 def bench_busy(folder: Path, asleep: int, due: int) -> None:
@@ -211,7 +235,7 @@ def main() -> None:
     quick = "--quick" in sys.argv
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch)
-        bench_idle(folder, 1_000 if quick else 10_000, 5 if quick else 15)
+        bench_idle(folder, 1_000 if quick else 10_000, 5 if quick else 21)
         bench_busy(folder, 990, 10)
         bench_turn(folder, 10 if quick else 40)
 

@@ -108,3 +108,10 @@ def test_whatever_the_shortcut_accepts_click_parses_the_same(rest: list[str]) ->
         return
     with tick.make_context("tick", list(rest)) as ctx:
         assert (ctx.params["now"], ctx.params["as_json"]) == parsed
+
+
+def test_shell_completion_still_reaches_click(tmp_path: Path) -> None:
+    environ = {**os.environ, "_HZ_COMPLETE": "bash_complete", "COMP_WORDS": "hz tick --", "COMP_CWORD": "2"}
+    done = subprocess.run([*SHORTCUT, "tick"], cwd=tmp_path, env=environ, capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout.splitlines() == ["plain,--now", "plain,--json", "plain,--help"]

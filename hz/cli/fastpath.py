@@ -8,8 +8,9 @@ the boundary in `hz.cli` maps its errors, so output, stderr and exit codes are t
 
 from __future__ import annotations
 
+import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 
 def tick_arguments(argv: Sequence[str]) -> tuple[str | None, bool] | None:
@@ -32,10 +33,10 @@ def tick_arguments(argv: Sequence[str]) -> tuple[str | None, bool] | None:
     return now, as_json
 
 
-def fast_tick(argv: Sequence[str]) -> Callable[[], int] | None:
+def fast_tick(argv: Sequence[str], environ: Mapping[str, str] = os.environ) -> Callable[[], int] | None:
     """The work of a plain `hz tick` as a function, or None when click has to parse `argv`."""
     parsed = tick_arguments(argv)
-    if parsed is None:
+    if parsed is None or "_HZ_COMPLETE" in environ:  # a shell asking click to complete the command line
         return None
     now, as_json = parsed
 

@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from hz.session.envelope import Envelope, format_line, format_ts, line_hash
-from hz.session.fold import write_rows
 from hz.session.index import INDEX, Index
 from hz.session.replay import processes_for, spine_rows
+from hz.session.rows import Flat, flatten_into, write_flat
 from hz.session.spine import SPINE, SpineWriter, read_spine
 from hz.session.vocabulary import validate_payload
 
@@ -189,11 +189,10 @@ def bench_phases(root: Path) -> None:
             db.execute(f"DROP INDEX {name}")  # a rebuild creates them after the rows
         inserting = time.perf_counter()
         for at in range(0, len(rows), 1000):
-            batch: dict[str, list[tuple[Any, ...]]] = {}
+            batch: Flat = {}
             for agent_rows in rows[at : at + 1000]:
-                for table, values in agent_rows.items():
-                    batch.setdefault(table, []).extend(values)
-            write_rows(db, batch)
+                flatten_into(batch, agent_rows)
+            write_flat(db, batch)
         inserted = time.perf_counter()
         db.execute("ROLLBACK")
     print(f"  phases in one process: read {_ms(read - began)}, fold {_ms(fold - read)}, "

@@ -5,8 +5,9 @@ Modules, from the line up:
 - `envelope` one line (format, parse, hash), `migrate` old kinds and shapes read as today's;
 - `lock` the one-writer flock and the marks writers leave for the index, `spine` read and append;
 - `bodies` turn bodies and their expiry, `inbox` messages on disk before anything acts on them;
-- `schema`, `projection` (event -> SQL), `fold` (the same rows in memory, for rebuilds), `queries`,
-  `index` (the derived SQLite file), and `store`, the facade the rest of hz uses.
+- `schema`, `projection` (event -> SQL), `fold` (the same rows in memory, for rebuilds), `rows` (those
+  rows inserted in bulk), `replay` (every spine folded, in worker processes when there are many),
+  `queries`, `index` (the derived SQLite file), and `store`, the facade the rest of hz uses.
 
 Importing `hz.session` imports nothing heavy; only writers import pydantic (through `vocabulary`).
 """

@@ -2,17 +2,14 @@
 
 `hz.session.projection` applies events one SQL statement at a time, which is right for the few lines
 a writer appends but slow for a full reindex (hundreds of thousands of statements). A `Fold` computes
-the very same rows in plain Python and inserts them with one `executemany` per table. The two must
+the very same rows in plain Python, which `hz.session.rows` then inserts many to a statement. The two must
 agree exactly: the property test compares an index kept line by line with one rebuilt by folding.
 Each method below mirrors the SQL handler of the same kind.
 """
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable, Iterable
-from functools import cache
-from itertools import chain
 from typing import Any
 
 import orjson
@@ -53,20 +50,22 @@ class Fold:
         self.costs: dict[tuple[str, str], float] = {}
 
     def apply_all(self, events: Iterable[Envelope]) -> None:
-        folds, keys, started = _FOLDS, self.keys, self.started_keys
+        folds, keys, started, one_key = _FOLDS, self.keys, self.started_keys, _ONE_KEY
         for event in events:  # the hot loop of every reindex, with the common cases first
             kind = event.kind
             handler = folds.get(kind)
             if handler is not None:
                 handler(self, event)
-            if kind not in KEY_KINDS:
-                if event.key is not None:  # the envelope's key is the only one
-                    keys[event.key] = [kind, event.seq, event.turn]
+            if kind in _TURN_KEYS:  # the envelope's key and those the payload names, each once
+                for key in keys_of(event):
+                    keys[key] = [kind, event.seq, event.turn]
+                    if kind == "turn.started":
+                        started.setdefault(event.turn, []).append(key)
                 continue
-            for key in keys_of(event):
-                keys[key] = [kind, event.seq, event.turn]
-                if kind == "turn.started":
-                    started.setdefault(event.turn, []).append(key)
+            if event.key is not None:  # set twice when it is also the payload's key: the same value
+                keys[event.key] = [kind, event.seq, event.turn]
+            if kind in one_key:
+                keys[event.data["key"]] = [kind, event.seq, event.turn]
 
     # --- shared pieces -------------------------------------------------------------------------
 
@@ -123,7 +122,7 @@ class Fold:
         row["due_at"] = None if state in ("proposed", "paused", "retired") else row["next_due"]
 
     def rows(self) -> dict[str, list[tuple[Any, ...]]]:
-        """Every row of this agent, by table, ready for `write_rows`."""
+        """Every row of this agent, by table (see `hz.session.rows`)."""
         a = self.agent
         return {
             "agents": [] if self.row is None else [tuple(self.row[c] for c in AGENT_COLUMNS)],
@@ -142,35 +141,8 @@ class Fold:
         }
 
 
-# Values bound per INSERT of many rows: each statement step costs about as much as binding a row, so a
-# rebuild binds several hundred rows per step (SQLite allows 32,766 values per statement).
-_VALUES_PER_STATEMENT = 1000
-
-
-def write_rows(db: sqlite3.Connection, rows: dict[str, list[tuple[Any, ...]]]) -> None:
-    """Insert rows of many agents at once, many rows per statement."""
-    for table, values in rows.items():
-        if values:
-            _insert(db, table, values)
-
-
-def _insert(db: sqlite3.Connection, table: str, values: list[tuple[Any, ...]]) -> None:
-    width = len(values[0])
-    per = max(1, _VALUES_PER_STATEMENT // width)
-    whole = len(values) - len(values) % per
-    if whole:
-        flat, step, statement = list(chain.from_iterable(values[:whole])), per * width, _insert_sql(table, width, per)
-        for at in range(0, len(flat), step):
-            db.execute(statement, flat[at : at + step])
-    if whole < len(values):
-        db.executemany(_insert_sql(table, width, 1), values[whole:])
-
-
-@cache
-def _insert_sql(table: str, width: int, rows: int) -> str:
-    row = f"({','.join('?' * width)})"
-    return f"INSERT INTO {table} VALUES {','.join([row] * rows)}"
-
+_TURN_KEYS = frozenset({"turn.started", "turn.skipped"})  # kinds whose payload may name several keys
+_ONE_KEY = KEY_KINDS - _TURN_KEYS  # kinds whose payload names one `key`
 
 Folder = Callable[[Fold, Envelope], None]
 _FOLDS: dict[str, Folder] = {}
@@ -306,8 +278,8 @@ def _ended(f: Fold, e: Envelope) -> None:
         turn = f.turns.get(e.turn)
         if turn is None:
             turn = f.turns[e.turn] = _turn(e.seq, cause, _json(d.get("causes", [])), None, None, e.ts, status)
-        turn.update(status=status, disposition=disposition, reason=d.get("reason"), usd=d.get("usd", 0.0),
-                    finished_at=e.ts, report=d.get("report"))  # fmt: skip
+        turn["status"], turn["disposition"], turn["reason"] = status, disposition, d.get("reason")
+        turn["usd"], turn["finished_at"], turn["report"] = d.get("usd", 0.0), e.ts, d.get("report")
         f.waits.pop(e.turn, None)
         for key in f.started_keys.pop(e.turn, ()):  # only those can still read turn.started for this turn
             value = f.keys[key]

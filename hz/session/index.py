@@ -97,15 +97,15 @@ class Index(Queries):
 
         `processes` forces how many worker processes read and fold the spines (see
         `hz.session.replay`); by default they are used only when there are many spines."""
-        from hz.session.fold import write_rows
         from hz.session.replay import Replay, processes_for
+        from hz.session.rows import write_flat
 
         with self._tx() as db:  # taken first: a writer appending now waits, then catches up what we missed
             agents = self.spine_ids()
             with Replay(str(self.root), agents, processes_for(len(agents), processes)) as replay:
                 indexes = self._recreate(db)  # while the workers already read
                 for rows in replay:
-                    write_rows(db, rows)
+                    write_flat(db, rows)
             for statement in indexes:  # built once over all rows: cheaper than kept up row by row
                 db.execute(statement)
         # Fold the rebuild's log into the file now, not inside the next writer's transaction.
@@ -179,8 +179,8 @@ class Index(Queries):
     ) -> int:
         """Apply a spine's lines from `offset`; `fresh` starts the agent over from nothing."""
         from hz.session import projection
-        from hz.session.fold import write_rows
         from hz.session.replay import spine_rows
+        from hz.session.rows import write_rows
         from hz.session.spine import read_spine
 
         path = self.root / agent / SPINE

@@ -17,17 +17,16 @@ import marshal
 import os
 import threading
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
 from hz.session.fold import Fold
 from hz.session.lock import SPINE
+from hz.session.rows import Flat, Rows, flatten_into
 from hz.session.spine import SpineRead, read_spine
 
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
     from multiprocessing.process import BaseProcess
-
-Rows = dict[str, list[tuple[Any, ...]]]
 
 PARALLEL_FROM = 200  # spines; below that forking costs more than it saves (bench/sessions.py)
 MAX_PROCESSES = 4  # the parent's inserts bound the rebuild long before more workers would help
@@ -46,14 +45,12 @@ def spine_rows(agent: str, read: SpineRead) -> Rows:
     return rows
 
 
-def chunk_rows(base: str, agents: Sequence[str]) -> Rows:
-    """The rows of several agents, by table, ready for `hz.session.fold.write_rows`."""
-    batch: Rows = {}
+def chunk_rows(base: str, agents: Sequence[str]) -> Flat:
+    """The rows of several agents, ready for `hz.session.rows.write_flat`."""
+    flat: Flat = {}
     for agent in agents:
-        for table, rows in spine_rows(agent, read_spine(os.path.join(base, agent, SPINE))).items():
-            if rows:
-                batch.setdefault(table, []).extend(rows)
-    return batch
+        flatten_into(flat, spine_rows(agent, read_spine(os.path.join(base, agent, SPINE))))
+    return flat
 
 
 def processes_for(spines: int, requested: int | None = None) -> int:
@@ -110,7 +107,7 @@ class Replay:
             self._workers.append(worker)
             writer.close()  # only the worker holds the sending end now: its exit is our end of file
 
-    def __iter__(self) -> Iterator[Rows]:
+    def __iter__(self) -> Iterator[Flat]:
         delivered: set[int] = set()
         if self._readers:
             from multiprocessing.connection import wait

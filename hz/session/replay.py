@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import marshal
 import os
+import signal
 import threading
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, cast
@@ -81,10 +82,19 @@ class Replay:
 
     def __enter__(self) -> Replay:
         if self.processes > 1:
-            self._start()
+            try:
+                self._start()
+            except OSError:  # no process to be had: this one folds every chunk itself
+                self._stop()
+            except BaseException:
+                self._stop()
+                raise
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self._stop()
+
+    def _stop(self) -> None:
         for reader in self._readers:
             reader.close()  # a worker still sending meets a broken pipe and exits
         for worker in self._workers:
@@ -92,6 +102,7 @@ class Replay:
                 worker.terminate()
             worker.join()
             worker.close()
+        self._readers, self._workers = [], []
 
     def _start(self) -> None:
         import multiprocessing
@@ -101,11 +112,12 @@ class Replay:
             reader, writer = context.Pipe(duplex=False)
             self._readers.append(reader)
             args = (self.base, self.chunks, first, self.processes, writer, list(self._readers))
-            worker = context.Process(target=_work, args=args)
-            worker.daemon = True
-            worker.start()
+            worker = context.Process(target=_work, args=args, daemon=True)
+            try:
+                worker.start()
+            finally:
+                writer.close()  # only the worker holds the sending end now: its exit is our end of file
             self._workers.append(worker)
-            writer.close()  # only the worker holds the sending end now: its exit is our end of file
 
     def __iter__(self) -> Iterator[Flat]:
         delivered: set[int] = set()
@@ -133,6 +145,8 @@ def _work(
     base: str, chunks: list[Sequence[str]], first: int, step: int, out: Connection, inherited: list[Connection]
 ) -> None:
     """A worker: fold every `step`-th chunk from `first` and send each as soon as it is ready."""
+    for signum in (signal.SIGTERM, signal.SIGINT):  # not the handlers of the process it was forked from
+        signal.signal(signum, signal.SIG_DFL)  # (the daemon's only set a flag): stop when told to
     for reader in inherited:  # forked copies of the parent's receiving ends, its own among them: only while
         reader.close()  # the parent alone holds them does a parent killed mid-rebuild end its workers' sends
     try:

@@ -12,7 +12,7 @@ Plain sqlite3 and orjson only: the idle tick imports this without pydantic.
 
 Queries (stable API): `agents(...)` with filters, `agent(name_or_id)`, `due(now)`, `waits_due(now)`,
 `waits_on(kind)`, `watched()`, `key_kind(agent, key)`, `open_effects(agent)`, `cost_on(day)`,
-`turns/lessons/amendments/versions/questions/drafts(...)`; maintenance: `refresh(full=)`, `rebuild()`,
+`turns/lessons/amendments/versions/questions/drafts(...)`; maintenance: `refresh(full=)`, `rebuild(processes=)`,
 `catch_up(agent)`.
 """
 

@@ -7,12 +7,15 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from hz.session.envelope import Envelope, format_line, line_hash
 from hz.session.index import INDEX, Index
@@ -112,6 +115,20 @@ def test_a_rebuild_in_worker_processes_gives_exactly_the_rows_of_one_process(tmp
     assert _dump(tmp_path, 2) == (30, alone)
     assert _dump(tmp_path, 3) == (30, alone)
     assert _dump(tmp_path, 1) == (30, alone)  # and back: a rebuild over a rebuilt index is the same
+
+
+_NAME = st.text(st.characters(codec="utf-8"), min_size=1, max_size=8)
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.lists(st.tuples(_NAME, st.lists(st.integers(0, 23), max_size=30)), min_size=1, max_size=4))
+def test_any_spines_give_the_same_rows_with_workers_and_without(spines: list[tuple[str, list[int]]]) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        for n, (name, picks) in enumerate(spines):  # events of a life in any order, any name
+            life = _life(name)
+            _write(root, _agent(n), _spine_bytes([life[0], *(life[i] for i in picks)]))
+        assert _dump(root, 2) == _dump(root, 1)
 
 
 def test_workers_are_used_only_for_many_spines_and_never_beside_other_threads() -> None:

@@ -10,23 +10,33 @@ heavy. Only when something is due does it load contracts, sources and runners (`
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from hz.turn.asked import marked
 from hz.turn.discover_day import discovery_due
 
 
-@dataclass
 class TickReport:
-    now: datetime
-    woken: list[dict[str, Any]] = field(default_factory=list)  # one entry per turn run, resumed or skipped
-    deferred: list[str] = field(default_factory=list)  # agents left for the next tick (max_wakes_per_tick)
-    busy: list[str] = field(default_factory=list)  # agents another process holds
-    pushed: bool = False
+    """What one tick did. A plain class: `dataclasses` imports `inspect`, which a fresh idle tick pays."""
+
+    __slots__ = ("busy", "deferred", "now", "pushed", "woken")
+
+    def __init__(
+        self,
+        now: datetime,
+        woken: list[dict[str, Any]] | None = None,
+        deferred: list[str] | None = None,
+        busy: list[str] | None = None,
+        pushed: bool = False,
+    ) -> None:
+        self.now = now
+        self.woken = woken if woken is not None else []  # one entry per turn run, resumed or skipped
+        self.deferred = deferred if deferred is not None else []  # left for the next tick (max_wakes_per_tick)
+        self.busy = busy if busy is not None else []  # agents another process holds
+        self.pushed = pushed
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -38,8 +48,7 @@ class TickReport:
         }
 
 
-@dataclass(frozen=True)
-class Pending:
+class Pending(NamedTuple):
     """What the index says needs attention this tick (the idle path reads only this)."""
 
     due: list[dict[str, Any]]
@@ -48,7 +57,7 @@ class Pending:
     drafts: list[dict[str, Any]]
     watched: list[dict[str, Any]]
     fresh: list[dict[str, Any]]  # approved agents that never had a turn: their `created` turn
-    asked: list[dict[str, str]] = field(default_factory=list)  # inbox messages no spine took in yet
+    asked: Sequence[dict[str, str]] = ()  # inbox messages no spine took in yet
     discover: bool = False  # today's discovery pass over the playbook's hints is still to run
 
     def empty(self) -> bool:

@@ -225,10 +225,31 @@ def bench_turn(folder: Path, turns: int) -> None:
                 sizes.append((directory / SPINE).stat().st_size - before)
         print(f"one turn's bookkeeping without its runner ({label}): {_stats(runs[1:])}")
         print(f"  spine growth per drafted turn: median {statistics.median(sizes):.0f} bytes, max {max(sizes)} bytes")
+        if base == folder:
+            spine_breakdown((directory / SPINE).read_bytes(), sizes[-1])
         if base != folder:
             import shutil
 
             shutil.rmtree(base)
+
+
+def spine_breakdown(spine: bytes, last_turn: int) -> None:
+    """Where a drafted turn's bytes go: each line's envelope against its payload, and the floor.
+
+    The floor is the same lines with an empty payload and no key: what the envelope the session
+    promises (`v, seq, ts, prev, turn, kind, key, data`) costs before a turn says anything."""
+    from hz.session.envelope import parse_line
+
+    lines = spine[len(spine) - last_turn :].splitlines()
+    floor = 0
+    print(f"  the last turn, line by line ({len(lines)} lines):")
+    for line in lines:
+        envelope = parse_line(line)
+        bare = len(format_line(envelope._replace(data={}, key=None))) + 1
+        floor += bare
+        size = len(line) + 1
+        print(f"    {envelope.kind:<16} {size:>4} bytes: envelope {bare:>3}, payload and key {size - bare:>3}")
+    print(f"  envelope floor of these {len(lines)} lines, payloads empty: {floor} bytes (the goal: 1,536 a turn)")
 
 
 def main() -> None:

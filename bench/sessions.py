@@ -173,30 +173,32 @@ def bench_index(folder: Path, agents: int, events: int, *, command: bool) -> Non
 
 
 def bench_phases(root: Path) -> None:
-    """Where one rebuild's time goes, in one process: reading spines, folding events, inserting rows."""
+    """Where one rebuild's time goes, in one process: reading spines, folding events, inserting rows.
+
+    In batches of 1,000 agents like the rebuild, so no more events are alive at once than there."""
     base = str(root)
     agents = sorted(n for n in os.listdir(base) if n.startswith("hz-"))
-    began = time.perf_counter()
-    reads = [read_spine(os.path.join(base, agent, SPINE)) for agent in agents]
-    read = time.perf_counter()
-    rows = [spine_rows(agent, spine) for agent, spine in zip(agents, reads, strict=True)]
-    fold = time.perf_counter()
-    del reads
+    read = fold = insert = 0.0
+    rows = 0
     with tempfile.TemporaryDirectory() as scratch, Index.open(Path(scratch)) as empty:
         db = empty.db
         db.execute("BEGIN IMMEDIATE")
         for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL").fetchall():
             db.execute(f"DROP INDEX {name}")  # a rebuild creates them after the rows
-        inserting = time.perf_counter()
-        for at in range(0, len(rows), 1000):
+        for at in range(0, len(agents), 1000):
+            began = time.perf_counter()
+            reads = [(agent, read_spine(os.path.join(base, agent, SPINE))) for agent in agents[at : at + 1000]]
+            read_end = time.perf_counter()
             batch: Flat = {}
-            for agent_rows in rows[at : at + 1000]:
-                flatten_into(batch, agent_rows)
+            for agent, spine in reads:
+                flatten_into(batch, spine_rows(agent, spine))
+            fold_end = time.perf_counter()
             write_flat(db, batch)
-        inserted = time.perf_counter()
+            read, fold = read + read_end - began, fold + fold_end - read_end
+            insert += time.perf_counter() - fold_end
+            rows += sum(len(values) // width for width, values in batch.values())
         db.execute("ROLLBACK")
-    print(f"  phases in one process: read {_ms(read - began)}, fold {_ms(fold - read)}, "
-          f"insert {_ms(inserted - inserting)} ({sum(len(v) for r in rows for v in r.values())} rows)")  # fmt: skip
+    print(f"  phases in one process: read {_ms(read)}, fold {_ms(fold)}, insert {_ms(insert)} ({rows} rows)")
 
 
 def _due(root: Path) -> None:

@@ -3,8 +3,8 @@
 A rebuild spends most of its time in Python reading spines (one orjson call and one sha256 per line)
 and folding their events (`hz.session.fold`); SQLite only inserts the result. Both cores can share the
 first part: forked workers read and fold chunks of agents and send their rows back as `marshal`
-bytes (several times cheaper than pickle for plain tuples), while the parent, the only process that
-touches SQLite, inserts whatever chunk arrives first. Forking pays only for many spines, and never
+bytes of one flat list per table (`hz.session.rows`; several times cheaper than pickle), while the
+parent, the only process that touches SQLite, inserts whatever chunk arrives first. Forking pays only for many spines, and never
 when the process runs other threads (forking those is unsafe, and warns on Python 3.12+).
 
 A worker that fails or dies simply delivers fewer chunks: the parent folds every chunk that did not
@@ -16,6 +16,7 @@ from __future__ import annotations
 import marshal
 import os
 import signal
+import sys
 import threading
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, cast
@@ -56,7 +57,7 @@ def chunk_rows(base: str, agents: Sequence[str]) -> Flat:
 
 def processes_for(spines: int, requested: int | None = None) -> int:
     """How many worker processes a rebuild of `spines` uses; 1 means none, everything in this process."""
-    if threading.active_count() > 1 or not hasattr(os, "fork"):
+    if threading.active_count() > 1 or sys.platform != "linux":  # fork is safe (and the default) on Linux only
         return 1
     if requested is not None:
         return max(1, min(requested, spines))

@@ -4,8 +4,9 @@ A rebuild spends most of its time in Python reading spines (one orjson call and 
 and folding their events (`hz.session.fold`); SQLite only inserts the result. Both cores can share the
 first part: forked workers read and fold chunks of agents and send their rows back as `marshal`
 bytes of one flat list per table (`hz.session.rows`; several times cheaper than pickle), while the
-parent, the only process that touches SQLite, inserts whatever chunk arrives first. Forking pays only for many spines, and never
-when the process runs other threads (forking those is unsafe, and warns on Python 3.12+).
+parent, the only process that touches SQLite, inserts whatever chunk arrives first. Forking pays only
+for many spines, and never when the process runs other threads (forking those is unsafe, and warns on
+Python 3.12+), and only on Linux.
 
 A worker that fails or dies simply delivers fewer chunks: the parent folds every chunk that did not
 arrive itself, so an error surfaces in the parent exactly as a single-process rebuild would raise it.

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from multiprocessing.connection import Connection
     from multiprocessing.process import BaseProcess
 
-PARALLEL_FROM = 200  # spines; below that forking costs more than it saves (bench/sessions.py)
+PARALLEL_FROM = 100  # spines; measured on 2 cores: no gain at 50, a fifth faster at 100 to 500, 40% at 10,000
 MAX_PROCESSES = 4  # the parent's inserts bound the rebuild long before more workers would help
 _CHUNK = 250  # agents per message from a worker: about a megabyte of rows
 _SINGLE_CHUNK = 1000  # agents per insert batch without workers

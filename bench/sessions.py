@@ -136,7 +136,8 @@ def bench_reindex(folder: Path, agents: int, events: int) -> Path:
         print(f"full reindex of {agents} spines: median {_ms(statistics.median(rebuilds))}, runs {runs} "
               f"({processes_for(agents)} worker processes; {load})")  # fmt: skip
         alone = _time(lambda: index.rebuild(processes=1), 3 if agents <= 1000 else 1)
-        print(f"  the same in one process: median {_ms(statistics.median(alone))}")
+        after = "load average after: {:.2f} {:.2f} {:.2f}".format(*os.getloadavg())
+        print(f"  the same in one process: median {_ms(statistics.median(alone))} ({after})")
     bench_phases(root)
     return root
 

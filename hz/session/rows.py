@@ -42,8 +42,9 @@ def write_flat(db: sqlite3.Connection, flat: Flat) -> None:
         statement = _insert_sql(table, width, per // width)
         for at in range(0, whole, per):
             db.execute(statement, values[at : at + per])
-        if whole < len(values):
-            db.execute(_insert_sql(table, width, (len(values) - whole) // width), values[whole:])
+        if whole < len(values):  # one prepared row for the rest: a statement per remainder would crowd
+            rest = [values[at : at + width] for at in range(whole, len(values), width)]  # sqlite3's cache
+            db.executemany(_insert_sql(table, width, 1), rest)
 
 
 @cache

@@ -103,6 +103,10 @@ def _dump(root: Path, processes: int) -> tuple[int, dict[str, list[tuple[Any, ..
         return count, index.dump()
 
 
+_LINUX = pytest.mark.skipif(sys.platform != "linux", reason="worker processes are forked on Linux only")
+
+
+@_LINUX
 def test_a_rebuild_in_worker_processes_gives_exactly_the_rows_of_one_process(tmp_path: Path) -> None:
     _varied_spines(tmp_path, 30)
     assert threading.active_count() == 1  # else the rebuild would quietly stay in one process
@@ -131,6 +135,7 @@ def test_any_spines_give_the_same_rows_with_workers_and_without(spines: list[tup
         assert _dump(root, 2) == _dump(root, 1)
 
 
+@_LINUX
 def test_workers_are_used_only_for_many_spines_and_never_beside_other_threads() -> None:
     assert processes_for(PARALLEL_FROM - 1) == 1
     assert processes_for(PARALLEL_FROM) == min(len(os.sched_getaffinity(0)), 4)

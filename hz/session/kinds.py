@@ -60,3 +60,48 @@ KINDS: frozenset[str] = frozenset(SPEC_KINDS + LIFECYCLE_KINDS)
 
 # Old kind names still found in spines, mapped to the name they are read as (see `hz.session.migrate`).
 RENAMED: dict[str, str] = {}
+
+# The payload fields each kind always carries (its model's fields without a default). Readers check them
+# without pydantic, so a hand-edited line that lost one is reported as a break, never a crash later.
+REQUIRED: dict[str, frozenset[str]] = {
+    "amendment.declined": frozenset({"amendment_id"}),
+    "amendment.proposed": frozenset({"amendment_id", "base_version", "by", "contract_fingerprint",
+                                     "source_fingerprint"}),
+    "amendment.refused": frozenset({"amendment_id", "widens"}),
+    "approval.observed": frozenset({"decision", "key"}),
+    "context.edit": frozenset({"target"}),
+    "contract.amended": frozenset({"amendment_id", "contract_fingerprint", "source_fingerprint", "version"}),
+    "contract.approved": frozenset({"version"}),
+    "contract.proposed": frozenset({"contract_fingerprint", "name", "source_fingerprint"}),
+    "draft.placed": frozenset({"asset", "contract_version", "hash", "key"}),
+    "effect.done": frozenset({"key"}),
+    "effect.failed": frozenset({"error", "key"}),
+    "effect.started": frozenset({"effect", "key"}),
+    "heinzel.created": frozenset({"agent_id", "name", "namespace", "origin"}),
+    "heinzel.paused": frozenset(),
+    "heinzel.renamed": frozenset({"name", "previous"}),
+    "heinzel.retired": frozenset(),
+    "heinzel.unpaused": frozenset(),
+    "heinzel.unretired": frozenset(),
+    "lesson.dismissed": frozenset({"lesson_id"}),
+    "lesson.recorded": frozenset({"lesson_id", "sentence"}),
+    "question.answered": frozenset({"key"}),
+    "question.asked": frozenset({"key", "question"}),
+    "spine.repaired": frozenset({"dropped_bytes", "dropped_hash", "offset"}),
+    "summary.written": frozenset({"asset", "wants"}),
+    "turn.finished": frozenset({"cause", "disposition"}),
+    "turn.requested": frozenset({"cause", "key"}),
+    "turn.resumed": frozenset({"woken_by"}),
+    "turn.skipped": frozenset({"causes", "keys", "reason"}),
+    "turn.started": frozenset({"cause", "contract_version"}),
+    "turn.steered": frozenset({"hash", "request_id"}),
+    "turn.step": frozenset({"step"}),
+    "turn.waiting": frozenset({"step"}),
+    "usage": frozenset({"kind"}),
+}  # fmt: skip
+
+
+def missing_fields(kind: str, data: dict[str, object]) -> list[str]:
+    """The fields a known kind's payload must carry and this one lacks (sorted; empty when whole)."""
+    required = REQUIRED.get(kind)
+    return [] if required is None or required <= data.keys() else sorted(required - data.keys())

@@ -39,7 +39,7 @@ from hz.session.envelope import (
     line_hash,
     parse_line,
 )
-from hz.session.kinds import KINDS
+from hz.session.kinds import KINDS, REQUIRED, missing_fields
 from hz.session.lock import LOCK, PENDING, SPINE, clear_pending, lock, mark_pending, pending, try_lock
 from hz.session.migrate import MIGRATING, migrate, needs_migration
 
@@ -125,6 +125,10 @@ def _parse_careful(lines: list[bytes], torn: bytes, offset: int, head: str | Non
                 return _broken(result, None, envelope.seq, at, "the line does not continue the chain")
             result.problems.append(Problem("broken", held[0].seq, at, "the line was changed after it was written"))
             return result
+        lacking = missing_fields(*migrate(envelope.kind, envelope.data))
+        if lacking:  # chained, so written like this or edited as the last line: either way not an event
+            why = f"its {envelope.kind} payload lacks {', '.join(lacking)}"
+            return _broken(result, held, envelope.seq, at, why)
         if held is not None:
             _accept(result, held)
         at += len(line) + 1
@@ -160,7 +164,7 @@ def _parse_intact(lines: list[bytes], offset: int, head: str | None, last_seq: i
         return None
     hashes = [_PREFIX + sha256(line).hexdigest() for line in lines]
     events: list[Envelope] = []
-    seq, skipped, new, kinds, migrating = last_seq, 0, _new_envelope, KINDS, MIGRATING
+    seq, skipped, new, kinds, migrating, required = last_seq, 0, _new_envelope, KINDS, MIGRATING, REQUIRED
     for raw, chain in zip(raws, [head, *hashes[:-1]], strict=True):  # the hot loop of every reindex
         seq += 1
         if type(raw) is not dict or len(raw) != 8 or raw.get("v") != ENVELOPE_VERSION:
@@ -185,6 +189,8 @@ def _parse_intact(lines: list[bytes], offset: int, head: str | None, last_seq: i
         if kind in migrating and needs_migration(kind, data):
             kind, data = migrate(kind, data)
         if kind in kinds:
+            if not required[kind] <= data.keys():  # a line that lost a field: the careful reader names it
+                return None
             events.append(new(Envelope, (n, ts, prev, kind, data, turn, key, ENVELOPE_VERSION)))
         else:
             skipped += 1

@@ -65,3 +65,24 @@ def test_the_index_and_store_import_no_pydantic() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=os.environ)
     assert out.stdout.strip() == "[]"
+
+
+def test_a_last_line_that_lost_a_field_is_a_reported_break_not_a_crash(tmp_path: Path, hz: Any) -> None:
+    from hz.config import hz_home
+
+    root = hz_home() / "heinzel"
+    ids = _agents(root, 2)
+    spine = root / ids[1] / SPINE
+    *before, last, end = spine.read_bytes().split(b"\n")  # the last line: contract.approved
+    spine.write_bytes(b"\n".join([*before, last.replace(b'"version":1', b'"v1":1'), end]))
+    result = hz("heinzel", "reindex")
+    assert (result.exit_code, result.err) == (0, "")
+    result = hz("heinzel", "list")
+    assert result.exit_code == 0, result.err
+    assert result.out == (
+        "NAME    STATE     VERSION  NEXT DUE             PENDING  TODAY  ID\n"
+        f"me:a-0  asleep    v1       2026-10-20 15:00:00  -        0.00   {ids[0]}\n"
+        f"me:a-1  proposed  v1       -                    -        0.00   {ids[1]}\n"
+        f"warning: the session of {ids[1]} breaks at seq 3: its contract.approved payload lacks version"
+        " (hz heinzel show it)\n"
+    )

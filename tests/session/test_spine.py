@@ -101,6 +101,32 @@ def test_a_hand_edited_line_is_found_with_its_seq(tmp_path: Path) -> None:
     assert read.broken_at == 3
 
 
+@pytest.mark.parametrize("line", [2, 4])  # in the middle (the next prev also fails), and the last line
+def test_a_line_that_lost_a_field_its_kind_requires_breaks_the_chain_there(tmp_path: Path, line: int) -> None:
+    _append(tmp_path, 5)
+    lines = _lines(tmp_path)
+    lines[line] = lines[line].replace(b'"kind":"summary",', b"")
+    (tmp_path / SPINE).write_bytes(b"\n".join(lines) + b"\n")
+    read = read_spine(tmp_path / SPINE)
+    assert [e.seq for e in read.events] == list(range(1, line + 1))
+    assert [p.render() for p in read.problems] == [f"seq {line + 1}: its usage payload lacks kind"]
+
+
+@given(st.integers(min_value=0, max_value=4), st.data())
+def test_no_line_missing_a_payload_field_ever_reaches_a_reader(line: int, data: st.DataObject) -> None:
+    from hz.session.kinds import missing_fields
+
+    raw = _spine_bytes(5).split(b"\n")
+    envelope = parse_line(raw[line])
+    dropped = data.draw(st.sampled_from(sorted(envelope.data)))
+    raw[line] = format_line(envelope._replace(data={k: v for k, v in envelope.data.items() if k != dropped}))
+    read = read_spine_bytes(b"\n".join(raw))
+    assert read == _careful(b"\n".join(raw))
+    assert all(not missing_fields(e.kind, e.data) for e in read.events)
+    if line == 4:  # the last line has no successor to vouch for it: only its payload can give it away
+        assert len(read.events) == (4 if dropped == "kind" else 5)
+
+
 def test_a_removed_or_moved_line_is_found_with_its_seq(tmp_path: Path) -> None:
     _append(tmp_path, 5)
     lines = _lines(tmp_path)

@@ -84,6 +84,13 @@ def test_every_kind_and_its_fields_are_frozen() -> None:
     assert set(FROZEN_FIELDS) == kinds.KINDS
 
 
+def test_the_readers_list_of_required_fields_is_the_models() -> None:
+    required = {
+        kind: frozenset(n for n, f in model.model_fields.items() if f.is_required()) for kind, model in MODELS.items()
+    }
+    assert required == kinds.REQUIRED
+
+
 def test_every_kind_the_specification_names_exists() -> None:
     assert SPEC_NAMED <= kinds.KINDS
 

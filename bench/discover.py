@@ -9,15 +9,14 @@ for, so it is timed over agents that each get a hint.
 from __future__ import annotations
 
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+
+from timing import repeat, stats
 
 MONDAY = datetime(2026, 10, 26, 9, 0, tzinfo=UTC)
 CONTRACT = """---
@@ -64,38 +63,19 @@ Material: what happened.
 PLAYBOOK = "hints:\n  - name: incidents\n    match: file:docs/incidents/**/*.md\n    why: incident write-ups\n"
 
 
-def _ms(seconds: float) -> str:
-    return f"{seconds * 1000:.3f} ms"
-
-
-def _stats(runs: list[float]) -> str:
-    ordered = sorted(runs)
-    p95 = ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
-    return f"median {_ms(statistics.median(runs))}, p95 {_ms(p95)} ({len(runs)} runs)"
-
-
-def _time(fn: Callable[[], Any], repeat: int) -> list[float]:
-    runs = []
-    for _ in range(repeat):
-        began = time.perf_counter()
-        fn()
-        runs.append(time.perf_counter() - began)
-    return runs
-
-
 def bench_idle_check(folder: Path) -> None:
     from hz.turn.discover_day import discovery_due, mark_done
 
     repo, store_root = folder / "idle-repo", folder / "idle-home" / "heinzel"
     (repo / "workflows").mkdir(parents=True)
     store_root.mkdir(parents=True)
-    runs = _time(lambda: discovery_due(repo, store_root, MONDAY), 2000)
-    print(f"is a pass due? no playbook: {_stats(runs)}")
+    runs = repeat(lambda: discovery_due(repo, store_root, MONDAY), 2000)
+    print(f"is a pass due? no playbook: {stats(runs)}")
     (repo / "workflows" / "_playbook.yaml").write_text(PLAYBOOK)
     mark_done(repo, store_root, MONDAY)
     assert not discovery_due(repo, store_root, MONDAY)
-    runs = _time(lambda: discovery_due(repo, store_root, MONDAY), 2000)
-    print(f"is a pass due? playbook, today's pass done: {_stats(runs)}")
+    runs = repeat(lambda: discovery_due(repo, store_root, MONDAY), 2000)
+    print(f"is a pass due? playbook, today's pass done: {stats(runs)}")
 
 
 def bench_pass(folder: Path, agents: int, files: int) -> None:
@@ -124,7 +104,7 @@ def bench_pass(folder: Path, agents: int, files: int) -> None:
             found = discovery_pass(store, repo, MONDAY + timedelta(days=day))
             runs.append(time.perf_counter() - began)
         proposed = sum(len(c) for c in found.causes.values())
-    print(f"one daily pass: {agents} agents, a hint over {files} files, {proposed} sources proposed: {_stats(runs)}")
+    print(f"one daily pass: {agents} agents, a hint over {files} files, {proposed} sources proposed: {stats(runs)}")
 
 
 def main() -> None:

@@ -15,10 +15,11 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
+
+from timing import ms, quantile, repeat
 
 from hz.session.envelope import Envelope, format_line, format_ts, line_hash
 from hz.session.index import INDEX, Index
@@ -29,24 +30,6 @@ from hz.session.vocabulary import validate_payload
 
 FP = "sha256:" + "ab" * 32
 START = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
-
-
-def _ms(seconds: float) -> str:
-    return f"{seconds * 1000:.3f} ms"
-
-
-def _quantile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
-def _time(fn: Callable[[], Any], repeat: int) -> list[float]:
-    runs = []
-    for _ in range(repeat):
-        began = time.perf_counter()
-        fn()
-        runs.append(time.perf_counter() - began)
-    return runs
 
 
 def _events(agent: str, n: int, count: int) -> list[tuple[str, dict[str, Any], str | None, str | None]]:
@@ -110,9 +93,9 @@ def bench_append(folder: Path, count: int) -> None:
         directory.mkdir()
         with SpineWriter.open(directory) as writer:
             writer.append("usage", data)  # warm: imports the vocabulary
-            runs = _time(lambda: writer.append("usage", data), count)
-        median, p99 = statistics.median(runs), _quantile(runs, 0.99)
-        print(f"append with fdatasync on {label} ({count}x): median {_ms(median)}, p99 {_ms(p99)}")
+            runs = repeat(lambda: writer.append("usage", data), count)
+        median, p99 = statistics.median(runs), quantile(runs, 0.99)
+        print(f"append with fdatasync on {label} ({count}x): median {ms(median)}, p99 {ms(p99)}")
         if base != folder:
             import shutil
 
@@ -120,7 +103,7 @@ def bench_append(folder: Path, count: int) -> None:
     began = time.perf_counter()
     for _ in range(count):
         validate_payload("usage", data)
-    print(f"  payload validation alone: {_ms((time.perf_counter() - began) / count)} per event")
+    print(f"  payload validation alone: {ms((time.perf_counter() - began) / count)} per event")
 
 
 def bench_reindex(folder: Path, agents: int, events: int) -> Path:
@@ -131,13 +114,13 @@ def bench_reindex(folder: Path, agents: int, events: int) -> Path:
     make_spines(root, agents, events)
     print(f"\n{agents} spines of {events} events written in {time.perf_counter() - began:.1f} s")
     with Index.open(root) as index:  # a new index: the first open rebuilds
-        rebuilds = _time(index.rebuild, 3)
-        runs = ", ".join(_ms(r) for r in rebuilds)
-        print(f"full reindex of {agents} spines: median {_ms(statistics.median(rebuilds))}, runs {runs} "
+        rebuilds = repeat(index.rebuild, 3)
+        runs = ", ".join(ms(r) for r in rebuilds)
+        print(f"full reindex of {agents} spines: median {ms(statistics.median(rebuilds))}, runs {runs} "
               f"({processes_for(agents)} worker processes; {load})")  # fmt: skip
-        alone = _time(lambda: index.rebuild(processes=1), 3 if agents <= 1000 else 1)
+        alone = repeat(lambda: index.rebuild(processes=1), 3 if agents <= 1000 else 1)
         after = "load average after: {:.2f} {:.2f} {:.2f}".format(*os.getloadavg())
-        print(f"  the same in one process: median {_ms(statistics.median(alone))} ({after})")
+        print(f"  the same in one process: median {ms(statistics.median(alone))} ({after})")
     bench_phases(root)
     return root
 
@@ -145,10 +128,10 @@ def bench_reindex(folder: Path, agents: int, events: int) -> Path:
 def bench_index(folder: Path, agents: int, events: int, *, command: bool) -> None:
     root = bench_reindex(folder, agents, events)
     with Index.open(root) as index:
-        listing = _time(lambda: index.agents(today="2026-01-05"), 20)
-        print(f"list {agents} agents, index query of whole rows (--json): median {_ms(statistics.median(listing))}")
-        listing = _time(index.agent_lines, 20)
-        print(f"list {agents} agents, index query of the table's columns: median {_ms(statistics.median(listing))}")
+        listing = repeat(lambda: index.agents(today="2026-01-05"), 20)
+        print(f"list {agents} agents, index query of whole rows (--json): median {ms(statistics.median(listing))}")
+        listing = repeat(index.agent_lines, 20)
+        print(f"list {agents} agents, index query of the table's columns: median {ms(statistics.median(listing))}")
     from hz.commands.heinzel_list import list_command
 
     environ = {**os.environ, "HZ_HOME": str(folder / "home")}
@@ -161,15 +144,15 @@ def bench_index(folder: Path, agents: int, events: int, *, command: bool) -> Non
     def in_process() -> None:
         list_command(io.StringIO(), state=None, artifact=None, contract=None, json_output=False, environ=environ)
 
-    runs = _time(in_process, 20)
-    print(f"list {agents} agents in process (open index + query + table): median {_ms(statistics.median(runs))}, "
-          f"p95 {_ms(_quantile(runs, 0.95))}")  # fmt: skip
-    due = _time(lambda: _due(root), 50)
-    print(f"what is due for {agents} agents (open index + one query): median {_ms(statistics.median(due))}")
+    runs = repeat(in_process, 20)
+    print(f"list {agents} agents in process (open index + query + table): median {ms(statistics.median(runs))}, "
+          f"p95 {ms(quantile(runs, 0.95))}")  # fmt: skip
+    due = repeat(lambda: _due(root), 50)
+    print(f"what is due for {agents} agents (open index + one query): median {ms(statistics.median(due))}")
     if command:
         hz = str(Path(sys.executable).parent / "hz")
-        runs = _time(lambda: subprocess.run([hz, "heinzel", "list"], env=environ, check=True, capture_output=True), 5)
-        print(f"hz heinzel list over {agents} agents as a command: median {_ms(statistics.median(runs))}")
+        runs = repeat(lambda: subprocess.run([hz, "heinzel", "list"], env=environ, check=True, capture_output=True), 5)
+        print(f"hz heinzel list over {agents} agents as a command: median {ms(statistics.median(runs))}")
     bench_catch_up(root)
 
 
@@ -199,7 +182,7 @@ def bench_phases(root: Path) -> None:
             insert += time.perf_counter() - began
             rows += sum(len(values) // width for width, values in batch.values())
         db.execute("ROLLBACK")
-    print(f"  phases in one process: read {_ms(read)}, fold {_ms(fold)}, insert {_ms(insert)} ({rows} rows)")
+    print(f"  phases in one process: read {ms(read)}, fold {ms(fold)}, insert {ms(insert)} ({rows} rows)")
 
 
 def _due(root: Path) -> None:
@@ -216,7 +199,7 @@ def bench_catch_up(root: Path) -> None:
         began = time.perf_counter()
         read = index.refresh()
         took = time.perf_counter() - began
-    print(f"catch-up after 5 new lines in one spine: read {read} events in {_ms(took)}")
+    print(f"catch-up after 5 new lines in one spine: read {read} events in {ms(took)}")
 
 
 def main() -> None:

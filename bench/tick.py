@@ -14,10 +14,11 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
+
+from timing import ms, repeat, stats
 
 from hz.session.envelope import Envelope, format_line, format_ts, line_hash
 from hz.session.index import Index
@@ -62,25 +63,6 @@ Material: what happened.
 """
 
 
-def _ms(seconds: float) -> str:
-    return f"{seconds * 1000:.2f} ms"
-
-
-def _stats(runs: list[float]) -> str:
-    ordered = sorted(runs)
-    p95 = ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
-    return f"median {_ms(statistics.median(runs))}, p95 {_ms(p95)} ({len(runs)} runs)"
-
-
-def _time(fn: Callable[[], Any], repeat: int) -> list[float]:
-    runs = []
-    for _ in range(repeat):
-        began = time.perf_counter()
-        fn()
-        runs.append(time.perf_counter() - began)
-    return runs
-
-
 def asleep_spines(root: Path, count: int, *, first: int = 0) -> None:
     """Agents that had one turn and are due only in a year: what an idle machine holds."""
     due = "2027-10-29T15:00:00Z"
@@ -118,8 +100,8 @@ def bench_idle(folder: Path, count: int, processes: int) -> None:
     environ.pop("PYTHONDONTWRITEBYTECODE", None)
     now = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
     assert tick(root=None, environ=environ, now=now).woken == []
-    runs = _time(lambda: tick(root=None, environ=environ, now=now), 50)
-    print(f"idle tick over {count} asleep agents, in process: {_stats(runs)}")
+    runs = repeat(lambda: tick(root=None, environ=environ, now=now), 50)
+    print(f"idle tick over {count} asleep agents, in process: {stats(runs, 2)}")
     fresh_processes(folder, home, environ, count, processes)
 
 
@@ -150,7 +132,7 @@ def fresh_processes(folder: Path, home: Path, environ: dict[str, str], count: in
             times[label].append(time.perf_counter() - began)
     print(f"idle `hz tick` as a fresh process over {count} agents (load {os.getloadavg()[0]:.2f}):")
     for label, fresh in times.items():
-        print(f"  {label}: {_stats(fresh)}")
+        print(f"  {label}: {stats(fresh, 2)}")
 
 
 def bench_busy(folder: Path, asleep: int, due: int) -> None:
@@ -173,7 +155,7 @@ def bench_busy(folder: Path, asleep: int, due: int) -> None:
     began = time.perf_counter()
     report = tick(root=repo, environ=environ, now=FRIDAY)
     took = time.perf_counter() - began
-    print(f"tick over {asleep + due} agents with {len(report.woken)} due (offline runner): {_ms(took)}")
+    print(f"tick over {asleep + due} agents with {len(report.woken)} due (offline runner): {ms(took, 2)}")
 
 
 def bench_turn(folder: Path, turns: int) -> None:
@@ -223,7 +205,7 @@ def bench_turn(folder: Path, turns: int) -> None:
                 engine.start(journal, plan, wake, deps)
                 runs.append(time.perf_counter() - began)
                 sizes.append((directory / SPINE).stat().st_size - before)
-        print(f"one turn's bookkeeping without its runner ({label}): {_stats(runs[1:])}")
+        print(f"one turn's bookkeeping without its runner ({label}): {stats(runs[1:], 2)}")
         print(f"  spine growth per drafted turn: median {statistics.median(sizes):.0f} bytes, max {max(sizes)} bytes")
         if base == folder:
             spine_breakdown((directory / SPINE).read_bytes(), sizes[-1])

@@ -12,7 +12,8 @@ small file per source in the agent's folder (`discovered/<fingerprint>.json`, 06
 back by its keys (`sources_for`), so a resumed turn sees what the first attempt saw.
 
 The day is marked before anyone is woken: an agent that is busy, deferred or fails keeps its sources
-unknown to its session, and the next day's pass finds them again.
+unknown to its session, and the next day's pass finds them again. So does an agent with a question the
+user has not answered yet (of any turn): questions never stack up.
 """
 
 from __future__ import annotations
@@ -37,7 +38,8 @@ from hz.turn.repoglob import matches, matching_files
 MAX_PER_AGENT = 5
 DETAILS = "discovered"  # folder in an agent's session folder: what each proposed source is
 _MARK = "@discovered:"
-_COLUMNS = ("id", "name", "namespace", "state", "origin", "source", "contract_name", "contract_version")
+_COLUMNS = ("id", "name", "namespace", "state", "origin", "source", "contract_name", "contract_version",
+            "pending_question")  # fmt: skip
 _INACTIVE = frozenset({"proposed", "paused", "retired"})  # asleep, awake and waiting agents are active
 
 
@@ -60,6 +62,8 @@ def discovery_pass(store: Store, root: Path, now: datetime, *, default_tz: str =
     wanted = _named_targets(hints)
     for row in store.index.agents(columns=_COLUMNS):
         if row["state"] in _INACTIVE or (wanted is not None and _contract_name(row) not in wanted):
+            continue
+        if row["pending_question"]:  # one question at a time: new sources wait until the user answered
             continue
         sources = _new_sources(store, row, hints, root, listings, default_tz)
         if sources:

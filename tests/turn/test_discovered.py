@@ -122,6 +122,13 @@ def questions(agent: str) -> list[str]:
     return [e.data["question"] for e in events(agent) if e.kind == "question.asked"]
 
 
+def answer(repo: Path, now: datetime) -> None:
+    """The user answers the open question in chat: the waiting turn resumes and ends `asked`."""
+    answered = direct.ask("incident-digest", "not now", after=False, request_id=f"rq-{now:%d%H}", root=repo,
+                          environ=os.environ, now=now, runner=None)  # fmt: skip
+    assert [(e["action"], e["disposition"]) for e in answered.ran] == [("resumed", "asked")]
+
+
 def entries(report: Any) -> list[tuple[str, str, str]]:
     return [(e["agent"], e["action"], e.get("disposition") or e.get("reason") or e["error"]) for e in report.woken]
 
@@ -171,6 +178,7 @@ def test_no_pass_twice_on_one_day_and_the_day_is_kept_privately(repo: Path) -> N
     assert day_file.read_text() == f"2026-10-26\t{repo}\n"
     assert stat.S_IMODE(day_file.stat().st_mode) == 0o600
     (repo / "docs/incidents/b.md").write_text("# b\n")
+    answer(repo, MON + HOUR)
     assert entries(tick(root=repo, now=MON + 10 * HOUR)) == []  # 19:00 the same UTC day: no pass
     assert len(started(agent)) == 2
     tomorrow = tick(root=repo, now=MON + 15 * HOUR)  # 00:00 UTC the next day
@@ -184,8 +192,22 @@ def test_at_most_five_sources_a_day_the_rest_the_next_day(repo: Path) -> None:
     repository(repo, *(f"docs/incidents/{n}.md" for n in "abcdefg"))
     tick(root=repo, now=MON)
     assert sorted(started(agent)[-1].data["keys"]) == sorted(key(agent, f"docs/incidents/{n}.md") for n in "abcde")
+    answer(repo, MON + HOUR)
     tick(root=repo, now=MON + DAY)
     assert sorted(started(agent)[-1].data["keys"]) == sorted(key(agent, f"docs/incidents/{n}.md") for n in "fg")
+
+
+def test_an_unanswered_question_holds_new_sources_back_until_it_is_answered(repo: Path) -> None:
+    agent = digest()
+    repository(repo, "docs/incidents/a.md")
+    tick(root=repo, now=MON)
+    (repo / "docs/incidents/b.md").write_text("# b\n")
+    assert entries(tick(root=repo, now=MON + DAY)) == []  # the question about a.md is still open
+    assert entries(tick(root=repo, now=MON + 2 * DAY)) == []
+    assert len(questions(agent)) == 1
+    answer(repo, MON + 2 * DAY + HOUR)
+    assert entries(tick(root=repo, now=MON + 3 * DAY)) == [("incident-digest", "started", "waiting")]
+    assert started(agent)[-1].data["keys"] == [key(agent, "docs/incidents/b.md")]
 
 
 def test_a_file_the_contract_reads_is_never_proposed(repo: Path) -> None:

@@ -244,3 +244,78 @@ def test_a_reindex_killed_halfway_leaves_the_index_it_was_replacing(tmp_path: Pa
     assert _user_version(tmp_path) == SCHEMA_VERSION
     with Index.open(tmp_path) as index:
         assert index.dump() == before
+
+
+_FLAGGED = """
+import signal, sys
+from pathlib import Path
+from hz.session.index import Index
+stopping = []
+signal.signal(signal.SIGTERM, lambda *_: stopping.append(True))  # as the daemon does: only a flag
+with Index.open(Path(sys.argv[1]), refresh=False) as index:
+    index.rebuild(processes=3)
+print("rebuilt", stopping)
+"""
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        return [int(n) for n in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except FileNotFoundError:
+        pytest.skip("this kernel does not list a process's children")
+
+
+def _catches_no_sigterm(pid: int, seconds: float) -> bool:
+    """Whether the process stops catching SIGTERM (its `SigCgt` mask in /proc) within `seconds`."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        status = Path(f"/proc/{pid}/status").read_text()
+        caught = int(next(line for line in status.splitlines() if line.startswith("SigCgt:")).split()[1], 16)
+        if not caught & (1 << (signal.SIGTERM - 1)):
+            return True
+        time.sleep(0.001)
+    return False
+
+
+def _gone(pid: int, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except FileNotFoundError:
+            return True
+        if state == "Z":  # exited, waiting for its parent to collect it
+            return True
+        time.sleep(0.005)
+    return False
+
+
+@_LINUX
+@pytest.mark.slow
+def test_a_worker_stopped_with_sigterm_ends_and_the_parent_folds_its_share(tmp_path: Path) -> None:
+    data = _spine_bytes(_life("same"))
+    for n in range(3000):
+        _write(tmp_path, _agent(n), data)
+    with Index.open(tmp_path) as index:
+        index.rebuild(processes=1)
+        expected = index.dump()
+    child = subprocess.Popen([sys.executable, "-c", _FLAGGED, str(tmp_path)], stdout=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 30
+        while len(workers := _children(child.pid)) < 2:
+            assert child.poll() is None, "the rebuild ended before its workers were seen"
+            assert time.monotonic() < deadline
+            time.sleep(0.002)
+        # A worker forked with the parent's handler, which only sets a flag, would fold on for its whole
+        # share; it must catch SIGTERM no longer once it has started, and then end when told to.
+        assert _catches_no_sigterm(workers[0], 5.0), "a worker kept the parent's SIGTERM handler"
+        os.kill(workers[0], signal.SIGTERM)
+        assert _gone(workers[0], 0.5), "a worker ignored SIGTERM"
+        out, _ = child.communicate(timeout=60)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    assert (child.returncode, out) == (0, "rebuilt []\n")
+    with Index.open(tmp_path, refresh=False) as index:
+        assert index.dump() == expected

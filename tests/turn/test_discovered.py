@@ -16,8 +16,7 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart, UserPromptPart
-from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.models.function import FunctionModel
 
 from hz.canonical import fingerprint
 from hz.commands.heinzel_show import show_command
@@ -30,6 +29,7 @@ from hz.turn.causes import discovered_key
 from hz.turn.discover import is_named
 from hz.turn.repoglob import matches, matching_files
 from tests.turn.agents import adopt, contract_text, home
+from tests.turn.answers import SameAnswer
 
 MON = datetime(2026, 10, 26, 9, 0, tzinfo=UTC)
 HOUR = timedelta(hours=1)
@@ -284,19 +284,6 @@ def test_a_broken_playbook_is_reported_and_every_other_agent_still_runs(repo: Pa
     assert (repo / "notes/2026-W44.md").read_text().startswith("🧝 DRAFT (weekly-note v1)")
 
 
-class Model:
-    """A test model that answers a discovered turn with an amendment reading the new file."""
-
-    def __init__(self, answer: dict[str, Any]) -> None:
-        self.answer = answer
-        self.seen: list[str] = []
-
-    def __call__(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        self.seen.append("\n".join(p.content for m in messages for p in m.parts
-                                   if isinstance(p, UserPromptPart) and isinstance(p.content, str)))  # fmt: skip
-        return ModelResponse(parts=[ToolCallPart("final_result", self.answer)])
-
-
 def test_a_models_amendment_that_reads_the_discovered_file_is_refused_and_left_to_the_user(repo: Path) -> None:
     agent = digest()
     repository(repo, "docs/incidents/a.md")
@@ -308,7 +295,7 @@ def test_a_models_amendment_that_reads_the_discovered_file_is_refused_and_left_t
         .replace(requires, requires + "- `incidents`: the write-up.\n")
     )
     amendment = {"text": wider, "reason": "The incident write-up belongs in the digest."}
-    model = Model({"kind": "amendment", "report": "proposed reading the incidents", "amendment": amendment})
+    model = SameAnswer({"kind": "amendment", "report": "proposed reading the incidents", "amendment": amendment})
     report = tick(root=repo, now=MON, runner=ModelRunner(FunctionModel(model), Price(0, 0, 0)))
     assert entries(report) == [("incident-digest", "started", "proposed")]
     refused = [e.data for e in events(agent) if e.kind == "amendment.refused"]

@@ -9,8 +9,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart, UserPromptPart
-from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.models.function import FunctionModel
 
 from hz.daemon import tick
 from hz.runners.model import ModelRunner
@@ -19,6 +18,7 @@ from hz.session.spine import SPINE, read_spine
 from hz.session.store import Store
 from hz.turn import direct
 from tests.turn.agents import adopt, contract_text, home
+from tests.turn.answers import SameAnswer
 
 MONDAY = datetime(2026, 10, 26, 9, 0, tzinfo=UTC)
 ASKS = """
@@ -43,17 +43,6 @@ def events(agent: str) -> list[Any]:
     return read_spine(home() / "heinzel" / agent / SPINE).events
 
 
-class Model:
-    def __init__(self, answer: dict[str, Any]) -> None:
-        self.answer = answer
-        self.seen: list[str] = []
-
-    def __call__(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        self.seen.append("\n".join(p.content for m in messages for p in m.parts
-                                   if isinstance(p, UserPromptPart) and isinstance(p.content, str)))  # fmt: skip
-        return ModelResponse(parts=[ToolCallPart("final_result", self.answer)])
-
-
 DRAFT = {"kind": "draft", "report": "drafted", "drafts": [{"output": "note", "facet": f, "text": "x"}
                                                           for f in ("summary", "risks")]}  # fmt: skip
 QUESTION = {"kind": "question", "report": "asked again", "question": "Which day should it cover?"}
@@ -73,7 +62,7 @@ def wait_in_another_process(repo: Path) -> str:
 
 def test_a_waiting_turn_survives_a_restart_and_resumes_on_its_answer(repo: Path) -> None:
     agent = wait_in_another_process(repo)
-    model = Model(DRAFT)
+    model = SameAnswer(DRAFT)
     runner = ModelRunner(FunctionModel(model), Price(0, 0, 0))
     assert tick(root=repo, now=MONDAY + timedelta(hours=1), runner=runner).woken == []
     answered = direct.ask("weekly-note", "the week that ends on Friday", after=False, request_id="rq-answer",
@@ -93,7 +82,7 @@ def test_until_wins_over_an_answer_that_never_comes(repo: Path) -> None:
     config.mkdir(parents=True, exist_ok=True)
     (config / "config.toml").write_text("[heinzel]\nmax_wait_days = 2\n")
     agent = wait_in_another_process(repo)
-    runner = ModelRunner(FunctionModel(Model(QUESTION)), Price(0, 0, 0))
+    runner = ModelRunner(FunctionModel(SameAnswer(QUESTION)), Price(0, 0, 0))
     assert tick(root=repo, now=MONDAY + timedelta(days=1), runner=runner).woken == []
     report = tick(root=repo, now=MONDAY + timedelta(days=2, minutes=1), runner=runner)
     assert [(e["action"], e["disposition"]) for e in report.woken] == [("resumed", "asked")]

@@ -19,7 +19,8 @@ from hz.session.spine import SPINE, read_spine
 from hz.turn import direct
 from hz.turn.asked import ASKED, marked
 from tests.turn.agents import adopt, contract_text, home
-from tests.turn.test_waits import DRAFT, Model, wait_in_another_process
+from tests.turn.answers import SameAnswer
+from tests.turn.test_waits import DRAFT, wait_in_another_process
 
 MONDAY = datetime(2026, 10, 26, 9, 0, tzinfo=UTC)
 
@@ -96,7 +97,7 @@ def test_a_marker_whose_request_a_turn_already_took_in_starts_nothing(repo: Path
 
 def test_an_answer_left_while_the_agent_was_held_resumes_the_waiting_turn_at_the_next_tick(repo: Path) -> None:
     agent = wait_in_another_process(repo)
-    model = Model(DRAFT)
+    model = SameAnswer(DRAFT)
     runner = ModelRunner(FunctionModel(model), Price(0, 0, 0))
     holder = subprocess.Popen(
         [sys.executable, "-c", HOLDER, agent], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True

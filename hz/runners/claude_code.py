@@ -8,6 +8,9 @@ The think step needs no tools of Claude Code's own, so they are all switched off
 user's MCP servers. The USD cap goes to `--max-budget-usd`; the token ceiling bounds each answer
 through `CLAUDE_CODE_MAX_OUTPUT_TOKENS`. The CLI prints one result object: its `structured_output`
 (or its `result` text) is the outcome, `total_cost_usd` the spend, `usage` the tokens.
+
+Of the secrets in the environment the CLI gets only those its own login reads (`LOGIN_ENV`: an API key,
+an OAuth or proxy token, or Bedrock's AWS keys); hz's tokens for GitHub, Jira and the rest stay behind.
 """
 
 from __future__ import annotations
@@ -26,6 +29,14 @@ from hz.runners.wire import outcome_schema_text
 LABEL = "claude-code"
 DEFAULT_MAX_TURNS = 10
 MAX_OUTPUT_TOKENS = 32_000  # what one answer may hold at most, whatever the turn's ceiling
+LOGIN_ENV = frozenset({
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_AUTH_TOKEN",
+    "CLAUDE_CODE_OAUTH_TOKEN",
+    "AWS_SECRET_ACCESS_KEY",
+    "AWS_SESSION_TOKEN",
+    "AWS_BEARER_TOKEN_BEDROCK",
+})  # fmt: skip
 
 
 class ClaudeCodeRunner(CliRunner):
@@ -48,7 +59,14 @@ class ClaudeCodeRunner(CliRunner):
 
     def think(self, request: ThinkRequest) -> ThinkResult:
         environ = {**self.environ, "CLAUDE_CODE_MAX_OUTPUT_TOKENS": str(min(request.max_tokens, MAX_OUTPUT_TOKENS))}
-        finished = run_cli(self.argv(request), stdin=cli_prompt(request), request=request, environ=environ, label=LABEL)
+        finished = run_cli(
+            self.argv(request),
+            stdin=cli_prompt(request),
+            request=request,
+            environ=environ,
+            label=LABEL,
+            login=LOGIN_ENV,
+        )
         data = _result_object(finished)
         entry = {"runner": LABEL, "result": data}
         if request.record is not None:

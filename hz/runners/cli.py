@@ -5,6 +5,10 @@ empty one. On timeout the whole group gets SIGTERM, then SIGKILL after a grace p
 spawned helpers leaves nothing behind. Whatever it prints is checked: a CLI that cannot be found,
 exits non-zero or prints something that is not the expected JSON is a `RunnerError` with its words,
 never a traceback.
+
+The CLI gets the environment without hz's secrets: no `GITHUB_TOKEN`, `JIRA_TOKEN` or any other
+secret-named variable but the ones its own login reads (each runner names them), and no credentials in
+URLs. What it prints is scrubbed of every secret before hz reads, records or quotes it.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ import os
 import signal
 import subprocess
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,6 +28,7 @@ from hz.runners.base import RunnerFailed, RunnerNotConfigured, RunnerTimeout, Th
 from hz.runners.outcome import Outcome, outcome_problems
 from hz.runners.pricing import Price
 from hz.runners.wire import WireOutcome
+from hz.secrets import secrets_of, without_secrets
 
 
 class CliRunner:
@@ -61,12 +66,18 @@ def run_cli(
     request: ThinkRequest,
     environ: Mapping[str, str],
     label: str,
+    login: Iterable[str] = (),
 ) -> Finished:
-    """Run `argv` to completion within the request's timeout."""
+    """Run `argv` to completion within the request's timeout, with `environ` less every secret but `login`."""
+    child = without_secrets(environ, login)
     if request.cwd is not None:
-        return _run(argv, stdin, request.cwd, environ, request.timeout_s, label)
-    with tempfile.TemporaryDirectory(prefix="hz-think-") as scratch:
-        return _run(argv, stdin, Path(scratch), environ, request.timeout_s, label)
+        finished = _run(argv, stdin, request.cwd, child, request.timeout_s, label)
+    else:
+        with tempfile.TemporaryDirectory(prefix="hz-think-") as scratch:
+            finished = _run(argv, stdin, Path(scratch), child, request.timeout_s, label)
+    # the CLI still holds its own key and may print it (an API error quoting it): it never gets further
+    secrets = secrets_of(environ)
+    return Finished(finished.returncode, secrets.scrub(finished.stdout), secrets.scrub(finished.stderr))
 
 
 def _run(

@@ -8,6 +8,7 @@ object per line: `item.completed` items of type `agent_message` carry the answer
 the outcome), `turn.completed` carries `usage` (input, cached input and output tokens), and
 `turn.failed` or `error` say why it failed. Codex reports no cost, so hz prices the tokens itself.
 Codex has no budget flag either: the caps hold through the pre-call worst case and the timeout.
+Of the secrets in the environment Codex gets only the API keys its own login reads (`LOGIN_ENV`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from hz.runners.settings import RunnerSettings
 from hz.runners.wire import outcome_schema_text
 
 LABEL = "codex"
+LOGIN_ENV = frozenset({"OPENAI_API_KEY", "CODEX_API_KEY"})
 UNNAMED_MODEL_PRICE = "gpt-6.1-sol"  # Codex's own default model is unknown to hz: price it as the dearest class
 
 
@@ -51,7 +53,14 @@ class CodexRunner(CliRunner):
         with tempfile.TemporaryDirectory(prefix="hz-codex-") as scratch:
             schema_file = Path(scratch) / "outcome.schema.json"
             schema_file.write_text(outcome_schema_text(), encoding="utf-8")
-            finished = run_cli(self.argv(schema_file), stdin=prompt, request=request, environ=self.environ, label=LABEL)
+            finished = run_cli(
+                self.argv(schema_file),
+                stdin=prompt,
+                request=request,
+                environ=self.environ,
+                label=LABEL,
+                login=LOGIN_ENV,
+            )
         events = _events(finished)
         for event in events:
             if request.record is not None:

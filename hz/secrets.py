@@ -1,0 +1,140 @@
+"""Which values in the environment are secrets, and scrubbing them out of text before it travels.
+
+A secret is the value of a variable whose name says it holds one (`GITHUB_TOKEN`, `JIRA_TOKEN`,
+`OPENAI_API_KEY`, anything ending in `_TOKEN`, `_KEY`, `_SECRET`, `_PASSWORD`, or naming SECRET or
+PASSWORD), the password of a URL held in any variable, and the Basic credential hz builds from
+`JIRA_USER` and `JIRA_TOKEN` (a hostile server that echoes the `Authorization` header sends that one
+back). A user name is not a secret. Values shorter than `MIN_LENGTH` are left alone: scrubbing "1" or
+"true" would mangle every text and protect nothing.
+
+Scrubbing replaces each secret by `[redacted]` and drops the userinfo (`user:pass@`) of every URL. It
+runs at the boundaries where text leaves hz's hands: errors and crash logs, prompts, turn bodies,
+source records and the environment of a runner CLI. The pattern for one set of values is compiled once.
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import os
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+REDACTED = "[redacted]"
+MIN_LENGTH = 8
+_SUFFIXES = ("_TOKEN", "_KEY", "_APIKEY", "_SECRET", "_PASSWORD", "_PASSWD", "_PAT", "_CREDENTIALS")
+_WORDS = ("SECRET", "PASSWORD")
+# proxies keep their credentials when the environment is passed on: a runner CLI may need one to go out
+PROXIES = frozenset({"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"})
+
+# `scheme://userinfo@`: greedy up to the last `@` of the authority, since people write `p@ss` unescaped.
+_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/?#\s\"'<>\\]*@")
+_USERINFO_BYTES = re.compile(rb"(?i)\b([a-z][a-z0-9+.-]*://)[^/?#\s\"'<>\\]*@")
+
+
+def is_secret_name(name: str) -> bool:
+    upper = name.upper()
+    return upper.endswith(_SUFFIXES) or any(word in upper for word in _WORDS)
+
+
+def redact_url(url: str) -> str:
+    """`url` without its userinfo: `https://user:tok@host/x` -> `https://host/x`; anything else as it is."""
+    return _USERINFO.sub(r"\1", url)
+
+
+def secret_values(environ: Mapping[str, str]) -> tuple[str, ...]:
+    """The secret values in `environ`, longest first (so a longer secret wins over a part of it)."""
+    found: set[str] = set()
+    for name, value in environ.items():
+        if is_secret_name(name):
+            found.add(value)
+        found.update(_url_passwords(value))
+    user, token = environ.get("JIRA_USER"), environ.get("JIRA_TOKEN")
+    if user and token:
+        found.add(base64.b64encode(f"{user}:{token}".encode()).decode())
+    return tuple(sorted((v for v in found if len(v) >= MIN_LENGTH), key=lambda v: (-len(v), v)))
+
+
+def _url_passwords(value: str) -> Iterable[str]:
+    if "://" not in value or "@" not in value:
+        return ()
+    try:
+        password = urlsplit(value.strip()).password
+    except ValueError:
+        return ()
+    return (password,) if password else ()
+
+
+@dataclass(frozen=True)
+class Secrets:
+    """One set of secret values and the patterns that find them in text, bytes and JSON."""
+
+    values: tuple[str, ...]
+    _text: re.Pattern[str] | None
+    _bytes: re.Pattern[bytes] | None
+
+    def scrub(self, text: str) -> str:
+        if self._text is not None:
+            text = self._text.sub(REDACTED, text)
+        return _USERINFO.sub(r"\1", text) if "://" in text else text
+
+    def scrub_bytes(self, data: bytes) -> bytes:
+        """For UTF-8 text and JSON: a secret is also found in its JSON-escaped form, so JSON stays valid."""
+        if self._bytes is not None:
+            data = self._bytes.sub(REDACTED.encode(), data)
+        return _USERINFO_BYTES.sub(rb"\1", data) if b"://" in data else data
+
+    def scrub_value(self, value: Any) -> Any:
+        """A JSON-like value with every string in it (keys too) scrubbed."""
+        if isinstance(value, str):
+            return self.scrub(value)
+        if isinstance(value, Mapping):
+            return {self.scrub(str(k)): self.scrub_value(v) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return [self.scrub_value(v) for v in value]
+        return value
+
+
+def secrets_of(environ: Mapping[str, str] = os.environ) -> Secrets:
+    return _compiled(secret_values(environ))
+
+
+@functools.lru_cache(maxsize=16)
+def _compiled(values: tuple[str, ...]) -> Secrets:
+    if not values:
+        return Secrets(values, None, None)
+    text = re.compile("|".join(re.escape(v) for v in values))
+    forms = {form for v in values for form in (v.encode(), _json_escaped(v))}
+    ordered = sorted(forms, key=lambda f: (-len(f), f))
+    return Secrets(values, text, re.compile(b"|".join(re.escape(f) for f in ordered)))
+
+
+def _json_escaped(value: str) -> bytes:
+    import json
+
+    return json.dumps(value, ensure_ascii=False)[1:-1].encode()
+
+
+def scrub(text: str, environ: Mapping[str, str] = os.environ) -> str:
+    """`text` with every secret of `environ` replaced by `[redacted]` and no userinfo in its URLs."""
+    return secrets_of(environ).scrub(text)
+
+
+def without_secrets(environ: Mapping[str, str], keep: Iterable[str] = ()) -> dict[str, str]:
+    """`environ` for a child process: no secret-named variable but those in `keep`, and no URL credentials
+    in other values (proxies excepted: the child may need one to reach its own service)."""
+    kept = frozenset(keep)
+    out: dict[str, str] = {}
+    for name, value in environ.items():
+        if name in kept:
+            out[name] = value
+        elif is_secret_name(name):
+            continue
+        elif name.upper() in PROXIES or "@" not in value:
+            out[name] = value
+        else:
+            out[name] = redact_url(value)
+    return out

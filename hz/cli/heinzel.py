@@ -28,6 +28,7 @@ SUBCOMMANDS: dict[str, str] = {
     "rename": "hz.cli.heinzel:rename",
     "prune": "hz.cli.heinzel:prune",
     "reindex": "hz.cli.heinzel:reindex",
+    "repair": "hz.cli.heinzel:repair",
     "wake": "hz.cli.heinzel_turns:wake",
     "chat": "hz.cli.heinzel_turns:chat",
     "retry": "hz.cli.heinzel_turns:retry",
@@ -35,7 +36,7 @@ SUBCOMMANDS: dict[str, str] = {
     "stop": "hz.cli.heinzel_turns:stop",
 }
 
-STATES = ("proposed", "asleep", "awake", "waiting", "paused", "retired")
+STATES = ("proposed", "asleep", "awake", "waiting", "paused", "retired", "frozen")
 _JSON = click.option("--json", "json_output", is_flag=True, help="Print JSON.")
 
 
@@ -168,3 +169,12 @@ def reindex() -> int:
     from hz.commands.heinzel_maintenance import reindex_command
 
     return reindex_command(sys.stdout, environ=os.environ)
+
+
+@click.command("repair")
+@click.argument("name")
+def repair(name: str) -> int:
+    """Unfreeze NAME: move the lines of its spine from a break on into a file beside it, keep the rest."""
+    from hz.commands.heinzel_maintenance import repair_command
+
+    return repair_command(sys.stdout, name, environ=os.environ)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from datetime import UTC, datetime
 from typing import Any, TextIO
 
@@ -26,13 +26,24 @@ def parse_contract(value: str | None) -> tuple[str | None, int | None]:
     return name, int(digits)
 
 
-def as_json(row: Row) -> dict[str, Any]:
+def shown_state(row: Row, frozen: Collection[str]) -> str:
+    """An agent whose spine breaks is `frozen` whatever its rows say (`hz.session.frozen`)."""
+    return "frozen" if row["id"] in frozen else str(row["state"])
+
+
+def show_frozen(lines: list[ListLine], frozen: Collection[str]) -> list[ListLine]:
+    if not frozen:
+        return lines
+    return [(*line[:2], "frozen", *line[3:]) if line[6] in frozen else line for line in lines]
+
+
+def as_json(row: Row, frozen: Collection[str] = ()) -> dict[str, Any]:
     return {
         "id": row["id"],
         "name": row["name"],
         "namespace": row["namespace"],
         "handle": row["handle"],
-        "state": row["state"],
+        "state": shown_state(row, frozen),
         "contract": {
             "name": row["contract_name"],
             "version": row["contract_version"],
@@ -98,14 +109,15 @@ def list_command(
     name, version = parse_contract(contract)
     today = (now or datetime.now(UTC)).astimezone(UTC).strftime("%Y-%m-%d")
     with Store.from_environ(environ) as store:
+        broken = store.index.broken()
+        frozen = {spine["agent"] for spine in broken}
         if json_output:
             rows = store.index.agents(state=state, artifact=artifact, contract=name, version=version, today=today)
-            out.write(json.dumps([as_json(r) for r in rows], indent=2, ensure_ascii=False) + "\n")
+            out.write(json.dumps([as_json(r, frozen) for r in rows], indent=2, ensure_ascii=False) + "\n")
             return 0
         lines = store.index.agent_lines(state=state, artifact=artifact, contract=name, version=version)
         spent = store.index.spent_on(today)
-        broken = store.index.broken()
-    render(lines, spent, out)
+    render(show_frozen(lines, frozen), spent, out)
     for spine in broken:
         out.write(f"warning: the session of {spine['agent']} breaks at {spine['problem']} (hz heinzel show it)\n")
     return 0

@@ -1,4 +1,4 @@
-"""`hz heinzel prune` and `hz heinzel reindex`: expiry of bodies and requests, and rebuilding the index."""
+"""`hz heinzel prune`, `reindex` and `repair`: expiry of bodies and requests, the index, broken spines."""
 
 from __future__ import annotations
 
@@ -37,4 +37,22 @@ def reindex_command(out: TextIO, *, environ: Mapping[str, str]) -> int:
     with Store.from_environ(environ) as store:
         count = store.index.rebuild()
     out.write(f"rebuilt the index from {count} spine(s)\n")
+    return 0
+
+
+def repair_command(out: TextIO, name: str, *, environ: Mapping[str, str], now: datetime | None = None) -> int:
+    """Unfreeze NAME: the lines of its spine from the break on are set aside (`hz.session.repair`)."""
+    from hz.heinzel.lifecycle import resolve
+    from hz.session.repair import repair
+
+    with Store.from_environ(environ) as store:
+        row = resolve(store, name)
+        done = repair(store, row["id"], now=now or datetime.now(UTC))
+    if done is None:
+        out.write(f"{row['name']}: its spine is whole; nothing to repair\n")
+        return 0
+    out.write(
+        f"{row['name']}: kept seq 1-{done.kept_seq}, set {done.lines} line(s) from seq {done.kept_seq + 1} on aside"
+        f" in {done.path}\n  it wakes again; what those lines recorded may run once more\n"
+    )
     return 0

@@ -11,6 +11,7 @@ from typing import Any, TextIO
 from hz.commands.heinzel_list import as_json
 from hz.heinzel.lessons import lessons
 from hz.heinzel.lifecycle import resolve
+from hz.session.frozen import repair_hint
 from hz.session.index import Row
 from hz.session.store import Store
 
@@ -32,8 +33,9 @@ def gather(store: Store, row: Row, now: datetime) -> dict[str, Any]:
         if cost["day"][:7] == day[:7]:
             month[cost["cause"]] += cost["usd"]
     spine = index.spine_state(agent) or {}
+    frozen = {agent} if spine.get("problem") else set()
     return {
-        **as_json({**row, "cost_today": sum(c["usd"] for c in costs if c["day"] == day)}),
+        **as_json({**row, "cost_today": sum(c["usd"] for c in costs if c["day"] == day)}, frozen),
         "origin": row["origin"],
         "source": row["source"],
         "created_at": row["created_at"],
@@ -50,7 +52,11 @@ def gather(store: Store, row: Row, now: datetime) -> dict[str, Any]:
         ],
         "questions": [{k: q[k] for k in ("key", "question", "answered", "asked_at")} for q in index.questions(agent)],
         "cost_month": {cause: round(usd, 6) for cause, usd in sorted(month.items())},
-        "spine": {"last_seq": spine.get("last_seq"), "problem": spine.get("problem")},
+        "spine": {
+            "last_seq": spine.get("last_seq"),
+            "broken_seq": spine.get("broken_seq"),
+            "problem": spine.get("problem"),
+        },
     }
 
 
@@ -98,6 +104,7 @@ def render(data: Mapping[str, Any], out: TextIO) -> None:
     w(f"\ncost\n  {data['cost_today']:.2f} USD today · {total:.2f} USD this month{': ' + parts if parts else ''}\n")
     if data["spine"]["problem"]:
         w(f"\nspine\n  {data['spine']['problem']} (events after it are not trusted)\n")
+        w(f"  frozen: no wakes, no model calls, no drafts until it is repaired\n  hint: {repair_hint(data['name'])}\n")
 
 
 def show_command(

@@ -41,7 +41,7 @@ def run_tick_command(*, now: datetime | None, as_json: bool, environ: Mapping[st
         for line in render_report(report):
             print(line)
     # an agent hz could not work on is an error; a turn that failed is a result, shown in its line
-    return EXIT_ERROR if any(e["action"] == "error" for e in report.woken) else EXIT_OK
+    return EXIT_ERROR if any(e["action"] in {"error", "frozen"} for e in report.woken) else EXIT_OK
 
 
 def render_report(report: object) -> list[str]:
@@ -52,6 +52,9 @@ def render_report(report: object) -> list[str]:
     for entry in report.woken:
         if entry["action"] == "error":
             lines.append(f"{entry['agent']}: error: {entry['error']}")
+            continue
+        if entry["action"] == "frozen":
+            lines.extend([f"{entry['agent']}: frozen: {entry['reason']}", f"  hint: {entry['hint']}"])
             continue
         what = entry.get("disposition") or entry.get("reason") or entry["action"]
         usd = f" {entry['usd']:.2f} USD" if entry.get("usd") else ""

@@ -167,6 +167,11 @@ class Index(Queries):
                 return self._replay(db, agent, 0, None, 0, fresh=True)
             return self._replay(db, agent, row["size"], row["head"], row["last_seq"], fresh=False)
 
+    def replay(self, agent: str) -> int:
+        """Rebuild one agent's rows from its whole spine (a break found somewhere the index did not look)."""
+        with self._tx() as db:
+            return self._replay(db, agent, 0, None, 0, fresh=True)
+
     def _replay(
         self,
         db: sqlite3.Connection,
@@ -197,10 +202,9 @@ class Index(Queries):
         for event in read.events:
             projection.apply(db, agent, event)
         projection.settle(db, agent)
-        problem = next((p.render() for p in read.problems if p.kind == "broken"), None)
         db.execute(
             "INSERT OR REPLACE INTO spines VALUES (?, ?, ?, ?, ?, ?)",
-            (agent, read.end, read.last_seq, read.head, read.broken_at, problem),
+            (agent, read.end, read.last_seq, read.head, read.broken_at, read.break_problem),
         )
         return len(read.events)
 

@@ -168,13 +168,18 @@ class Queries:
         }
 
 
+_BROKEN = "SELECT agent FROM spines WHERE problem IS NOT NULL"  # the partial index spines_broken
+
+
 def _agent_filter(
     state: str | None, artifact: str | None, contract: str | None, version: int | None
 ) -> tuple[str, dict[str, Any]]:
     where: list[str] = ["1"]
     params: dict[str, Any] = {}
-    if state:
-        where.append("a.state = :state")
+    if state == "frozen":  # shown for an agent whose spine breaks, whatever its rows say
+        where.append(f"a.id IN ({_BROKEN})")
+    elif state:
+        where.append(f"a.state = :state AND a.id NOT IN ({_BROKEN})")
         params["state"] = state
     if artifact:
         where.append("a.id IN (SELECT agent FROM assets WHERE asset = :artifact)")

@@ -43,8 +43,7 @@ def spine_rows(agent: str, read: SpineRead) -> Rows:
     fold.apply_all(read.events)
     fold.settle()
     rows = fold.rows()
-    problem = next((p.render() for p in read.problems if p.kind == "broken"), None)
-    rows["spines"] = [(agent, read.end, read.last_seq, read.head, read.broken_at, problem)]
+    rows["spines"] = [(agent, read.end, read.last_seq, read.head, read.broken_at, read.break_problem)]
     return rows
 
 

@@ -13,7 +13,8 @@ The lock and the index's pending marks are in `hz.session.lock` (re-exported her
 
 Crash rules: a torn last line (bytes after the last newline) is reported and ignored by readers and cut
 off by the next writer, which records `spine.repaired`. A line edited, removed or moved in the middle
-breaks the chain: the reader reports it with its seq and returns only what precedes it.
+breaks the chain: the reader reports it with its seq and returns only what precedes it, and the agent
+is frozen (`hz.session.frozen`) until `set_aside` moves the untrusted lines into a file of their own.
 """
 
 from __future__ import annotations
@@ -78,6 +79,11 @@ class SpineRead:
     @property
     def broken_at(self) -> int | None:
         return next((p.seq for p in self.problems if p.kind == "broken"), None)
+
+    @property
+    def break_problem(self) -> str | None:
+        """Where and why the chain breaks, as the index stores it (`seq 12: …`); None for a whole spine."""
+        return next((p.render() for p in self.problems if p.kind == "broken"), None)
 
 
 def read_spine(path: Path | str, *, offset: int = 0, head: str | None = None, last_seq: int = 0) -> SpineRead:
@@ -305,6 +311,24 @@ class SpineWriter:
             listener(envelope, self.size, self.head)
         return envelope
 
+    def set_aside(self, end: int, keep: Path, *, now: datetime | None = None) -> bytes:
+        """Move every byte after `end` into the new file `keep` (0600), cut the spine there, record it.
+
+        `end` is where the trusted lines stop (`SpineRead.end`). The moved bytes are durable in `keep`
+        before the spine loses them; `spine.repaired` then continues the chain from the last kept line.
+        """
+        size = os.fstat(self._fd).st_size
+        tail = os.pread(self._fd, size - end, end)
+        _write_new(keep, tail)
+        os.ftruncate(self._fd, end)
+        os.fsync(self._fd)
+        self.size, self.head, self.last_seq = end, None, 0
+        self._load_tail()
+        self.append(
+            "spine.repaired", {"offset": end, "dropped_bytes": len(tail), "dropped_hash": line_hash(tail)}, now=now
+        )
+        return tail
+
     def _load_tail(self) -> None:
         size = os.fstat(self._fd).st_size
         end, last_line = _last_line(self._fd, size)
@@ -344,6 +368,17 @@ def _first_error(exc: Exception) -> str:
         loc = ".".join(str(part) for part in first["loc"])
         return f"{loc}: {first['msg']}" if loc else str(first["msg"])
     return str(exc)
+
+
+def _write_new(path: Path, data: bytes) -> None:
+    """A new private file holding `data`, durable with its directory entry; never overwrites one."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, FILE_MODE)
+    try:
+        _write_all(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    fsync_dir(path.parent)
 
 
 def _write_all(fd: int, data: bytes) -> None:

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 
 from hz.errors import HzError
 from hz.fsio import private_dir
+from hz.session.frozen import FrozenSpine
 from hz.session.index import Index
 from hz.session.lock import SPINE, clear_pending
 
@@ -101,6 +102,9 @@ class Store:
             yield writer
             self.index.catch_up(agent_id)
             clear_pending(directory)
+        except FrozenSpine:  # a reader found a break the index has not seen (an edit that kept the size)
+            self.index.replay(agent_id)
+            raise
         finally:
             writer.close()
 

@@ -338,7 +338,8 @@ class SummaryWritten(Payload):
 
 
 class SpineRepaired(Payload):
-    """The next writer found a torn last line (a crash mid-append) and cut it off."""
+    """The next writer cut off a torn last line (a crash mid-append), or `hz heinzel repair` set the lines
+    from a break on aside (`SpineWriter.set_aside`)."""
 
     offset: Count
     dropped_bytes: Count

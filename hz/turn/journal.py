@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from hz.session.envelope import Envelope
+from hz.session.frozen import FrozenSpine
 from hz.session.spine import SPINE, SpineWriter, read_spine
 
 
@@ -21,14 +22,21 @@ class Journal:
         self.writer = writer
         self.directory = writer.directory
         self._clock = clock
-        self._events: list[Envelope] = read_spine(writer.directory / SPINE).events
+        read = read_spine(writer.directory / SPINE)
+        if read.break_problem is not None:  # a history with a hole would redo what the lost lines did
+            raise FrozenSpine(writer.directory.name, read.break_problem)
+        self._events: list[Envelope] = read.events
 
     @classmethod
     def open(
         cls, agent_dir: Path, *, clock: Callable[[], datetime], timeout: float, listeners: list[Any] | None = None
     ) -> Journal:
         writer = SpineWriter.open(agent_dir, timeout=timeout, listeners=listeners, now=clock())
-        return cls(writer, clock)
+        try:
+            return cls(writer, clock)
+        except BaseException:
+            writer.close()
+            raise
 
     def close(self) -> None:
         self.writer.close()

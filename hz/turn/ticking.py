@@ -18,6 +18,7 @@ from typing import Any
 from hz.config import HeinzelSettings, load_user_config
 from hz.daemon import Pending, TickReport
 from hz.errors import HzError, LockTimeout
+from hz.session.frozen import FrozenSpine, frozen_entry
 from hz.session.store import Store
 from hz.turn import history
 from hz.turn.asked import unmark
@@ -78,6 +79,8 @@ def run_tick(
         except LockTimeout:
             report.busy.append(candidate.row["name"])
             continue
+        except FrozenSpine as exc:  # found by the turn's own read: nothing was appended or spent
+            entries = [frozen_entry(candidate.row["name"], exc.problem)]
         except HzError as exc:  # one agent's trouble never stops the others
             entries = [{"agent": candidate.row["name"], "action": "error", "error": exc.message}]
         report.woken.extend(entries)
@@ -160,6 +163,10 @@ def _candidates(
         if not belongs_here(row, root):
             continue
         if row["state"] in {"proposed", "paused"} or not row.get("contract_version"):
+            continue
+        spine = store.index.spine_state(agent_id)
+        if spine is not None and spine["problem"]:  # no wake on a history with a hole (hz.session.frozen)
+            report.woken.append(frozen_entry(row["name"], spine["problem"]))
             continue
         try:
             plan = load_plan(

@@ -1,0 +1,143 @@
+"""Fencing tokens against the lease chain: an event carries only a token its lease actually gave.
+
+Every acquisition of `refs/hz/lease/<id>` is a commit whose `lease.json` names the token and the slot
+it was taken for. An event on `hz/state` names its lease and token; the token must be one some commit
+of that chain holds, and an event keyed by a slot (`<id>@2026-10-30T15:00Z`, the turn events) must
+match a commit with that token *and* that slot. So a member cannot write a token far above the lease's
+(which would void every later real event for a reader that fences by the highest token seen) nor
+pre-write `turn.finished` for a slot nobody has taken.
+
+Chains are read from the tip back, lazily: tokens only grow along a chain (the lease lint sees to
+that), so the walk stops at the first record below the token asked about, and a push of events under
+the current token reads one commit or two.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Mapping
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from hz.gitstate.layout import LEASE_FILE, LEASE_PREFIX
+
+if TYPE_CHECKING:
+    import pygit2
+
+    from hz.gitstate.events import Event
+
+SLOT_SUFFIX = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2})?Z")
+SLOT_KINDS = frozenset({"turn.started", "turn.finished", "turn.skipped"})
+SYNC_PREFIX = "refs/hz/sync/"
+
+
+class Grants:
+    """What one lease chain gave: for each token, the slots it was taken for."""
+
+    def __init__(self, repo: pygit2.Repository, tip: str) -> None:
+        self._records = _records(repo, tip)
+        self._slots: dict[int, set[datetime]] = {}
+        self._lowest: int | None = None
+
+    def slots(self, token: int) -> set[datetime]:
+        """The slots `token` was given for; empty when the chain never gave it."""
+        while self._lowest is None or self._lowest >= token:
+            record = next(self._records, None)
+            if record is None:
+                break
+            self._slots.setdefault(record.token, set()).add(_slot_time(record.slot))
+            self._lowest = record.token if self._lowest is None else min(self._lowest, record.token)
+        return self._slots.get(token, set())
+
+
+def _records(repo: pygit2.Repository, tip: str) -> Iterator[Any]:
+    """Lease records from `tip` back along first parents; an unreadable commit ends the chain here."""
+    from pydantic import ValidationError
+
+    from hz.gitstate.lease_record import LeaseRecord
+
+    commit: Any = repo.get(tip)
+    while commit is not None and commit.type_str == "commit":
+        try:
+            blob: Any = repo[commit.tree[LEASE_FILE].id]
+            yield LeaseRecord.from_bytes(bytes(blob.data))
+        except (KeyError, ValueError, ValidationError):
+            return  # not a lease record: the lease lint refuses it; no token past it is trusted
+        commit = commit.parents[0] if commit.parents else None
+
+
+def _slot_time(text: str) -> datetime:
+    from hz.gitstate.types import parse_utc
+
+    return parse_utc(text)
+
+
+class LeaseBook:
+    """The lease chains a lint may consult, by lease id; `tip_of` says where each chain ends (None: none)."""
+
+    def __init__(self, repo: pygit2.Repository, tip_of: Callable[[str], str | None], *, required: bool) -> None:
+        self._repo = repo
+        self._tip_of = tip_of
+        self.required = required  # the hook: no chain means no token was given
+        self._grants: dict[str, Grants | None] = {}
+
+    def grants(self, lease_id: str) -> Grants | None:
+        if lease_id not in self._grants:
+            tip = self._tip_of(lease_id)
+            self._grants[lease_id] = Grants(self._repo, tip) if tip is not None else None
+        return self._grants[lease_id]
+
+    @classmethod
+    def for_push(cls, repo: pygit2.Repository, pushed: Mapping[str, str]) -> LeaseBook:
+        """The hook's view: a lease ref updated in the same push counts at its new tip."""
+
+        def tip_of(lease_id: str) -> str | None:
+            ref = LEASE_PREFIX + lease_id
+            return pushed[ref] if ref in pushed else _resolve(repo, ref)
+
+        return cls(repo, tip_of, required=True)
+
+    @classmethod
+    def local(cls, repo: pygit2.Repository) -> LeaseBook:
+        """A member's clone: the lease ref itself, else the copy hz fetched (`refs/hz/sync/<remote>/hz/lease/…`)."""
+
+        def tip_of(lease_id: str) -> str | None:
+            direct = _resolve(repo, LEASE_PREFIX + lease_id)
+            if direct is not None:
+                return direct
+            suffix = "/" + LEASE_PREFIX.removeprefix("refs/") + lease_id
+            names = sorted(n for n in repo.references if n.startswith(SYNC_PREFIX) and n.endswith(suffix))
+            return _resolve(repo, names[0]) if names else None
+
+        return cls(repo, tip_of, required=False)
+
+
+def _resolve(repo: pygit2.Repository, ref: str) -> str | None:
+    try:
+        return str(repo.references[ref].target)
+    except (KeyError, ValueError):
+        return None
+
+
+def fence_problem(book: LeaseBook, event: Event) -> str | None:
+    """Why `event`'s (lease, token) is not one its lease chain gave, or None when it is."""
+    if event.lease != event.id:
+        return f"written under lease {event.lease}, not its own lease {event.id}"
+    grants = book.grants(event.lease)
+    if grants is None:
+        return f"lease {event.lease} does not exist, so no token was given" if book.required else None
+    slots = grants.slots(event.token)
+    if not slots:
+        return f"token {event.token} was never given by lease {event.lease}"
+    slot = event_slot(event)
+    if slot is not None and slot not in slots:
+        return f"token {event.token} of lease {event.lease} was not given for slot {event.key.split('@', 1)[1]}"
+    return None
+
+
+def event_slot(event: Event) -> datetime | None:
+    """The slot a turn event is keyed by (`<id>@<slot>`), or None for other keys and kinds."""
+    suffix = event.key.split("@", 1)[1]
+    if event.kind not in SLOT_KINDS or not SLOT_SUFFIX.fullmatch(suffix):
+        return None
+    return _slot_time(suffix)

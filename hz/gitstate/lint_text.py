@@ -1,0 +1,72 @@
+"""Text and addresses in the decoded values of an event: what the lint looks for before any type check.
+
+The checks run on values after JSON decoding (so `\\u0040` is already `@`) and after Unicode
+compatibility folding (NFKC), which turns the fullwidth `＠` (U+FF20) and the small `﹫` (U+FE6B) into a
+plain `@`. Spelled-out addresses (`priya at example dot com`, `priya [at] example [dot] com`) are folded
+to their symbol form first, so one pattern finds every spelling.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterator
+from typing import Any
+
+EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
+# `at`/`dot` as a word between blanks, or inside brackets with or without blanks around them
+_SPELLED_AT = re.compile(r"\s*[\[\(\{<]\s*at\s*[\]\)\}>]\s*|\s+at\s+", re.IGNORECASE)
+_SPELLED_DOT = re.compile(r"\s*[\[\(\{<]\s*dot\s*[\]\)\}>]\s*|\s+dot\s+", re.IGNORECASE)
+
+BANNED_WORDS = frozenset(
+    {"text", "draft", "body", "transcript", "summary", "lesson", "message", "prompt", "content", "name", "email"}
+)
+# a field may name a banned thing when it only holds that thing's fingerprint or id (draft_hash)
+HARMLESS_SUFFIXES = frozenset({"hash", "fp", "id", "key", "size", "count"})
+
+
+def banned_field(name: str) -> bool:
+    parts = [p for p in re.split(r"[_.\-]", name.lower()) if p]
+    if not parts or (parts[-1] in HARMLESS_SUFFIXES and len(parts) > 1):
+        return False
+    return any(p in BANNED_WORDS for p in parts)
+
+
+def folded(value: str) -> str:
+    """`value` with every spelling of `@` and `.` in an address reduced to the plain symbol."""
+    plain = unicodedata.normalize("NFKC", value)
+    return _SPELLED_DOT.sub(".", _SPELLED_AT.sub("@", plain))
+
+
+def address_in(value: str) -> bool:
+    return EMAIL.search(folded(value)) is not None
+
+
+def strings(value: Any) -> Iterator[str]:
+    """Every string in a decoded JSON value, object keys included."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, child in value.items():
+            yield key
+            yield from strings(child)
+    elif isinstance(value, list):
+        for child in value:
+            yield from strings(child)
+
+
+def first_address(value: Any) -> str | None:
+    """The first string in `value` that holds something shaped like an address, or None."""
+    return next((s for s in strings(value) if address_in(s)), None)
+
+
+def field_names(value: Any, prefix: str = "") -> Iterator[str]:
+    """Dotted names of every object key in `value` (`data.cost_usd`)."""
+    if isinstance(value, dict):
+        for key, child in value.items():
+            name = f"{prefix}{key}"
+            yield name
+            yield from field_names(child, name + ".")
+    elif isinstance(value, list):
+        for child in value:
+            yield from field_names(child, prefix)

@@ -80,9 +80,9 @@ def test_a_last_line_that_lost_a_field_is_a_reported_break_not_a_crash(tmp_path:
     result = hz("heinzel", "list")
     assert result.exit_code == 0, result.err
     assert result.out == (
-        "NAME    STATE     VERSION  NEXT DUE             PENDING  TODAY  ID\n"
-        f"me:a-0  asleep    v1       2026-10-20 15:00:00  -        0.00   {ids[0]}\n"
-        f"me:a-1  proposed  v1       -                    -        0.00   {ids[1]}\n"
+        "NAME    STATE   VERSION  NEXT DUE             PENDING  TODAY  ID\n"
+        f"me:a-0  asleep  v1       2026-10-20 15:00:00  -        0.00   {ids[0]}\n"
+        f"me:a-1  frozen  v1       -                    -        0.00   {ids[1]}\n"
         f"warning: the session of {ids[1]} breaks at seq 3: its contract.approved payload lacks version"
         " (hz heinzel show it)\n"
     )

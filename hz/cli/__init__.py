@@ -72,11 +72,16 @@ def main(argv: Sequence[str] | None = None) -> NoReturn:
 
 
 def guarded(work: Callable[[], int]) -> int:
-    """The error boundary: HzError -> its code, ^C -> 130, anything unforeseen -> 3 with a crash log."""
+    """The error boundary: HzError -> its code, ^C -> 130, anything unforeseen -> 3 with a crash log.
+
+    What it prints or logs is scrubbed of the environment's secrets: an error may quote a server's words.
+    """
     try:
         return work()
     except HzError as exc:
-        print(exc.render(), file=sys.stderr)
+        from hz.secrets import scrub
+
+        print(scrub(exc.render()), file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
@@ -93,11 +98,12 @@ def _write_crash_log() -> Path:
 
     from hz.config import hz_home
     from hz.fsio import atomic_write
+    from hz.secrets import scrub
 
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
     path = hz_home() / "logs" / f"crash-{stamp}-{os.getpid()}.log"
     try:
-        atomic_write(path, traceback.format_exc())
+        atomic_write(path, scrub(traceback.format_exc()))
     except OSError:
-        traceback.print_exc()
+        print(scrub(traceback.format_exc()), file=sys.stderr)
     return path

@@ -5,6 +5,8 @@ bearer header only. A repository glob (`fjord/*`) lists the owner's repositories
 then `/users/<owner>/repos`). Items are read newest-updated first and paging stops once a page reaches
 items older than the window (plus a day of slack, so a nearby slot reuses them). Every page is asked
 for with its stored ETag; a 304 reuses the stored page, so an unchanged source keeps its fingerprint.
+Pages are kept under their URL without userinfo (`$HZ_GITHUB_API` may carry a credential), and
+every answer is scrubbed of the environment's secrets (see `hz.sources.http`).
 The query is filtered locally, see `hz.sources.githubquery`. Facets: `items` (updated in the window),
 `opened` (created in it), `closed` (closed in it without a merge), `merged` (pulls merged in it).
 """
@@ -15,6 +17,7 @@ import fnmatch
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from hz.secrets import redact_url, secrets_of
 from hz.sources.base import FetchContext, Fetched, SourceError, SourceSpec
 from hz.sources.canonical import canonical_url, one_line, sorted_records
 from hz.sources.githubquery import GithubQuery, parse
@@ -104,19 +107,23 @@ class _Reader:
 
     def page(self, url: str, convert: Any) -> tuple[list[Any], str | None]:
         assert self.session is not None
-        stored = self.previous.get(url) or {}
-        answer = get(self.session, url, SERVICE, etag=stored.get("etag"), max_wait_s=self.ctx.max_wait_s)
+        kept = redact_url(url)  # what the cache holds: never a credential from the base URL
+        stored = self.previous.get(kept) or {}
+        secrets = secrets_of(self.ctx.environ)
+        answer = get(
+            self.session, url, SERVICE, etag=stored.get("etag"), max_wait_s=self.ctx.max_wait_s, secrets=secrets
+        )
         self.requests += 1
         if answer.status == 304 and "items" in stored:
-            self.pages[url] = stored
+            self.pages[kept] = stored
             return list(stored["items"]), stored.get("next")
         body = answer.json()
         if not isinstance(body, list):
-            raise SourceError("malformed", f"GitHub answered {url.split('?')[0]} with something that is not a list")
+            raise SourceError("malformed", f"GitHub answered {kept.split('?')[0]} with something that is not a list")
         items = [converted for raw in body if isinstance(raw, dict) and (converted := convert(raw)) is not None]
         etag = answer.headers.get("etag")
         if etag:
-            self.pages[url] = {"etag": etag, "items": items, "next": answer.next_url}
+            self.pages[kept] = {"etag": etag, "items": items, "next": answer.next_url}
         return items, answer.next_url
 
 

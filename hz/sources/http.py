@@ -1,7 +1,9 @@
 """HTTP for the remote adapters: one client, conditional requests, pagination, rate limits, clear errors.
 
 Tokens come only from the environment passed in (`GITHUB_TOKEN`, `JIRA_TOKEN`), travel only in request
-headers and are never put in a URL, a message, a log or the cache. A rate-limited answer (429, or 403
+headers and are never put in a URL, a message, a log or the cache. A server may echo them back (in a
+body, a header, a reason phrase): every answer is scrubbed of the environment's secrets here, before
+anything reads it, and URLs lose their userinfo before they are quoted or kept. A rate-limited answer (429, or 403
 with `X-RateLimit-Remaining: 0`) is waited out when `Retry-After` / `X-RateLimit-Reset` is within the
 caller's bound, and otherwise reported with the time it resets.
 """
@@ -17,6 +19,7 @@ from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING, Any
 
+from hz.secrets import Secrets, redact_url, secrets_of
 from hz.sources.base import SourceError
 from hz.sources.window import iso
 
@@ -41,14 +44,20 @@ class Answer:
     body: bytes
     headers: Mapping[str, str]
     next_url: str | None  # the `Link: <…>; rel="next"` page, if any
+    secrets: Secrets | None = None  # what was scrubbed from the body; also scrubbed from parsed strings
 
     def json(self) -> Any:
         import orjson
 
         try:
-            return orjson.loads(self.body)
+            value = orjson.loads(self.body)
         except orjson.JSONDecodeError:
             return None
+        # The body was scrubbed as bytes; only a secret written with escapes (`\u0067hp_…`, `https:\/\/`)
+        # gets past that, and shows once the text is decoded, so only then are the strings walked.
+        if self.secrets is None or (b"\\u" not in self.body and b"\\/" not in self.body):
+            return value
+        return self.secrets.scrub_value(value)
 
 
 def client(headers: Mapping[str, str] | None = None) -> httpx.Client:
@@ -81,10 +90,15 @@ def get(
     last_modified: str | None = None,
     max_wait_s: float = 5.0,
     sleep: Callable[[float], None] = time.sleep,
+    secrets: Secrets | None = None,
 ) -> Answer:
-    """GET `url`; 200 or 304 come back, everything else is a SourceError naming the status."""
+    """GET `url`; 200 or 304 come back, everything else is a SourceError naming the status.
+
+    `secrets` (by default those of this process's environment) are scrubbed from all the answer holds.
+    """
     import httpx
 
+    secrets = secrets_of() if secrets is None else secrets
     headers = {}
     if etag:
         headers["If-None-Match"] = etag
@@ -99,20 +113,22 @@ def get(
             ) from None
         wait = _rate_limit_wait(response)
         if wait is None:
-            return _answer(response, url, service)
+            return _answer(response, url, service, secrets)
         if wait > max_wait_s:
-            raise _rate_limited(response, url, service)
+            raise _rate_limited(response, url, service, secrets)
         sleep(max(wait, 0.0))
-    raise _rate_limited(response, url, service)
+    raise _rate_limited(response, url, service, secrets)
 
 
-def _answer(response: httpx.Response, url: str, service: Service) -> Answer:
+def _answer(response: httpx.Response, url: str, service: Service, secrets: Secrets) -> Answer:
     status = response.status_code
     if status in (200, 304):
         link = response.links.get("next", {}).get("url")
-        return Answer(status, response.content if status == 200 else b"", dict(response.headers), link)
+        body = secrets.scrub_bytes(response.content) if status == 200 else b""
+        headers = {k: secrets.scrub(v) for k, v in response.headers.items()}
+        return Answer(status, body, headers, secrets.scrub(link) if link else None, secrets)
     where = _plain(url)
-    reason = f"{status} {response.reason_phrase}".strip()
+    reason = secrets.scrub(f"{status} {response.reason_phrase}".strip())
     if status == 401:
         raise SourceError(
             "unauthorized",
@@ -164,13 +180,13 @@ def _seconds_until(value: str) -> float:
         return 60.0
 
 
-def _rate_limited(response: httpx.Response, url: str, service: Service) -> SourceError:
+def _rate_limited(response: httpx.Response, url: str, service: Service, secrets: Secrets) -> SourceError:
     reset = response.headers.get("X-RateLimit-Reset")
     when = ""
     if reset and reset.isdigit():
         when = f"; it resets at {iso(datetime.fromtimestamp(int(reset), UTC))}"
     elif response.headers.get("Retry-After"):
-        when = f"; retry after {response.headers['Retry-After']} s"
+        when = f"; retry after {secrets.scrub(response.headers['Retry-After'])} s"
     return SourceError(
         "rate-limited",
         f"{service.name} rate limit reached reading {_plain(url)} ({response.status_code}){when}",
@@ -179,5 +195,5 @@ def _rate_limited(response: httpx.Response, url: str, service: Service) -> Sourc
 
 
 def _plain(url: str) -> str:
-    """The URL without its query string: short, and never carrying anything a user pasted into it."""
-    return url.split("?", 1)[0]
+    """The URL without its query string or userinfo: short, and never carrying anything a user pasted into it."""
+    return redact_url(url.split("?", 1)[0])

@@ -5,8 +5,10 @@ token is `$JIRA_TOKEN`: with `$JIRA_USER` (an e-mail) it is sent as basic auth, 
 otherwise as a bearer token (a Data Center personal access token). The input's `query` is JQL and is
 combined with the project and the window (`updated` since the window's start less a day of slack, so
 any time zone Jira reads it in is covered); results are paged with `startAt`/`maxResults`/`total`.
-Facets: `items`, `done`, `in_progress`, `todo` (by status category), `blocked` (a status or label
-containing "block"), `status` (key -> status), `dates` (key -> due and resolution dates), `scope` (keys).
+Every answer is scrubbed of the environment's secrets (see `hz.sources.http`), and issue URLs are
+built on the base without its userinfo. Facets: `items`, `done`, `in_progress`, `todo` (by status
+category), `blocked` (a status or label containing "block"), `status` (key -> status), `dates` (key ->
+due and resolution dates), `scope` (keys).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from datetime import timedelta
 from typing import Any
 from urllib.parse import quote
 
+from hz.secrets import redact_url, secrets_of
 from hz.sources.base import FetchContext, Fetched, SourceError, SourceSpec
 from hz.sources.canonical import one_line, sorted_records
 from hz.sources.http import Service, client, get
@@ -40,16 +43,18 @@ def fetch(spec: SourceSpec, ctx: FetchContext) -> Fetched:
     records: list[dict[str, Any]] = []
     requests = 0
     start = 0
+    secrets = secrets_of(ctx.environ)
     with client(_headers(ctx)) as session:
         while True:
             params: dict[str, str | int] = {"jql": jql, "startAt": start, "maxResults": PAGE, "fields": FIELDS}
-            answer = get(session, f"{base}/rest/api/2/search", SERVICE, params=params, max_wait_s=ctx.max_wait_s)
+            url = f"{base}/rest/api/2/search"
+            answer = get(session, url, SERVICE, params=params, max_wait_s=ctx.max_wait_s, secrets=secrets)
             requests += 1
             body = answer.json()
             if not isinstance(body, dict) or not isinstance(body.get("issues"), list):
                 raise SourceError("malformed", f"Jira answered the search for {spec.uri} with no issue list")
             issues = [i for i in body["issues"] if isinstance(i, dict)]
-            records.extend(_issue(base, i) for i in issues)
+            records.extend(_issue(redact_url(base), i) for i in issues)
             start += len(issues)
             if not issues or start >= int(body.get("total", 0)):
                 break

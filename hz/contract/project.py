@@ -85,6 +85,7 @@ def compile_repository(
     """Discover every layer (or use `layers`), load each contract, apply stage 3 and build the graph."""
     from hz.contract.defaults import load_defaults
     from hz.contract.link import graph_diagnostics, link
+    from hz.contract.pathcheck import path_diagnostics
     from hz.contract.policy import Policies, load_policies
     from hz.contract.resolve import check_registry
 
@@ -109,6 +110,9 @@ def compile_repository(
     for entry in entries:
         if entry.contract is not None and entry.file.qualified_name not in rejected:
             found = check_registry(entry.contract, entry.file.display, policies=policies, now=moment)
+            found += path_diagnostics(
+                entry.contract.frontmatter, path=entry.file.display, locate=entry.contract.locate, root=root
+            )
             diagnostics += found
             if has_errors(found):
                 rejected.add(entry.file.qualified_name)

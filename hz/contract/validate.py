@@ -66,6 +66,9 @@ def check_frontmatter(
                 f"rename the file to {frontmatter.name}.prose.md, or set name: {stem}",
             )
         )
+    from hz.contract.pathcheck import path_diagnostics  # here: it imports `dotted` from this module
+
+    found += path_diagnostics(frontmatter, path=path, locate=where.value)
     if frontmatter.hz.schedule is None and not frontmatter.hz.inputs:
         line, column = where.key(("hz",))
         found.append(

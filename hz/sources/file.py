@@ -1,91 +1,83 @@
 """`file:<path or glob>`: files of the repository, as canonical text per path.
 
-Paths are relative to the repository root (an absolute path must lie inside it). Nothing outside the
-root is ever read: `..` is refused, and so is any match whose real path (symlinks followed) leaves the
-root. `.git/` is never matched. Facets: `text` (path -> canonical text; a file that is not UTF-8 is
-represented by its byte fingerprint) and `paths` (the sorted matched paths).
+Paths are relative to the repository root and obey the repository's path rule (`hz.repo_paths`): no
+absolute path, no `..`, nothing in `.git`, no link that leads out of the repository or into `.git`, and
+only regular files of at most `MAX_FILE_BYTES`. A single path that breaks the rule is an error. A glob
+reads every file it names that keeps the rule and skips the others by name: one planted link, FIFO or
+huge file never fails the whole input, and never reaches the model either. `.git` is never matched.
+
+Facets: `text` (path -> canonical text; a file that is not UTF-8 is represented by its byte fingerprint),
+`paths` (the sorted paths read) and, only when a glob skipped something, `skipped` (path -> why), so an
+input that skips nothing reads and fingerprints as it always did.
 """
 
 from __future__ import annotations
 
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
 from hz.canonical import fingerprint_bytes
+from hz.repo_paths import PathRefused, Refusal, check, problem, read_regular, walk
 from hz.sources.base import FetchContext, Fetched, SourceError, SourceSpec, no_query
 from hz.sources.canonical import canonical_text
+from hz.sources.fileglob import is_glob, matching
 from hz.sources.window import Window
 
 REMOTE = False
-FACETS = ("text", "paths")
-_GLOB_CHARS = frozenset("*?[")
+FACETS = ("text", "paths", "skipped")
+SKIPPED = "skipped"  # a record {"skipped": why} stands for a file the glob named but did not read
 
 
 def fetch(spec: SourceSpec, ctx: FetchContext) -> Fetched:
     no_query(spec)
     if ctx.root is None:
         raise SourceError("bad-source", f"{spec.uri} needs a repository", hint="run hz inside the repository")
-    root = ctx.root.resolve()
-    pattern = _relative(spec, root)
-    files = _matches(spec, root, pattern)
-    return Fetched({path: _text(root / path) for path in files})
+    pattern = spec.target
+    refusal = problem(pattern, "input")
+    if refusal is not None:
+        raise _refused(spec, refusal)
+    if is_glob(pattern):
+        return Fetched(_glob(ctx.root, pattern))
+    return Fetched({pattern: _one(spec, ctx.root, pattern)})
 
 
 def build(spec: SourceSpec, records: Any, window: Window) -> dict[str, Any]:
-    return {"text": dict(sorted(records.items())), "paths": sorted(records)}
+    texts = {path: text for path, text in sorted(records.items()) if isinstance(text, str)}
+    skipped = {path: r[SKIPPED] for path, r in sorted(records.items()) if not isinstance(r, str)}
+    facets: dict[str, Any] = {"text": texts, "paths": sorted(texts)}
+    return {**facets, SKIPPED: skipped} if skipped else facets
 
 
-def _relative(spec: SourceSpec, root: Path) -> str:
-    raw = spec.target.strip()
-    if not raw:
-        raise SourceError("bad-source", f"{spec.uri} names no path", hint="write file:<path> or file:<glob>")
-    path = Path(raw)
-    if path.is_absolute():
-        try:
-            path = path.relative_to(root)
-        except ValueError:
-            raise _outside(spec) from None
-    if ".." in PurePosixPath(path.as_posix()).parts:
-        raise _outside(spec)
-    return path.as_posix()
+def _one(spec: SourceSpec, root: Path, path: str) -> str:
+    try:
+        real = check(root, path, "input")
+    except PathRefused as refused:
+        raise _refused(spec, refused.refusal) from None
+    if not real.exists():
+        raise SourceError("not-found", f"{spec.uri}: no such file in the repository")
+    data = read_regular(real)
+    if isinstance(data, Refusal):
+        raise SourceError("bad-source", f"{spec.uri}: {path} {data.reason}", hint=data.hint)
+    return _text(data)
 
 
-def _matches(spec: SourceSpec, root: Path, pattern: str) -> list[str]:
-    if _GLOB_CHARS.isdisjoint(pattern):
-        candidate = root / pattern
-        if not candidate.exists():
-            raise SourceError("not-found", f"{spec.uri}: no such file in the repository")
-        _inside(spec, root, candidate)
-        if not candidate.is_file():
-            raise SourceError("bad-source", f"{spec.uri} is not a file", hint="use a glob such as dir/*.md")
-        return [pattern]
-    found: list[str] = []
-    for candidate in root.glob(pattern):
-        relative = candidate.relative_to(root)
-        if relative.parts and relative.parts[0] == ".git":
-            continue
-        _inside(spec, root, candidate)
-        if candidate.is_file():
-            found.append(relative.as_posix())
-    return sorted(found)
+def _glob(root: Path, pattern: str) -> dict[str, Any]:
+    """Path -> text for each file the glob names and the rule keeps; path -> {"skipped": why} for the rest."""
+    records: dict[str, Any] = {}
+    for path in matching(root, pattern):
+        real = walk(root, path, follow=True)
+        if isinstance(real, Path) and (real.is_dir() or not real.exists()):
+            continue  # a link to a folder inside, or to nothing: not a file the glob names
+        data = read_regular(real) if isinstance(real, Path) else real
+        records[path] = {SKIPPED: data.reason} if isinstance(data, Refusal) else _text(data)
+    return records
 
 
-def _inside(spec: SourceSpec, root: Path, candidate: Path) -> None:
-    real = candidate.resolve()
-    if real != root and root not in real.parents:
-        raise _outside(spec)
+def _refused(spec: SourceSpec, refusal: Refusal) -> SourceError:
+    return SourceError("outside-repository", f"{spec.uri}: the path {refusal.reason}", hint=refusal.hint)
 
 
-def _outside(spec: SourceSpec) -> SourceError:
-    return SourceError(
-        "outside-repository",
-        f"{spec.uri} reaches outside the repository",
-        hint="file: sources read only files inside the repository root (no '..', no symlinks out)",
-    )
-
-
-def _text(path: Path) -> str:
-    data = path.read_bytes()
+def _text(data: bytes) -> str:
     try:
         return canonical_text(data.decode("utf-8"))
     except UnicodeDecodeError:

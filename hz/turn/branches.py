@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from hz.errors import HzError
+from hz.gitenv import git_env
 from hz.turn import drafts
 
 ZERO = "0" * 40
@@ -33,7 +34,7 @@ def branch_name(agent_id: str, slot: datetime) -> str:
 
 def _git(root: Path, *args: str, stdin: bytes | None = None, env: dict[str, str] | None = None) -> str:
     done = subprocess.run(
-        ["git", "-C", str(root), *args], input=stdin, capture_output=True, env=env or None, check=False
+        ["git", "-C", str(root), *args], input=stdin, capture_output=True, env=git_env(env), check=False
     )
     if done.returncode != 0:
         raise GitFailed(f"git {' '.join(args[:2])} failed: {done.stderr.decode(errors='replace').strip()}")
@@ -42,7 +43,10 @@ def _git(root: Path, *args: str, stdin: bytes | None = None, env: dict[str, str]
 
 def _rev(root: Path, ref: str) -> str | None:
     done = subprocess.run(
-        ["git", "-C", str(root), "rev-parse", "-q", "--verify", f"{ref}^{{commit}}"], capture_output=True, check=False
+        ["git", "-C", str(root), "rev-parse", "-q", "--verify", f"{ref}^{{commit}}"],
+        capture_output=True,
+        env=git_env(),
+        check=False,
     )
     return done.stdout.decode().strip() if done.returncode == 0 else None
 
@@ -53,7 +57,7 @@ def branch_moved(root: Path, branch: str, key: str) -> bool:
     if tip is None:
         return True
     merged = subprocess.run(["git", "-C", str(root), "merge-base", "--is-ancestor", tip, main_ref(root)],
-                            capture_output=True, check=False)  # fmt: skip
+                            capture_output=True, env=git_env(), check=False)  # fmt: skip
     return merged.returncode == 0
 
 
@@ -73,10 +77,8 @@ class BranchTarget:
 
     @classmethod
     def create(cls, root: Path, agent_id: str, asset: str, slot: datetime) -> BranchTarget:
-        path = asset.partition(":")[2].lstrip("/")
-        if not path or ".." in Path(path).parts:
-            raise drafts.DraftTargetError(f"the target {asset!r} leaves the repository", hint="use a path inside it")
-        return cls(root, asset, branch_name(agent_id, slot), path)
+        drafts.target_path(root, asset, slot, team=True)  # the repository's path rule, `.github/` included
+        return cls(root, asset, branch_name(agent_id, slot), asset.partition(":")[2])
 
     def _commit_of(self, key: str) -> str | None:
         if _rev(self.root, f"refs/heads/{self.place}") is None:
@@ -91,7 +93,7 @@ class BranchTarget:
 
     def _file_at(self, rev: str) -> str | None:
         done = subprocess.run(
-            ["git", "-C", str(self.root), "show", f"{rev}:{self.path}"], capture_output=True, check=False
+            ["git", "-C", str(self.root), "show", f"{rev}:{self.path}"], capture_output=True, env=git_env(), check=False
         )
         return done.stdout.decode("utf-8") if done.returncode == 0 else None
 
@@ -126,6 +128,7 @@ class BranchTarget:
             merged = subprocess.run(
                 ["git", "-C", str(self.root), "merge-base", "--is-ancestor", commit, main],
                 capture_output=True,
+                env=git_env(),
                 check=False,
             )
             if merged.returncode == 0:

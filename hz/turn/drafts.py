@@ -19,12 +19,12 @@ from typing import Literal
 from hz.canonical import fingerprint_bytes
 from hz.errors import HzError
 from hz.fsio import atomic_write
+from hz.repo_paths import PATH_SCHEMES, PathRefused, check, fill_slot
 
 TAG_MARK = "🧝 DRAFT"
 _TAG_RE = re.compile(
     r"^🧝 DRAFT \((?P<name>[^ ]+) v(?P<version>\d+)\): edit, then delete this line to approve · (?P<key>\S+)$"
 )
-_SLOT_RE = re.compile(r"\{slot(?::(?P<fmt>[^}]*))?\}")
 
 DraftState = Literal["pending", "approved", "rejected", "superseded"]
 
@@ -52,24 +52,22 @@ class Tag:
 
 def expand_target(target: str, slot: datetime) -> str:
     """Fill `{slot}` / `{slot:<strftime>}` placeholders of an output target."""
-
-    def fill(match: re.Match[str]) -> str:
-        fmt = match["fmt"]
-        return slot.strftime(fmt) if fmt else slot.strftime("%Y-%m-%dT%H%MZ")
-
-    return _SLOT_RE.sub(fill, target)
+    return fill_slot(target, slot)
 
 
-def target_path(root: Path, target: str, slot: datetime) -> Path:
-    """The working-tree file of a `file:` or `state:` target, never outside `root`."""
+def target_path(root: Path, target: str, slot: datetime, *, team: bool = False) -> Path:
+    """The working-tree file of a `file:` or `state:` target, by the repository's path rule.
+
+    Asked right before a draft is written (a link may have been planted since validation): a target
+    that leaves the repository, enters `.git` or passes through a link is refused and nothing is written.
+    """
     scheme, _, rest = expand_target(target, slot).partition(":")
-    if scheme not in {"file", "state"} or not rest:
+    if scheme not in PATH_SCHEMES or not rest:
         raise DraftTargetError(f"cannot draft into {target!r}", hint="use a file: or state: target")
-    base = root.resolve()
-    path = (base / rest.lstrip("/")).resolve()
-    if not path.is_relative_to(base):
-        raise DraftTargetError(f"the target {target!r} leaves the repository", hint="use a path inside it")
-    return path
+    try:
+        return check(root, rest, "team-target" if team else "target")
+    except PathRefused as refused:
+        raise DraftTargetError(f"the target {target!r} {refused.refusal.reason}", hint=refused.hint) from None
 
 
 def read_tag(path: Path) -> Tag | None:

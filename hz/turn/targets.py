@@ -44,11 +44,16 @@ class FileTarget:
     asset: str
     place: str
     path: Path
+    root: Path
+    slot: datetime
+    team: bool = False
 
     def lookup(self, key: str) -> str | None:
         return drafts.find_placed(self.path, key)
 
     def write(self, tag: drafts.Tag, text: str) -> str:
+        # the rule once more, at the last moment: a link planted since the target was made is refused
+        drafts.target_path(self.root, self.asset, self.slot, team=self.team)
         return drafts.place(self.path, tag, text)
 
     def current(self) -> str | None:
@@ -73,5 +78,6 @@ def target_at(root: Path | None, scope: str, agent_id: str, asset: str, slot: da
         from hz.turn.branches import BranchTarget
 
         return BranchTarget.create(root, agent_id, asset, slot)
-    path = drafts.target_path(root, asset, slot)
-    return FileTarget(asset, str(path.relative_to(root.resolve())), path)
+    team = scope == "team"
+    path = drafts.target_path(root, asset, slot, team=team)
+    return FileTarget(asset, str(path.relative_to(root.resolve())), path, root, slot, team)

@@ -20,7 +20,8 @@ def test_a_target_expands_its_slot_and_stays_inside_the_repository(tmp_path: Pat
     with pytest.raises(drafts.DraftTargetError) as info:
         drafts.target_path(tmp_path, "file:../elsewhere.md", SLOT)
     assert info.value.render() == (
-        "error: the target 'file:../elsewhere.md' leaves the repository\n  hint: use a path inside it"
+        "error: the target 'file:../elsewhere.md' goes up with '..'\n"
+        "  hint: name a file inside the repository, relative to its root, such as docs/notes.md"
     )
     with pytest.raises(drafts.DraftTargetError, match="cannot draft into 'gdoc:x'"):
         drafts.target_path(tmp_path, "gdoc:x", SLOT)

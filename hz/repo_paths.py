@@ -1,0 +1,239 @@
+"""The one rule for the paths a contract names in its repository: output targets and `file:` inputs.
+
+Validation (HZC021, before any paid step), the act step (right before it writes) and the `file:` source
+(before it reads) all ask this module, so a path validation accepts is a path the act step writes and
+the source reads. A path is refused when it
+
+- is empty, absolute, or written with NUL, a backslash, a control or an invisible formatting character;
+- has a `..`, `.` or empty part (a path names its file one way: from the repository root, down);
+- names `.git` in any spelling a file system may take for it (`.GIT`, `.git.`, `git~1`): the repository's
+  config holds credentials and hooks, and a file written there runs commands;
+- reaches, on disk, through a link out of the repository or into `.git`;
+- as a target, passes through any link at all (a draft lands in the file the target names, never
+  somewhere a link was planted to), or is an existing thing that is not a regular file;
+- as a target, is a `.gitmodules` or `.gitattributes` (they steer git: submodule URLs and update
+  commands, filter, diff and merge drivers), or for a team contract lies under `.github/` (a workflow
+  drafted onto a pushed branch runs in Actions before anyone approves it).
+
+Reading follows the same rule: regular files only, never a FIFO or a device, opened without blocking and
+without following a last link, and never more than `MAX_FILE_BYTES`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+import unicodedata
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Literal
+
+from hz.errors import HzError
+
+# A `file:` input goes whole into the prompt: 1 MiB of text is about 250,000 tokens, more than any
+# turn's token cap, so a bigger file is data or a build artefact, not a document; the bound also caps
+# what a hostile file can make hz hold in memory.
+MAX_FILE_BYTES = 1 << 20
+
+Role = Literal["input", "target", "team-target"]
+
+# A fixed slot to fill `{slot}` placeholders with when a target is checked before any slot exists; the
+# verdict never depends on the slot, since strftime turns directives into digits, names and separators.
+SAMPLE_SLOT = datetime(2026, 1, 5, 8, 0, tzinfo=UTC)
+_SLOT_RE = re.compile(r"\{slot(?::(?P<fmt>[^}]*))?\}")
+_FORBIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+_GIT_NAMES = frozenset({".git", "git~1"})
+_GIT_STEERING = frozenset({".gitmodules", ".gitattributes", "gitmod~1", "gitatt~1"})
+PATH_SCHEMES = frozenset({"file", "state"})  # the target schemes that name a file of the repository
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why a path is refused (words that follow the path) and what to write instead."""
+
+    reason: str
+    hint: str
+
+
+class PathRefused(HzError):
+    """A path the rule refuses; the message names the path and the reason."""
+
+    def __init__(self, path: str, refusal: Refusal) -> None:
+        super().__init__(f"{path!r} {refusal.reason}", hint=refusal.hint)
+        self.path = path
+        self.refusal = refusal
+
+
+_INSIDE = "name a file inside the repository, relative to its root, such as docs/notes.md"
+
+
+def fill_slot(target: str, slot: datetime) -> str:
+    """Fill `{slot}` / `{slot:<strftime>}` placeholders of an output target."""
+
+    def fill(match: re.Match[str]) -> str:
+        fmt = match["fmt"]
+        return slot.strftime(fmt) if fmt else slot.strftime("%Y-%m-%dT%H%MZ")
+
+    return _SLOT_RE.sub(fill, target)
+
+
+def folded(name: str) -> str:
+    """A name as a case-insensitive file system compares it: folded, without trailing dots and spaces,
+    without an NTFS stream suffix (`.git::$INDEX_ALLOCATION` is `.git` on Windows)."""
+    return name.partition(":")[0].casefold().rstrip(". ")
+
+
+def is_git_name(name: str) -> bool:
+    return folded(name) in _GIT_NAMES
+
+
+def problem(path: str, role: Role) -> Refusal | None:
+    """What is wrong with `path` as written, before looking at the disk; None when nothing is."""
+    if not path:
+        return Refusal("is empty", _INSIDE)
+    if path.startswith("/") or re.match(r"^[A-Za-z]:", path):
+        return Refusal("is absolute; hz reads and writes only inside the repository", _INSIDE)
+    if "\\" in path or any(unicodedata.category(c) in _FORBIDDEN_CATEGORIES for c in path):
+        return Refusal(
+            "holds a backslash, a NUL, a control or an invisible character", "write the path with '/' and visible text"
+        )
+    names = path.split("/")
+    if any(is_git_name(n) for n in names):
+        return Refusal("names .git, which hz never reads or writes", "name a file outside .git")
+    if ".." in names:
+        return Refusal("goes up with '..'", _INSIDE)
+    if any(n in ("", ".") for n in names):
+        return Refusal("has an empty or '.' part", "write each folder once, separated by one '/'")
+    return _target_problem(names, role) if role != "input" else None
+
+
+def _target_problem(names: list[str], role: Role) -> Refusal | None:
+    if any(folded(n) in _GIT_STEERING for n in names):
+        return Refusal(
+            "is a git control file (.gitmodules, .gitattributes) that changes what git runs; hz never drafts one",
+            "edit it by hand in a reviewed change",
+        )
+    if role == "team-target" and folded(names[0]) == ".github":
+        return Refusal(
+            "is under .github/, where a drafted workflow would run in Actions before anyone approves it",
+            "draft somewhere else; change .github/ by hand in a reviewed pull request",
+        )
+    return None
+
+
+def target_problem(uri: str, role: Role, root: Path | None = None, slot: datetime = SAMPLE_SLOT) -> Refusal | None:
+    """The problem of a `file:`/`state:` output target with its slot filled in (others are not paths)."""
+    scheme, _, rest = fill_slot(uri, slot).partition(":")
+    if scheme not in PATH_SCHEMES:
+        return None
+    return problem(rest, role) or (on_disk(root, rest, role) if root is not None else None)
+
+
+def on_disk(root: Path, path: str, role: Role) -> Refusal | None:
+    """What the disk says about a path that passed `problem`: links out or into .git, non-files."""
+    found = walk(root, path, follow=role == "input")
+    if isinstance(found, Refusal):
+        return found
+    if role != "input":
+        return _not_a_file(found)
+    return None
+
+
+def check(root: Path, path: str, role: Role) -> Path:
+    """The real path of `path` under `root`, with no link left in it; PathRefused when the rule refuses it."""
+    refusal = problem(path, role)
+    found = walk(root, path, follow=role == "input") if refusal is None else refusal
+    if isinstance(found, Refusal):
+        raise PathRefused(path, found)
+    refusal = _not_a_file(found) if role != "input" else None
+    if refusal is not None:
+        raise PathRefused(path, refusal)
+    return found
+
+
+def walk(root: Path, path: str, *, follow: bool) -> Path | Refusal:
+    """Follow `path` part by part from the real root; every link must stay inside and outside .git."""
+    base = Path(os.path.realpath(root))
+    here = base
+    names = path.split("/")
+    for index, name in enumerate(names):
+        here = here / name
+        shown = "/".join(names[: index + 1])
+        try:
+            mode = os.lstat(here).st_mode
+        except FileNotFoundError:
+            return here.joinpath(*names[index + 1 :])  # the rest is yet to be created: nothing to follow
+        except OSError as exc:
+            return Refusal(f"cannot be looked at ({exc.strerror})", "check the file's permissions")
+        if stat.S_ISLNK(mode):
+            if not follow:
+                return Refusal(f"passes through the link {shown}", "name the file itself, not a link to it")
+            real = Path(os.path.realpath(here))
+            refusal = _link_problem(base, real, shown)
+            if refusal is not None:
+                return refusal
+            here = real
+        elif index < len(names) - 1 and not stat.S_ISDIR(mode):
+            return Refusal(f"goes through {shown}, which is not a folder", _INSIDE)
+    return here
+
+
+def _link_problem(base: Path, real: Path, shown: str) -> Refusal | None:
+    if real != base and not real.is_relative_to(base):
+        return Refusal(f"leads out of the repository through the link {shown}", "remove the link, or copy the file in")
+    if any(is_git_name(n) for n in real.relative_to(base).parts):
+        return Refusal(f"leads into .git through the link {shown}", "remove the link; hz never reads .git")
+    return None
+
+
+def _not_a_file(real: Path) -> Refusal | None:
+    try:
+        mode = os.lstat(real).st_mode
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return Refusal(f"cannot be looked at ({exc.strerror})", "check the file's permissions")
+    return None if stat.S_ISREG(mode) else Refusal(f"is {kind_of(mode)}, not a regular file", _INSIDE)
+
+
+def kind_of(mode: int) -> str:
+    """A file type in words, for messages."""
+    kinds = [
+        (stat.S_ISDIR, "a folder"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISLNK, "a link"),
+    ]
+    return next((words for test, words in kinds if test(mode)), "not a file")
+
+
+def read_regular(real: Path, limit: int = MAX_FILE_BYTES) -> bytes | Refusal:
+    """The bytes of a regular file at a link-free path, at most `limit` of them.
+
+    The type is checked before opening (opening a device can have effects), the open never blocks (a
+    FIFO swapped in meanwhile cannot hang hz) and never follows a last link, and the open file is
+    checked again, so what is read is the regular file that was looked at.
+    """
+    try:
+        before = os.lstat(real)
+        if not stat.S_ISREG(before.st_mode):
+            return Refusal(f"is {kind_of(before.st_mode)}, not a regular file", "file: reads regular files only")
+        if before.st_size > limit:
+            return _too_large(limit)
+        fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError as exc:
+        return Refusal(f"cannot be read ({exc.strerror})", "check the file's permissions")
+    with os.fdopen(fd, "rb") as handle:
+        opened = os.fstat(handle.fileno())
+        if not stat.S_ISREG(opened.st_mode) or (opened.st_dev, opened.st_ino) != (before.st_dev, before.st_ino):
+            return Refusal("changed while hz read it", "try again once nothing rewrites the file")
+        data = handle.read(limit + 1)
+    return _too_large(limit) if len(data) > limit else data
+
+
+def _too_large(limit: int) -> Refusal:
+    return Refusal(f"is larger than {limit // 1024} KiB", "split the file, or point the input at a smaller one")

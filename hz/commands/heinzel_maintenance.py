@@ -35,7 +35,7 @@ def prune_command(out: TextIO, *, json_output: bool, environ: Mapping[str, str],
 
 def reindex_command(out: TextIO, *, environ: Mapping[str, str]) -> int:
     with Store.from_environ(environ) as store:
-        count = store.index.rebuild()
+        count = store.reindex()
     out.write(f"rebuilt the index from {count} spine(s)\n")
     return 0
 

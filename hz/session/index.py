@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hz.fsio import private_dir
+from hz.session.index_damage import DamagedIndex, check_file, check_schema, damage_of, set_aside, tell
 from hz.session.lock import SPINE, clear_pending, pending, try_lock
 from hz.session.queries import Queries, Row
 from hz.session.schema import SCHEMA, SCHEMA_VERSION, TABLES
@@ -41,22 +42,44 @@ __all__ = ["INDEX", "Index", "Row"]
 
 
 class Index(Queries):
-    def __init__(self, root: Path, db: sqlite3.Connection) -> None:
+    def __init__(self, root: Path, db: sqlite3.Connection, inode: int | None = None) -> None:
         self.root = root
         self.db = db
+        self.inode = inode  # of the file opened: what may be set aside if it turns out damaged
 
     @classmethod
     def open(cls, root: Path, *, refresh: bool = True) -> Index:
-        """Open (creating or rebuilding as needed) the index of the spines under `root`."""
+        """Open (creating or rebuilding as needed) the index of the spines under `root`.
+
+        A damaged file is set aside and a new one rebuilt, with a line on stderr (`hz.session.index_damage`)."""
         private_dir(root)
         path = root / INDEX
+        try:
+            return cls._open(root, path, refresh=refresh)
+        except DamagedIndex as damage:
+            tell(path, damage.why, set_aside(path, damage.inode))
+        return cls._open(root, path, refresh=refresh)
+
+    @classmethod
+    def _open(cls, root: Path, path: Path, *, refresh: bool) -> Index:
+        inode = check_file(path)
         db = sqlite3.connect(path, isolation_level=None, timeout=10.0, check_same_thread=False)
         db.row_factory = sqlite3.Row
-        index = cls(root, db)
+        index = cls(root, db, inode)
         try:
             index._prepare(path)
+            index.inode = os.lstat(path).st_ino  # sqlite made the file if there was none
             if refresh:
                 index.refresh()
+        except sqlite3.DatabaseError as exc:
+            db.close()
+            if (why := damage_of(exc)) is None:
+                raise
+            raise DamagedIndex(why, inode) from exc
+        except DamagedIndex as damage:
+            db.close()
+            damage.inode = inode
+            raise
         except BaseException:
             db.close()
             raise
@@ -79,6 +102,8 @@ class Index(Queries):
                 os.chmod(f"{path}{suffix}", 0o600)
         if self.db.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
             self.rebuild()
+        else:
+            check_schema(self.db)
 
     @contextlib.contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:

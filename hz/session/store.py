@@ -31,7 +31,8 @@ from typing import TYPE_CHECKING
 from hz.errors import HzError
 from hz.fsio import private_dir
 from hz.session.frozen import FrozenSpine
-from hz.session.index import Index
+from hz.session.index import INDEX, Index
+from hz.session.index_damage import damage_of, set_aside, tell
 from hz.session.lock import SPINE, clear_pending
 
 if TYPE_CHECKING:  # writing and reading spines is imported where it happens, not by an idle tick
@@ -65,8 +66,33 @@ class Store:
     def __enter__(self) -> Store:
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, kind: object, exc: BaseException | None, trace: object) -> None:
+        inode = None if self._index is None else self._index.inode
         self.close()
+        if isinstance(exc, sqlite3.DatabaseError) and (why := damage_of(exc)) is not None:
+            raise self._index_damaged(why, inode) from exc
+
+    def _index_damaged(self, why: str, inode: int | None) -> HzError:
+        """Damage found by a query, past the checks of `Index.open`: set aside now, rebuilt by the next open."""
+        path = self.root / INDEX
+        aside = set_aside(path, inode)
+        kept = f"kept as {aside.name}" if aside is not None else "set aside by another hz process"
+        return HzError(
+            f"the index {path} is damaged ({why}); it is {kept}",
+            hint="run the command again: the next one rebuilds the index from the spines",
+        )
+
+    def reindex(self) -> int:
+        """Rebuild the index from the spines, in place or, when the file is too damaged for that, anew."""
+        try:
+            return self.index.rebuild()
+        except sqlite3.DatabaseError as exc:
+            if (why := damage_of(exc)) is None:
+                raise
+        path, inode = self.root / INDEX, self.index.inode
+        self.close()
+        tell(path, why, set_aside(path, inode))
+        return len(self.index.spine_ids())  # opening a new file rebuilt it
 
     @property
     def index(self) -> Index:

@@ -65,6 +65,7 @@ CASES: list[tuple[str, str, str, str, int | None]] = [
         "on: [",
         8,
     ),
+    ("target-into-git", variant("reports/digest/{slot:%G-W%V}.md", ".Git/hooks/post-commit"), "HZC021", "target:", 15),
     ("goal-missing", variant("### Goal\n\n" + GOAL + "\n\n", ""), "HZC101", "\n# Weekly", 1),
     ("goal-empty", variant(GOAL + "\n", "<!-- later -->\n"), "HZC101", "### Goal", 1),
     ("requires-missing-item", variant(REQUIRES_ITEM, "- commits in general\n"), "HZC103", "### Requires", 1),
@@ -203,7 +204,7 @@ def test_extension_keys_only_at_the_top_level() -> None:
 
 
 def test_every_code_of_stages_1_and_2_has_a_fixture() -> None:
-    owned = {"HZC001", "HZC002", "HZC003", "HZC004", "HZC010", "HZC011", "HZC016", "HZC019"}
+    owned = {"HZC001", "HZC002", "HZC003", "HZC004", "HZC010", "HZC011", "HZC016", "HZC019", "HZC021"}
     owned |= {f"HZC10{n}" for n in range(1, 8)}
     covered = {case[2] for case in CASES} | {warning[2] for warning in WARNINGS} | {"HZC010"}
     assert owned <= covered, sorted(owned - covered)

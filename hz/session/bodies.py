@@ -26,6 +26,7 @@ import orjson
 
 from hz.canonical import fingerprint_bytes
 from hz.fsio import FILE_MODE, fsync_dir, private_dir
+from hz.secrets import secrets_of
 
 TURNS = "turns"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
@@ -61,7 +62,8 @@ def append_body(agent_dir: Path, turn: str, record: dict[str, Any]) -> None:
     try:
         if os.fstat(fd).st_size == 0:
             os.write(fd, orjson.dumps({"hz_body": 1, "turn": turn}) + b"\n")
-        os.write(fd, orjson.dumps(record) + b"\n")
+        # the last boundary before the disk: whatever a body holds, no secret of this process lands in it
+        os.write(fd, secrets_of().scrub_bytes(orjson.dumps(record)) + b"\n")
         os.fsync(fd)
     finally:
         os.close(fd)

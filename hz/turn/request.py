@@ -1,10 +1,15 @@
-"""The think request of a turn: its deterministic context, the caps, the steering feed, the prior transcript."""
+"""The think request of a turn: its deterministic context, the caps, the steering feed, the prior transcript.
+
+Everything the model will read is scrubbed of the environment's secrets here (`hz.secrets`), whichever
+source or error it came from.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 from hz.runners.base import ContextMessage, ThinkRequest
+from hz.secrets import secrets_of
 from hz.session.bodies import append_body, read_body
 from hz.session.inbox import list_requests
 from hz.turn import context, history, steering
@@ -18,6 +23,7 @@ def build_request(
     journal: Journal, turn: Turn, deps: Deps, *, budget_usd: float, want: frozenset[str] | None = None
 ) -> ThinkRequest:
     built = context.build(material(journal, turn, deps))
+    secrets = secrets_of(deps.environ)
     prior = _prior(read_body(journal.directory, turn.id).records) if want is None else ()
     running = (deps.clock() - history.parse_ts(turn.started.ts)).total_seconds()
 
@@ -27,9 +33,9 @@ def build_request(
     return ThinkRequest(
         agent_id=turn.plan.agent_id,
         turn_id=turn.id,
-        instructions=built.instructions,
-        messages=tuple(ContextMessage("user", f"[{b.title}]\n{b.text}") for b in built.blocks),
-        inputs=turn.gathered.values if turn.gathered else {},
+        instructions=secrets.scrub(built.instructions),
+        messages=tuple(ContextMessage("user", secrets.scrub(f"[{b.title}]\n{b.text}")) for b in built.blocks),
+        inputs=secrets.scrub_value(turn.gathered.values) if turn.gathered else {},
         outputs=dict(turn.plan.outputs),
         want=want if want is not None else steering.wanted(turn),
         max_tokens=turn.plan.max_tokens,

@@ -7,6 +7,7 @@ from typing import Any
 
 from hz.errors import HzError
 from hz.runners.base import BudgetExceeded, RunnerError, ThinkResult
+from hz.secrets import scrub
 from hz.session.bodies import append_body, read_body
 from hz.session.kinds import STEPS
 from hz.turn import history, steering
@@ -206,6 +207,7 @@ def finish(
     journal: Journal, turn: Turn, deps: Deps, *, disposition: str, reason: str | None, error: str | None = None
 ) -> TurnResult:
     usage = turn.usage
+    error = scrub(error, deps.environ) if error else error  # a server's or a CLI's words may quote a secret
     data: dict[str, Any] = {
         "disposition": disposition,
         "cause": turn.cause,
@@ -224,7 +226,7 @@ def finish(
         "step": turn.steps[-1] if turn.steps and disposition in {"failed", "abandoned"} else None,
     }
     if turn.outcome and turn.outcome.get("report"):
-        data["report"] = str(turn.outcome["report"])[:1000]
+        data["report"] = scrub(str(turn.outcome["report"]), deps.environ)[:1000]
     due = deps.next_due()
     if due is not None:
         data["next_due"] = due.isoformat()

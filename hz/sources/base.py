@@ -23,6 +23,7 @@ from typing import Any, Protocol, cast
 
 from hz.canonical import fingerprint
 from hz.errors import HzError
+from hz.secrets import redact_url
 from hz.sources.window import Window
 
 # Error codes a failing source is reported with (also the `gap` code of a `required: false` input).
@@ -70,7 +71,7 @@ class SourceSpec:
     def identity(self) -> dict[str, Any]:
         return {
             "scheme": self.scheme,
-            "source": self.target,
+            "source": redact_url(self.target),  # the cache keeps this: never a credential in a URL
             "query": self.query,
             "window": int(self.window.total_seconds()) if self.window is not None else None,
             "facets": sorted(self.facets),

@@ -30,7 +30,7 @@ class CanonicalizerBug(Exception):
 
 
 def canonical_url(url: str) -> str:
-    """`url` without tracking parameters or fragment, with lower-case scheme and host and sorted query."""
+    """`url` without userinfo, tracking parameters or fragment, with lower-case scheme and host and sorted query."""
     text = url.strip()
     parts = urlsplit(text)
     if not parts.scheme or not parts.netloc:
@@ -39,8 +39,7 @@ def canonical_url(url: str) -> str:
     host = (parts.hostname or "").lower()
     if parts.port is not None and parts.port != _DEFAULT_PORTS.get(scheme):
         host = f"{host}:{parts.port}"
-    if parts.username:
-        host = f"{parts.username}@{host}"
+    # no userinfo: a user name or password in a link is a credential, never part of what the page is
     query = sorted((k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if not is_tracking(k))
     return urlunsplit((scheme, host, parts.path or "/", urlencode(query), ""))
 

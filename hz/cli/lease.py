@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import click
 
-_remote = click.option("--remote", help="Remote name or URL (default: [state] remote of hz.toml, else origin).")
+from hz.gitstate.remote_spec import remote_option
+
+_remote = click.option(
+    "--remote", callback=remote_option, help="Remote name or URL (default: [state] remote of hz.toml, else origin)."
+)
 
 
 @click.group()

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import click
 
+from hz.gitstate.remote_spec import remote_option
+
 
 @click.group()
 def state() -> None:
@@ -16,7 +18,11 @@ def state() -> None:
 
 @state.command("log")
 @click.option("--id", "hz_id", metavar="ID", help="Only the events of this Heinzelmännchen.")
-@click.option("--remote", help="Remote name or URL (default: [state] remote of hz.toml, else origin).")
+@click.option(
+    "--remote",
+    callback=remote_option,
+    help="Remote name or URL (default: [state] remote of hz.toml, else origin).",
+)
 @click.option("--no-fetch", is_flag=True, help="Read what was fetched last instead of asking the remote.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def log(hz_id: str | None, remote: str | None, no_fetch: bool, as_json: bool) -> int:

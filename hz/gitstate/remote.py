@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from hz.config import hz_home
 from hz.fsio import private_dir
 from hz.gitstate import objects
+from hz.gitstate.remote_spec import check_remote, redact_url
 from hz.gitstate.transport import Git, TransportError
 
 if TYPE_CHECKING:
@@ -30,12 +31,15 @@ _SIMPLE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 class TeamRemote:
     def __init__(self, root: Path, remote: str, environ: Mapping[str, str] = os.environ) -> None:
         self.root = root
-        self.remote = remote
+        self.remote = check_remote(remote, "remote")
         self.git = Git(root, environ)
         self._environ = environ
-        slug = remote if _SIMPLE.match(remote) else hashlib.sha256(remote.encode()).hexdigest()[:16]
+        # named without the credentials of its URL: nothing stored or shown holds them, and a new token
+        # for the same remote keeps its tracking refs and outbox
+        self.label = redact_url(remote)
+        slug = remote if _SIMPLE.match(remote) else hashlib.sha256(self.label.encode()).hexdigest()[:16]
         self.sync_prefix = f"refs/hz/sync/{slug}/"
-        self._key = hashlib.sha256(f"{root.resolve()}\n{remote}".encode()).hexdigest()[:16]
+        self._key = hashlib.sha256(f"{root.resolve()}\n{self.label}".encode()).hexdigest()[:16]
 
     @cached_property
     def repo(self) -> pygit2.Repository:

@@ -8,11 +8,16 @@
     clock_skew_s = 30        # safety margin for clocks that disagree
     push_attempts = 5        # replays of a push refused because hz/state moved, before waiting a tick
 
-Every key is optional; a missing file means these defaults.
+Every key is optional; a missing file means these defaults. The file is committed, so anyone on the
+team can change it by pull request: a file that does not parse, a value of the wrong type or out of
+bounds, and a remote of a shape git could read as an option or a command are errors with the file's
+name (and line and column, for a syntax error), never a silent fallback.
 """
 
 from __future__ import annotations
 
+import os
+import stat
 import tomllib
 from dataclasses import dataclass, fields
 from datetime import timedelta
@@ -20,6 +25,15 @@ from pathlib import Path
 from typing import Any
 
 from hz.errors import ConfigError
+from hz.gitstate.remote_spec import check_remote
+
+HZ_TOML = "hz.toml"
+MAX_BYTES = 1 << 20  # a settings file; anything larger is not one
+_FIX_HINT = "fix hz.toml at the repository root (TOML, https://toml.io); team contracts wait until it parses"
+_WEEK = 7 * 24 * 3600
+# upper bounds that keep every derived time and loop finite (no overflow, no endless retries)
+_MOST = {"tick_interval_s": _WEEK, "grace_intervals": 1000, "lease_ttl_s": _WEEK, "clock_skew_s": _WEEK,
+         "push_attempts": 1000}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -45,26 +59,79 @@ class StateSettings:
 
 
 def load_state_settings(root: Path) -> StateSettings:
-    path = root / "hz.toml"
-    if not path.exists():
+    """The `[state]` settings of `root/hz.toml`; defaults without the file, ConfigError for a bad one."""
+    document = read_hz_toml(root)
+    path = root / HZ_TOML
+    if document is None:
         return StateSettings()
-    try:
-        table = tomllib.loads(path.read_text(encoding="utf-8")).get("state", {})
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: {exc}", hint="fix the TOML syntax") from exc
+    table = document.get("state", {})
+    if not isinstance(table, dict):
+        raise ConfigError(
+            f"{path}: state must be a table, got {_kind(table)} {table!r}",
+            hint="write the settings under a [state] header, one key = value per line",
+        )
     return _settings(path, table)
 
 
+def read_hz_toml(root: Path) -> dict[str, Any] | None:
+    """`root/hz.toml` parsed, None when there is none; a file hz cannot read or parse is a ConfigError.
+
+    The one reader of the file, for every command: a committed file with a typo must stop the commands
+    that need it with its line and column, never turn team coordination off without a word.
+    """
+    path = root / HZ_TOML
+    if not os.path.lexists(path):
+        return None
+    text = _read_bounded(path)
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}", hint=_FIX_HINT) from exc
+
+
+def _read_bounded(path: Path) -> str:
+    """The text of a regular file of at most MAX_BYTES (a FIFO or /dev/zero would hang a plain read)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot be read: {exc.strerror}", hint=_FIX_HINT) from exc
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ConfigError(f"{path}: not a regular file", hint=_FIX_HINT)
+        data = handle.read(MAX_BYTES + 1)
+    if len(data) > MAX_BYTES:
+        raise ConfigError(f"{path}: larger than {MAX_BYTES} bytes", hint=_FIX_HINT)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start})", hint=_FIX_HINT) from exc
+
+
 def _settings(path: Path, table: dict[str, Any]) -> StateSettings:
-    known = {f.name: f.type for f in fields(StateSettings)}
+    known = [f.name for f in fields(StateSettings)]
     values: dict[str, Any] = {}
     for key, value in table.items():
         if key not in known:
             raise ConfigError(f"{path}: unknown key state.{key}", hint=f"known keys: {', '.join(known)}")
-        wants_str = key == "remote"
-        ok = isinstance(value, str) if wants_str else isinstance(value, int) and not isinstance(value, bool)
-        if not ok or (not wants_str and value < 0):
-            kind = "a string" if wants_str else "a whole number of at least 0"
-            raise ConfigError(f"{path}: state.{key} must be {kind}, got {value!r}")
-        values[key] = value
+        values[key] = _remote(path, value) if key == "remote" else _number(path, key, value)
     return StateSettings(**values)
+
+
+def _remote(path: Path, value: Any) -> str:
+    if not isinstance(value, str):
+        raise ConfigError(f"{path}: state.remote must be a string, got {_kind(value)} {value!r}")
+    return check_remote(value, f"{path} [state] remote")
+
+
+def _number(path: Path, key: str, value: Any) -> int:
+    most = _MOST[key]
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= most:
+        raise ConfigError(f"{path}: state.{key} must be a whole number from 0 to {most}, got {_kind(value)} {value!r}")
+    return value
+
+
+def _kind(value: Any) -> str:
+    """How TOML calls the type of a parsed value, for messages."""
+    kinds = {bool: "a boolean", int: "an integer", float: "a float", str: "a string", list: "an array",
+             dict: "a table"}  # fmt: skip
+    return next((name for cls, name in kinds.items() if isinstance(value, cls)), "a date or time")

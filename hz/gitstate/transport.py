@@ -12,17 +12,24 @@ version 2 request as many small packets on a socket without TCP_NODELAY, so Nagl
 the daemon's delayed ACK (40 ms) on every command; version 0 sends nothing before the daemon's
 advertisement and costs 10 ms instead of 50. Elsewhere version 2 stays: over https it lets the server
 filter refs instead of advertising all of them, and curl already sets TCP_NODELAY.
+
+A remote string is never an option to git: every verb here checks it again (`remote_spec`, also
+checked where it enters: `hz.toml` and `--remote`) and passes it after `--`, which git 2.39 accepts
+before the repository of `fetch`, `push` and `ls-remote` alike (tried: `--upload-pack=…` after `--` is
+a "strange pathname" git refuses). The environment limits the transports (`hz.gitenv`). Git's own
+error text can echo the remote URL, so a credential in it is cut out before the text becomes an error.
 """
 
 from __future__ import annotations
 
-import os
 import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from hz.errors import HzError
+from hz.gitenv import git_env
+from hz.gitstate.remote_spec import check_remote, redact_text
 
 ZERO = "0" * 40
 
@@ -63,8 +70,7 @@ class Git:
 
     def __init__(self, repo: Path, environ: Mapping[str, str] | None = None) -> None:
         self.repo = repo
-        env = dict(os.environ if environ is None else environ)
-        env["GIT_TERMINAL_PROMPT"] = "0"  # a daemon must never wait for a password
+        env = git_env(environ)
         env.setdefault("LC_ALL", "C")  # porcelain and error texts in one language
         self.env = env
 
@@ -79,15 +85,16 @@ class Git:
         )
         if check and proc.returncode != 0:
             verb = next((a for a in args if not a.startswith("-") and "=" not in a), "")
+            said = redact_text(proc.stderr.strip() or proc.stdout.strip())
             raise TransportError(
-                f"git {verb} failed: {proc.stderr.strip() or proc.stdout.strip()}",
+                f"git {verb} failed: {said}",
                 hint="check the remote ([state] remote in hz.toml, or --remote) and your access to it",
             )
         return proc
 
     def ls_remote(self, remote: str, *refs: str) -> dict[str, str]:
         """ref -> object id on the remote, for the refs named (all refs when none are)."""
-        proc = self.run(*read_protocol(remote), "ls-remote", "--refs", remote, *refs)
+        proc = self.run(*read_protocol(remote), "ls-remote", "--refs", "--", _checked(remote), *refs)
         found: dict[str, str] = {}
         for line in proc.stdout.splitlines():
             oid, _, ref = line.partition("\t")
@@ -104,7 +111,8 @@ class Git:
             "--quiet",
             "--no-tags",
             "--no-write-fetch-head",
-            remote,
+            "--",
+            _checked(remote),
             *refspecs,
         )
 
@@ -114,15 +122,21 @@ class Git:
         `expected[ref]` is the object id the remote must still have (`ZERO` or "" for "must not exist").
         There is never a `+` in a refspec: that would switch the check off.
         """
-        args = ["push", "--atomic", "--porcelain", "--no-verify", remote]
+        args = ["push", "--atomic", "--porcelain", "--no-verify"]
         for ref, old in expected.items():
             args.append(f"--force-with-lease={ref}:{'' if old == ZERO else old}")
+        args += ["--", _checked(remote)]
         args.extend(f"{commit}:{ref}" for ref, commit in updates.items())
         proc = self.run(*args, check=False)
-        result = PushResult(parse_porcelain(proc.stdout), proc.stderr)
+        result = PushResult(parse_porcelain(proc.stdout), redact_text(proc.stderr))
         if not result.refs:
-            raise TransportError(f"git push failed: {proc.stderr.strip()}")
+            raise TransportError(f"git push failed: {result.stderr.strip()}")
         return result
+
+
+def _checked(remote: str) -> str:
+    """The remote again through the shape check: a caller that skipped it still never reaches git."""
+    return check_remote(remote, "git remote")
 
 
 def read_protocol(remote: str) -> tuple[str, ...]:

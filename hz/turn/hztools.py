@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from hz.errors import HzError
+from hz.gitenv import git_env
 from hz.runners.base import ToolSpec
 
 MAX_COMMITS = 100
@@ -59,7 +60,9 @@ def git_log(root: Path) -> ToolSpec:
         path = args.get("path")
         if path is not None:
             command += ["--", _relative(root, str(path))]
-        done = subprocess.run(command, capture_output=True, text=True, timeout=GIT_TIMEOUT_S, check=False)
+        done = subprocess.run(
+            command, capture_output=True, text=True, env=git_env(), timeout=GIT_TIMEOUT_S, check=False
+        )
         if done.returncode != 0:
             raise ToolRefused(f"git log failed: {done.stderr.strip() or done.returncode}")
         return done.stdout or "(no commits)"

@@ -9,19 +9,19 @@ started and ended, draft placed) are queued, and the tick flushes them in one at
 the renewal of every lease it holds: at most one push per tick, none when nothing happened.
 
 This applies only when the repository's `hz.toml` names a `[state]` table; without it a team contract
-runs on this machine alone.
+runs on this machine alone. An `hz.toml` that does not parse is an error of the tick, and team slots
+wait: a typo in a committed file must not switch coordination off.
 """
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from hz.errors import HzError
+from hz.errors import ConfigError, HzError
 from hz.session.envelope import Envelope
 from hz.turn.plan import Plan
 
@@ -29,12 +29,20 @@ _REASONS = {"max-resumes": "resumes", "gather": "error", "runner": "error", "out
 
 
 def configured(root: Path | None) -> bool:
-    if root is None or not (root / "hz.toml").is_file():
+    """Whether the repository's team contracts run under leases: its `hz.toml` has a `[state]` table.
+
+    An `hz.toml` that cannot be read counts as configured: team slots then wait rather than run
+    unleased, and `Team.open` reports the file's error (a tick with it exits 1).
+    """
+    from hz.gitstate.settings import read_hz_toml
+
+    if root is None:
         return False
     try:
-        return "state" in tomllib.loads((root / "hz.toml").read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError:
-        return False
+        document = read_hz_toml(root)
+    except ConfigError:
+        return True
+    return document is not None and "state" in document
 
 
 @dataclass
@@ -200,11 +208,13 @@ def unpublished_drafts(team: Team, events: Sequence[Envelope]) -> dict[str, str]
         return {}
     import subprocess
 
+    from hz.gitenv import git_env
+
     local = [f"refs/heads/hz/draft/{agent}/" for agent in agents]
     patterns = local + [team.remote.tracking(ref) for ref in local]
     done = subprocess.run(
         ["git", "-C", str(team.remote.root), "for-each-ref", "--format=%(objectname) %(refname)", *patterns],
-        capture_output=True, text=True, check=False,
+        capture_output=True, text=True, env=git_env(team.remote.git.env), check=False,
     )  # fmt: skip
     tips: dict[str, str] = {}
     for line in done.stdout.splitlines():

@@ -1,0 +1,131 @@
+"""Which remote strings hz hands to git, and how a remote URL is shown without its credentials.
+
+A remote comes from text anyone on the team can change (`[state] remote` of a committed `hz.toml`) or
+from the command line, and git reads a word that starts with `-` as an option (`--upload-pack=<cmd>`
+runs a command) and a `<transport>::<address>` word as a remote helper (`ext::<cmd>` runs one too). So
+a remote is accepted only in one of the shapes people write for a real remote:
+
+- a remote name configured in the repository (`origin`), or any other plain relative path,
+- a URL of an allowed scheme: https, ssh (also `git+ssh`, `ssh+git`), git, file; plain http only to a
+  loopback host (a test or a local mirror: cleartext elsewhere would expose the credentials it sends),
+- scp-like ssh, `[user@]host:path`,
+- a filesystem path (absolute, `./…`, `../…`, `~/…`, or a relative one without a colon).
+
+Anything else is refused before git runs. This is the first of three layers: git also gets the remote
+after `--` (so even a word that slipped through is never an option) and `GIT_ALLOW_PROTOCOL` in its
+environment (so no remote, configured or not, reaches a command-running transport); see `hz.gitenv`.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from urllib.parse import urlsplit
+
+from hz.errors import ConfigError
+
+_SCHEMES = {"https": "https", "ssh": "ssh", "git+ssh": "ssh", "ssh+git": "ssh", "git": "git", "file": "file"}
+_LOOPBACK_NAMES = {"localhost"}
+_NAME = r"[A-Za-z0-9][A-Za-z0-9._-]*"
+_HOST = re.compile(rf"^(?:{_NAME}|\[[0-9A-Fa-f:.]+\])$")
+# git's own test for "scp-like": a colon and no slash before it (connect.c, url_is_local_not_ssh)
+_SCP = re.compile(rf"^(?:(?P<user>{_NAME})@)?(?P<host>{_NAME}|\[[^\]/]+\]):(?P<path>.*)$", re.DOTALL)
+# git runs `git-remote-<transport>` for `<transport>::<address>` (transport.c, transport_get)
+_HELPER = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*::")
+_USERINFO = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]*://)[^/\s]*@")
+
+HINT = "name a remote of this repository (git remote -v), an https, ssh, git or file URL, user@host:path, or a path"
+
+
+class RemoteRefused(ConfigError):
+    """A remote string that hz will not hand to git."""
+
+
+def check_remote(text: str, origin: str) -> str:
+    """`text` unchanged when it is a remote hz may use; otherwise RemoteRefused naming `origin`."""
+    why = refusal(text)
+    if why is not None:
+        raise RemoteRefused(f"{origin}: the remote {_shown(text)} is refused: {why}", hint=HINT)
+    return text
+
+
+def remote_option(ctx: object, param: object, value: str | None) -> str | None:
+    """The click callback of `--remote`: the value is checked where it enters (an HzError, exit 1)."""
+    return None if value is None else check_remote(value, "--remote")
+
+
+def refusal(text: str) -> str | None:
+    """Why `text` is not an acceptable remote, or None when it is."""
+    if not text:
+        return "it is empty"
+    if any(ord(c) < 0x20 or ord(c) == 0x7F for c in text):
+        return "it contains a control character (a newline, NUL or the like)"
+    if text.startswith("-"):
+        return "it starts with '-', which git would read as an option"
+    if _HELPER.match(text):
+        return "the '<transport>::<address>' form runs a git remote helper"
+    if "://" in text:
+        return _url_refusal(text)
+    if _scp_like(text):
+        return _scp_refusal(text)
+    return None  # a remote name or a path: git takes it as a local repository or a configured remote
+
+
+def _scp_like(text: str) -> bool:
+    colon, slash = text.find(":"), text.find("/")
+    return colon != -1 and (slash == -1 or colon < slash)
+
+
+def _scp_refusal(text: str) -> str | None:
+    match = _SCP.match(text)
+    if match is None:
+        return "it is neither a URL, user@host:path nor a path (a colon before any slash means ssh to git)"
+    return None
+
+
+def _url_refusal(text: str) -> str | None:
+    scheme = text.split("://", 1)[0].lower()
+    if scheme == "http":
+        return None if _loopback(text) else "plain http is allowed to a loopback host only; use https"
+    if scheme not in _SCHEMES:
+        return f"the scheme {scheme!r} is not one of https, ssh, git, file"
+    try:
+        host = urlsplit(text).hostname or ""
+    except ValueError as exc:
+        return f"it is not a well-formed URL ({exc})"
+    if (host or scheme != "file") and not _HOST.match(_bracketed(host)):
+        return f"{host!r} is not a host name"
+    return None
+
+
+def _bracketed(host: str) -> str:
+    return f"[{host}]" if ":" in host else host
+
+
+def _loopback(text: str) -> bool:
+    try:
+        host = urlsplit(text).hostname or ""
+    except ValueError:
+        return False
+    if host.lower() in _LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def redact_url(url: str) -> str:
+    """`url` with the user information of a `scheme://user:secret@host/…` URL left out."""
+    return redact_text(url)
+
+
+def redact_text(text: str) -> str:
+    """`text` (git's stderr, a message) with the user information of every URL in it left out."""
+    return _USERINFO.sub(r"\g<scheme>", text)
+
+
+def _shown(text: str) -> str:
+    """The refused remote for an error message: quoted, escapes visible, no credentials, bounded."""
+    shown = repr(redact_text(text))
+    return shown if len(shown) <= 120 else shown[:117] + "..."

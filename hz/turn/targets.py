@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Protocol
 
 from hz.errors import HzError
+from hz.repo_paths import PATH_SCHEMES
 from hz.turn import drafts
 from hz.turn.plan import Plan
 
@@ -81,3 +82,16 @@ def target_at(root: Path | None, scope: str, agent_id: str, asset: str, slot: da
     team = scope == "team"
     path = drafts.target_path(root, asset, slot, team=team)
     return FileTarget(asset, str(path.relative_to(root.resolve())), path, root, slot, team)
+
+
+def check_targets(plan: Plan, slot: datetime) -> None:
+    """The repository's path rule for every file target of the plan (DraftTargetError when one breaks it).
+
+    A turn asks this before its paid think, so a link planted since validation costs no model call.
+    """
+    if plan.root is None:
+        return
+    for output in sorted(plan.targets):
+        asset = drafts.expand_target(plan.targets[output], slot)
+        if asset.partition(":")[0] in PATH_SCHEMES:
+            drafts.target_path(plan.root, asset, slot, team=plan.scope == "team")

@@ -17,6 +17,7 @@ from hz.turn.crash import crashpoint
 from hz.turn.engine import DISPOSITION, Deps, Gathered, Turn, TurnResult, body_reference, turn_slot
 from hz.turn.journal import Journal
 from hz.turn.plan import Plan
+from hz.turn.targets import check_targets
 
 # The outcome kinds `turn.step` may name (a summary is recorded as its own event).
 _STEP_OUTCOMES = frozenset({"draft", "lessons", "amendment", "question", "nothing"})
@@ -90,6 +91,7 @@ def gather(journal: Journal, turn: Turn, deps: Deps) -> None:
     else:
         try:
             turn.gathered = deps.gather(turn.plan, turn.slot)
+            check_targets(turn.plan, turn.slot)  # the path rule again before the paid think: links move
         except HzError as exc:
             raise Finished(
                 finish(journal, turn, deps, disposition="failed", reason="gather", error=exc.message)

@@ -95,15 +95,16 @@ class Index(Queries):
         self.close()
 
     def _prepare(self, path: Path) -> None:
+        current = self.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        if current:  # read before anything is written, so a file set aside is kept as it was found
+            check_schema(self.db)
         self.db.execute("PRAGMA journal_mode = WAL")
         self.db.execute("PRAGMA synchronous = NORMAL")
         for suffix in ("", "-wal", "-shm"):
             with contextlib.suppress(FileNotFoundError):
                 os.chmod(f"{path}{suffix}", 0o600)
-        if self.db.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
+        if not current:
             self.rebuild()
-        else:
-            check_schema(self.db)
 
     @contextlib.contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:

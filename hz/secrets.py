@@ -2,9 +2,9 @@
 
 A secret is the value of a variable whose name says it holds one (`GITHUB_TOKEN`, `JIRA_TOKEN`,
 `OPENAI_API_KEY`, anything ending in `_TOKEN`, `_KEY`, `_SECRET`, `_PASSWORD`, or naming SECRET or
-PASSWORD), the password of a URL held in any variable, and the Basic credential hz builds from
-`JIRA_USER` and `JIRA_TOKEN` (a hostile server that echoes the `Authorization` header sends that one
-back). A user name is not a secret. Values shorter than `MIN_LENGTH` are left alone: scrubbing "1" or
+PASSWORD), the password of a URL held in any variable, and the Basic credentials an HTTP client builds
+from such a URL or from `JIRA_USER` and `JIRA_TOKEN` (a hostile server that echoes the `Authorization`
+header sends those back). A user name is not a secret. Values shorter than `MIN_LENGTH` are left alone: scrubbing "1" or
 "true" would mangle every text and protect nothing.
 
 Scrubbing replaces each secret by `[redacted]` and drops the userinfo (`user:pass@`) of every URL. It
@@ -21,7 +21,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 REDACTED = "[redacted]"
 MIN_LENGTH = 8
@@ -51,21 +51,30 @@ def secret_values(environ: Mapping[str, str]) -> tuple[str, ...]:
     for name, value in environ.items():
         if is_secret_name(name):
             found.add(value)
-        found.update(_url_passwords(value))
+        found.update(_url_credentials(value))
     user, token = environ.get("JIRA_USER"), environ.get("JIRA_TOKEN")
     if user and token:
-        found.add(base64.b64encode(f"{user}:{token}".encode()).decode())
+        found.add(_basic(user, token))
     return tuple(sorted((v for v in found if len(v) >= MIN_LENGTH), key=lambda v: (-len(v), v)))
 
 
-def _url_passwords(value: str) -> Iterable[str]:
+def _url_credentials(value: str) -> Iterable[str]:
+    """The password of a URL with userinfo, and the Basic credential an HTTP client makes of it."""
     if "://" not in value or "@" not in value:
         return ()
     try:
-        password = urlsplit(value.strip()).password
+        parts = urlsplit(value.strip())
+        user, password = parts.username, parts.password
     except ValueError:
         return ()
-    return (password,) if password else ()
+    if not password:
+        return ()
+    plain = unquote(password)  # a client sends the decoded form; the URL's text may hold %-escapes
+    return (password, plain, _basic(unquote(user or ""), plain))
+
+
+def _basic(user: str, password: str) -> str:
+    return base64.b64encode(f"{user}:{password}".encode()).decode()
 
 
 @dataclass(frozen=True)

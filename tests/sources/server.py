@@ -29,6 +29,7 @@ class Reply:
     status: int = 200
     body: bytes = b""
     headers: dict[str, str] = field(default_factory=dict)
+    reason: str | None = None  # the status line's words; None: the standard phrase
 
 
 Route = Callable[[Request], Reply]
@@ -78,7 +79,7 @@ def serve(routes: dict[str, Route] | None = None) -> Iterator[Server]:
             requests.append(request)
             route = table.get(parts.path)
             reply = route(request) if route else Reply(404, b'{"message": "Not Found"}')
-            self.send_response(reply.status)
+            self.send_response(reply.status, reply.reason)
             for key, value in reply.headers.items():
                 self.send_header(key, value)
             self.send_header("Content-Length", str(len(reply.body)))

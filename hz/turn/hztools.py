@@ -13,6 +13,7 @@ instructions; the runner hands it back as a tool result.
 from __future__ import annotations
 
 import os
+import stat
 import subprocess
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -20,6 +21,7 @@ from typing import Any
 
 from hz.errors import HzError
 from hz.gitenv import git_env
+from hz.repo_paths import is_git_name
 from hz.runners.base import ToolSpec
 
 MAX_COMMITS = 100
@@ -102,9 +104,13 @@ def file_text(root: Path) -> ToolSpec:
             raise ToolRefused("path is required: a file relative to the repository root")
         inside = _relative(root, path)
         try:
-            fd = os.open(root / inside, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+            # never blocks (a FIFO), and only a regular file is read (never a device or a FIFO)
+            fd = os.open(root / inside, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
         except OSError as exc:
             raise ToolRefused(f"cannot read {path}: {exc.strerror}") from None
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise ToolRefused(f"{path} is not a regular file")
         try:
             with os.fdopen(fd, "rb") as handle:
                 data = handle.read(MAX_BYTES + 1)
@@ -140,7 +146,7 @@ def _relative(root: Path, path: str) -> str:
         inside = target.relative_to(base)
     except ValueError:
         raise ToolRefused(f"{path} is outside the repository") from None
-    if inside.parts and inside.parts[0] == ".git":
+    if any(is_git_name(part) for part in inside.parts):  # `.GIT` is `.git` on a case-insensitive disk
         raise ToolRefused(f"{path} is inside .git, which tools do not read")
     return inside.as_posix()
 

@@ -26,6 +26,8 @@ CALLS: list[tuple[str, dict[str, Any]]] = [
     ("hz_file_text_read", {"path": "leak.txt"}),
     ("hz_file_text_read", {"path": ".git/config"}),
     ("hz_git_log_read", {"path": "/etc"}),
+    ("hz_file_text_read", {"path": ".GIT/config"}),
+    ("hz_file_text_read", {"path": "pipe"}),
 ]
 
 
@@ -34,6 +36,7 @@ def _commit(repo: Path) -> None:
     (repo / "docs" / "plan.md").write_text("Ship the checkout rewrite on Thursday.\n")
     (repo.parent / "secret.txt").write_text("the key is 1234\n")
     os.symlink(repo.parent / "secret.txt", repo / "leak.txt")
+    os.mkfifo(repo / "pipe")  # opened by a blocking read, it would hang the turn
     subprocess.run(["git", "add", "docs/plan.md"], cwd=repo, check=True)
     subprocess.run(["git", "commit", "-q", "-m", "plan: ship on Thursday"], cwd=repo, check=True)
 
@@ -73,6 +76,8 @@ def test_hz_tools_reach_the_model_and_never_read_outside_the_repository(repo: Pa
         ("hz_file_text_read", "error: leak.txt is outside the repository"),
         ("hz_file_text_read", "error: .git/config is inside .git, which tools do not read"),
         ("hz_git_log_read", "error: /etc is outside the repository"),
+        ("hz_file_text_read", "error: .GIT/config is inside .git, which tools do not read"),
+        ("hz_file_text_read", "error: pipe is not a regular file"),
     ]
     placed = (repo / "notes" / "2026-W44.md").read_text()
     assert "Ship the checkout rewrite on Thursday." in placed

@@ -5,11 +5,9 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import tempfile
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -29,26 +27,11 @@ from hz.turn import engine
 from hz.turn.causes import Cause, coalesce, schedule_key
 from hz.turn.drafts import DraftTargetError, expand_target
 from hz.turn.targets import target_at
+from tests.deadline import within
 from tests.turn.agents import contract_text
 from tests.turn.helpers import AGENT, FRIDAY, Clock, deps, journal, plan
 
 PRICE = Price(input=2.0, output=10.0, cached=0.2)
-
-
-@contextmanager
-def within(seconds: float) -> Iterator[None]:
-    """Fail instead of hanging: SIGALRM interrupts a blocking open or read."""
-
-    def expired(signum: int, frame: Any) -> None:
-        raise TimeoutError(f"took longer than {seconds}s")
-
-    previous = signal.signal(signal.SIGALRM, expired)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 class Model:
@@ -152,7 +135,7 @@ FRAGMENTS = st.sampled_from(
     ["docs", "a.md", "..", ".", "", ".git", ".GIT", ".Git", "git~1", ".git.", ".github", ".GitHub", ".gitmodules",
      ".gitattributes", "workflows", "x\\y", "a\x00", "\n", "\u200c", "ü", " ", "{slot:%G}", "{slot:..}", "C:", "~"]
 )  # fmt: skip
-CHARS = st.characters(blacklist_categories=("Cs",), max_codepoint=0xFFFF)
+CHARS = st.characters(exclude_categories=["Cs"], max_codepoint=0xFFFF)
 PATHS = st.one_of(
     st.lists(st.one_of(FRAGMENTS, st.text(CHARS, max_size=4)), min_size=1, max_size=4).map("/".join),
     st.text(CHARS, max_size=12),

@@ -34,9 +34,9 @@ def lint_command(root: Path, span: str | None, as_json: bool) -> int:
 
 
 def _lint(repo: pygit2.Repository, base: str | None, tip: str) -> list[Diagnostic]:
-    from hz.gitstate.lint import lint_range
+    from hz.gitstate.lint import LintContext, lint_range
 
-    return lint_range(repo, base, tip)
+    return lint_range(repo, base, tip, LintContext.local(repo))
 
 
 def _report(found: list[Diagnostic], as_json: bool, err: bool = False) -> int:
@@ -80,15 +80,31 @@ def _default_tip(repo: pygit2.Repository, root: Path) -> str | None:
 
 
 def hook_command(stdin: Iterable[str], environ: Mapping[str, str] = os.environ) -> int:
-    """Run as the remote's pre-receive hook: findings go to stderr, which git shows the pusher."""
-    from hz.gitstate.hook import run_hook
+    """Run as the remote's pre-receive hook: findings go to stderr, which git shows the pusher.
 
-    found = run_hook(stdin, environ)
+    This is a security gate, so it fails closed: anything that goes wrong while checking (a line git
+    would not send, an object missing from the quarantine, a tag where a commit belongs, a path that
+    is not UTF-8) refuses the push with one line, never a traceback or "hz hit a bug".
+    """
+    try:
+        from hz.gitstate.hook import run_hook
+
+        found = run_hook(stdin, environ)
+    except Exception as exc:  # the one place a blanket catch is right: refuse, never crash
+        click.echo(f"hz: HZS018 refusing this push: the hook could not check it ({_why(exc)})", err=True)
+        return EXIT_ERROR
     if found:
         click.echo("hz: the hz/state lint refuses this push:", err=True)
         click.echo(render_all(found), err=True)
         return EXIT_ERROR
     return EXIT_OK
+
+
+def _why(exc: Exception) -> str:
+    """One short line naming what failed; the text is bounded, since it may quote the pusher's bytes."""
+    detail = exc.message if isinstance(exc, HzError) else str(exc)
+    line = " ".join(detail.split())[:160]
+    return f"{type(exc).__name__}: {line}" if line else type(exc).__name__
 
 
 def install_hook_command(bare: Path) -> int:

@@ -3,14 +3,18 @@
 `install_hook(bare)` writes `hooks/pre-receive` calling this very Python interpreter with
 `-m hz state lint --hook`. The hook reads `<old> <new> <ref>` lines on stdin and refuses the whole
 push when `hz/state` would be deleted or rewound (not a fast-forward), when any new commit fails the
-lint, or when a lease ref would be deleted, rewound, or given a malformed record or a lower token.
-Other refs pass untouched. The pushed objects sit in a quarantine directory until the hook accepts,
-which git names in GIT_OBJECT_DIRECTORY; it is added to the object lookup so pygit2 can read them.
+lint (hz.gitstate.lint; the tokens of its events are checked against the lease chains as this push
+leaves them), when a lease ref fails hz.gitstate.lease_lint, or when the push writes any other ref
+under `refs/hz/` or a `refs/replace/*` ref. Branches and tags pass untouched. The pushed objects sit
+in a quarantine directory until the hook accepts, which git names in GIT_OBJECT_DIRECTORY; it is added
+to the object lookup so pygit2 can read them. Whatever goes wrong inside refuses the push (see
+hz.commands.state_lint.hook_command): a gate that cannot check lets nothing through.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import sys
 from collections.abc import Iterable, Mapping
@@ -19,7 +23,8 @@ from typing import TYPE_CHECKING, Any
 
 from hz.diagnostic import Diagnostic
 from hz.errors import HzError
-from hz.gitstate.layout import LEASE_FILE, LEASE_PREFIX, STATE_REF
+from hz.gitstate.layout import LEASE_PREFIX, STATE_REF
+from hz.gitstate.lease_lint import check_lease
 from hz.gitstate.lint import lint_range
 from hz.gitstate.transport import ZERO
 
@@ -27,6 +32,13 @@ if TYPE_CHECKING:
     import pygit2
 
 HOOK_MARK = "# installed by hz state install-hook"
+HZ_PREFIX = "refs/hz/"
+REPLACE_PREFIX = "refs/replace/"
+_UPDATE = re.compile(r"(?P<old>[0-9a-f]{40}|[0-9a-f]{64}) (?P<new>[0-9a-f]{40}|[0-9a-f]{64}) (?P<ref>refs/\S+)")
+
+
+class HookFailure(HzError):
+    """The hook could not check a push (a malformed line, a missing object): the push is refused."""
 
 
 def install_hook(bare: Path, python: str = sys.executable) -> Path:
@@ -52,16 +64,35 @@ def open_quarantined(git_dir: Path, environ: Mapping[str, str]) -> pygit2.Reposi
 
 
 def check_updates(repo: pygit2.Repository, lines: Iterable[str]) -> list[Diagnostic]:
+    updates = [_parse(line) for line in lines if line.strip()]
+    pushed = {ref: new for _, new, ref in updates if ref.startswith(LEASE_PREFIX) and new != ZERO}
     found: list[Diagnostic] = []
-    for line in lines:
-        if not line.strip():
-            continue
-        old, new, ref = line.split()
+    for old, new, ref in updates:
         if ref == STATE_REF:
-            found.extend(_check_state(repo, old, new))
+            found.extend(_check_state(repo, old, new, pushed))
         elif ref.startswith(LEASE_PREFIX):
-            found.extend(_check_lease(repo, ref, old, new))
+            found.extend(check_lease(repo, ref, old, new))
+        elif problem := foreign_ref(ref):
+            found.append(_refusal(ref, problem, "HZS016"))
     return found
+
+
+def _parse(line: str) -> tuple[str, str, str]:
+    """One `<old> <new> <ref>` line as git sends it; anything else is refused (HookFailure)."""
+    match = _UPDATE.fullmatch(line.rstrip("\n"))
+    if match is None:
+        raise HookFailure("a ref update line git would not send")
+    return match["old"], match["new"], match["ref"]
+
+
+def foreign_ref(ref: str) -> str | None:
+    """Why a push may not write `ref` (None: it may). Under hz's own names only hz/state and leases exist;
+    `refs/replace/*` would change what the server's `git log` shows for any commit."""
+    if ref.startswith(REPLACE_PREFIX):
+        return "refs/replace/* would rewrite what the server shows for other commits"
+    if ref.startswith(HZ_PREFIX):
+        return "under refs/hz/ only lease refs exist (refs/hz/lease/<hz id>)"
+    return None
 
 
 def _refusal(ref: str, message: str, code: str = "HZS013") -> Diagnostic:
@@ -72,52 +103,25 @@ def _fast_forward(repo: pygit2.Repository, old: str, new: str) -> bool:
     return old in (ZERO, new) or bool(repo.descendant_of(new, old))
 
 
-def _check_state(repo: pygit2.Repository, old: str, new: str) -> list[Diagnostic]:
+def _check_state(repo: pygit2.Repository, old: str, new: str, pushed: Mapping[str, str]) -> list[Diagnostic]:
+    from hz.gitstate.lint import LintContext
+    from hz.gitstate.lint_contracts import MainContracts
+    from hz.gitstate.lint_fence import LeaseBook
+
     if new == ZERO:
         return [_refusal(STATE_REF, "hz/state may not be deleted")]
+    kind = _type_of(repo, new)
+    if kind != "commit":
+        return [_refusal(STATE_REF, f"hz/state points at a commit, not a {kind}", "HZS012")]
     if not _fast_forward(repo, old, new):
         return [_refusal(STATE_REF, "hz/state may not be rewritten (not a fast-forward)")]
-    return lint_range(repo, None if old == ZERO else old, new)
+    context = LintContext(LeaseBook.for_push(repo, pushed), MainContracts.read(repo, strict=True))
+    return lint_range(repo, None if old == ZERO else old, new, context)
 
 
-def _check_lease(repo: pygit2.Repository, ref: str, old: str, new: str) -> list[Diagnostic]:
-    if new == ZERO:
-        return [_refusal(ref, "a lease is never deleted (that would reset its token)")]
-    if not _fast_forward(repo, old, new):
-        return [_refusal(ref, "a lease is never rewound (not a fast-forward)")]
-    return _lease_chain(repo, ref, None if old == ZERO else old, new)
-
-
-def _lease_chain(repo: pygit2.Repository, ref: str, old: str | None, new: str) -> list[Diagnostic]:
-    import pygit2
-    from pydantic import ValidationError
-
-    from hz.gitstate.lease_record import LeaseRecord
-
-    walker = repo.walk(new, pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE)
-    if old is not None:
-        walker.hide(old)
-    commit: Any
-    for commit in walker:
-        try:
-            record = LeaseRecord.from_bytes(_lease_bytes(repo, commit))
-            parent = LeaseRecord.from_bytes(_lease_bytes(repo, commit.parents[0])) if commit.parents else None
-        except (KeyError, ValidationError, ValueError) as exc:
-            return [
-                _refusal(ref, f"commit {str(commit.id)[:12]}: not a lease record ({exc.__class__.__name__})", "HZS014")
-            ]
-        if len(commit.parents) > 1 or len(commit.tree) != 1 or ref != LEASE_PREFIX + record.lease:
-            return [_refusal(ref, f"commit {str(commit.id)[:12]}: a lease commit holds one {LEASE_FILE}", "HZS014")]
-        if parent is not None and (
-            record.token < parent.token or (record.holder != parent.holder and record.token == parent.token)
-        ):
-            return [_refusal(ref, f"commit {str(commit.id)[:12]}: token {record.token} after {parent.token}", "HZS014")]
-    return []
-
-
-def _lease_bytes(repo: pygit2.Repository, commit: Any) -> bytes:
-    blob: Any = repo[commit.tree[LEASE_FILE].id]
-    return bytes(blob.data)
+def _type_of(repo: pygit2.Repository, oid: str) -> str:
+    found: Any = repo.get(oid)
+    return "missing object" if found is None else str(found.type_str)
 
 
 def run_hook(stdin: Iterable[str], environ: Mapping[str, str] = os.environ) -> list[Diagnostic]:

@@ -1,23 +1,28 @@
 """The lint of `hz/state`: nothing but known, typed, textless events, and nothing ever changes.
 
 It reads commits, not a checkout: for each commit the files it added are checked line by line and
-anything else it did (change or delete a file, write outside `events/`, merge, sign with an address,
-say something in its message) is refused. Codes (HZS = hz state):
+anything else it did (change or delete a file, write outside the layout, merge, carry a header or a
+signature hz never writes, say something in its message) is refused. An event file must be exactly the
+bytes hz writes for it (RFC 8785 and one newline), its names must have hz's shapes and, where the
+repository has `main`, be ones its contract declares; its token must be one its lease gave. Codes
+(HZS = hz state):
 
-HZS001 path outside events/ or not in the layout    HZS008 a field named like text (body, draft, …)
-HZS002 a line changed or removed                    HZS009 a value that is not of its field's type
-HZS003 a file deleted                               HZS010 something shaped like an e-mail address
-HZS004 not exactly one line, or an oversized line   HZS011 the path does not match the event's identity
-HZS005 not a JSON object                            HZS012 a merge, a free-text message or an addressed author
-HZS006 an unknown event kind                        HZS013 a rewrite or deletion of hz/state or a lease
-HZS007 an unknown field                             HZS014 a malformed lease record or token
+HZS001 path outside the layout, an empty folder       HZS010 something shaped like an e-mail address
+HZS002 a line changed or removed                      HZS011 the path or key does not match the event
+HZS003 a file deleted                                 HZS012 a commit hz would not write (merge, header,
+HZS004 not exactly one line, or an oversized line            message, signature)
+HZS005 not a JSON object                              HZS013 a rewrite or deletion of hz/state or a lease
+HZS006 an unknown event kind                          HZS014 a malformed lease record or token
+HZS007 an unknown field                               HZS015 not the canonical bytes (duplicate keys, …)
+HZS008 a field named like text (body, draft, …)       HZS016 a ref hz does not write (hook)
+HZS009 a value that is not of its field's type        HZS017 a token its lease chain did not give
+HZS018 the hook could not check the push              HZS019 a name the contract on main does not declare
 """
 
 from __future__ import annotations
 
 import json
-import re
-from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
@@ -25,24 +30,44 @@ from pydantic import ValidationError
 from hz.diagnostic import Diagnostic
 from hz.gitstate.events import PAYLOADS, Event, path_of
 from hz.gitstate.layout import MAX_LINE_BYTES, is_event_path
+from hz.gitstate.lint_commit import commit_findings, tree_findings
+from hz.gitstate.lint_text import EMAIL, banned_field, field_names, first_address
+from hz.gitstate.shapes import occasion
 
 if TYPE_CHECKING:
     import pygit2
 
-EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
-BANNED_WORDS = frozenset(
-    {"text", "draft", "body", "transcript", "summary", "lesson", "message", "prompt", "content", "name", "email"}
-)
-# a field may name a banned thing when it only holds that thing's fingerprint or id (draft_hash)
-HARMLESS_SUFFIXES = frozenset({"hash", "fp", "id", "key", "size", "count"})
-COMMIT_MESSAGE = re.compile(r"^hz-state: [0-9]{1,6} events?\n?$")
+    from hz.gitstate.lint_contracts import MainContracts
+    from hz.gitstate.lint_fence import LeaseBook
+
+__all__ = ["EMAIL", "LintContext", "banned_field", "check_commit", "check_event_file", "lint_range"]
 
 
-def banned_field(name: str) -> bool:
-    parts = [p for p in re.split(r"[_.\-]", name.lower()) if p]
-    if not parts or (parts[-1] in HARMLESS_SUFFIXES and len(parts) > 1):
-        return False
-    return any(p in BANNED_WORDS for p in parts)
+@dataclass(frozen=True)
+class LintContext:
+    """What the lint compares events with beyond their own bytes: lease chains and the contracts on main."""
+
+    leases: LeaseBook | None = None
+    contracts: MainContracts | None = None
+
+    @classmethod
+    def local(cls, repo: pygit2.Repository) -> LintContext:
+        """A member's clone: the chains and contracts it has; missing ones are not held against an event."""
+        from hz.gitstate.lint_contracts import MainContracts
+        from hz.gitstate.lint_fence import LeaseBook
+
+        return cls(LeaseBook.local(repo), MainContracts.read(repo, strict=False))
+
+
+class _Duplicate(ValueError):
+    pass
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    keys = [key for key, _ in pairs]
+    if len(set(keys)) != len(keys):
+        raise _Duplicate(next(key for key in keys if keys.count(key) > 1))
+    return dict(pairs)
 
 
 def _diag(path: str, code: str, loc: str, message: str, hint: str = "", column: int = 1) -> Diagnostic:
@@ -54,7 +79,7 @@ def _column(line: str, needle: str) -> int:
     return index + 1 if index >= 0 else 1
 
 
-def check_event_file(path: str, data: bytes, where: str = "") -> list[Diagnostic]:
+def check_event_file(path: str, data: bytes, where: str = "", context: LintContext | None = None) -> list[Diagnostic]:
     """Every finding about one added file of `hz/state` (empty when it is a proper event)."""
     loc = where or path
     if not path.startswith("events/"):
@@ -67,27 +92,30 @@ def check_event_file(path: str, data: bytes, where: str = "") -> list[Diagnostic
         return [_diag(path, "HZS004", loc, "an event file holds exactly one line ending in a newline")]
     try:
         line = data.decode("utf-8")
-        raw = json.loads(line)
-    except (UnicodeDecodeError, ValueError) as exc:
+        raw = json.loads(line, object_pairs_hook=_no_duplicates)
+    except _Duplicate as exc:
+        return [_diag(path, "HZS015", loc, f"duplicate key {exc}", "an event is the canonical JSON hz writes")]
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         return [_diag(path, "HZS005", loc, f"not JSON: {exc}")]
     if not isinstance(raw, dict):
         return [_diag(path, "HZS005", loc, "an event is a JSON object")]
-    return _check_event(path, line, raw, loc)
+    found = _check_text(path, line, raw, loc)
+    if found:
+        return found
+    event = _check_model(path, line, raw, loc)
+    if isinstance(event, list):
+        return event
+    return _check_exact(path, data, event, loc, context or LintContext())
 
 
-def _check_event(path: str, line: str, raw: dict[str, Any], loc: str) -> list[Diagnostic]:
-    if match := EMAIL.search(line):
+def _check_text(path: str, line: str, raw: dict[str, Any], loc: str) -> list[Diagnostic]:
+    """Addresses in any decoded string, then fields named like text."""
+    if (value := first_address(raw)) is not None:
+        column = _column(line, value) if value in line else 1
         return [
-            _diag(
-                path,
-                "HZS010",
-                loc,
-                "something shaped like an e-mail address",
-                "no addresses on hz/state",
-                match.start() + 1,
-            )
+            _diag(path, "HZS010", loc, "something shaped like an e-mail address", "no addresses on hz/state", column)
         ]
-    found = [
+    return [
         _diag(
             path,
             "HZS008",
@@ -96,18 +124,16 @@ def _check_event(path: str, line: str, raw: dict[str, Any], loc: str) -> list[Di
             "hz/state holds ids, hashes, numbers and enums, never text",
             _column(line, f'"{name.rsplit(".", 1)[-1]}"'),
         )
-        for name in _field_names(raw)
+        for name in field_names(raw)
         if banned_field(name.rsplit(".", 1)[-1])
     ]
-    if found:
-        return found
+
+
+def _check_model(path: str, line: str, raw: dict[str, Any], loc: str) -> Event | list[Diagnostic]:
     kind = raw.get("kind")
     if not isinstance(kind, str) or kind not in PAYLOADS:
-        return [
-            _diag(
-                path, "HZS006", f"{loc} kind", f"unknown event kind {kind!r}", _known_kinds(), _column(line, '"kind"')
-            )
-        ]
+        known = "known kinds: " + ", ".join(sorted(PAYLOADS))
+        return [_diag(path, "HZS006", f"{loc} kind", f"unknown event kind {kind!r}", known, _column(line, '"kind"'))]
     try:
         event = Event.model_validate(raw)
     except ValidationError as exc:
@@ -116,93 +142,75 @@ def _check_event(path: str, line: str, raw: dict[str, Any], loc: str) -> list[Di
         PAYLOADS[event.kind].model_validate(event.data)
     except ValidationError as exc:
         return [_from_error(path, line, loc, err, ("data",)) for err in exc.errors()]
+    return event
+
+
+def _check_exact(path: str, data: bytes, event: Event, loc: str, context: LintContext) -> list[Diagnostic]:
+    """The bytes, the path, the keys, the token and the names, once the event is known to be well-typed."""
+    canonical = Event.make(
+        event.kind, id=event.id, key=event.key, ts=event.ts, lease=event.lease, token=event.token, data=event.payload()
+    )
+    if canonical.line() != data:
+        hint = "hz writes RFC 8785 JSON (sorted keys, no blanks, no escapes it can avoid, no default values)"
+        return [_diag(path, "HZS015", loc, "not the canonical bytes of this event", hint)]
     if path_of(event) != path:
         return [_diag(path, "HZS011", loc, f"kind and key belong at {path_of(event)}")]
+    if problem := _identity_problem(event):
+        return [_diag(path, "HZS011", loc, problem, "an event's keys, token and asset agree with each other")]
+    if context.leases is not None:
+        from hz.gitstate.lint_fence import fence_problem
+
+        if problem := fence_problem(context.leases, event):
+            return [_diag(path, "HZS017", loc, problem, "only the lease's holder writes, under the token it was given")]
+    if context.contracts is not None and (problem := context.contracts.problem(event)):
+        return [_diag(path, "HZS019", loc, problem, "names on hz/state are the ones the contracts on main declare")]
     return []
 
 
-def _known_kinds() -> str:
-    return "known kinds: " + ", ".join(sorted(PAYLOADS))
-
-
-def _field_names(value: Any, prefix: str = "") -> Iterator[str]:
-    if isinstance(value, dict):
-        for key, child in value.items():
-            name = f"{prefix}{key}"
-            yield name
-            yield from _field_names(child, name + ".")
-    elif isinstance(value, list):
-        for child in value:
-            yield from _field_names(child, prefix)
+def _identity_problem(event: Event) -> str | None:
+    """The envelope and its payload say the same thing twice; they must agree (hz.turn.team writes them so)."""
+    data = event.data
+    if event.kind in ("turn.started", "turn.finished", "turn.skipped") and data["keys"][0] != event.key:
+        return "the first of data.keys is not the event's key"
+    if event.kind == "turn.started" and data["token"] != event.token:
+        return f"data.token {data['token']} is not the event's token {event.token}"
+    if event.kind in ("draft.placed", "approval.observed"):
+        if data["key"] != event.key:
+            return "data.key is not the event's key"
+        form, rest = occasion(event.key)
+        if form != "draft" or rest.split("@", 2)[2] != data["asset"]:
+            return "data.asset is not the asset the draft key names"
+    return None
 
 
 def _from_error(path: str, line: str, loc: str, err: Any, prefix: tuple[str, ...] = ()) -> Diagnostic:
     field = ".".join(str(p) for p in (*prefix, *err["loc"]))
     last = str(err["loc"][-1]) if err["loc"] else ""
     where = f"{loc} {field}".strip()
+    column = _column(line, f'"{last}"')
     if err["type"] == "extra_forbidden":
-        return _diag(
-            path,
-            "HZS007",
-            where,
-            f"unknown field {last!r}",
-            "every kind has a fixed set of fields",
-            _column(line, f'"{last}"'),
-        )
+        return _diag(path, "HZS007", where, f"unknown field {last!r}", "every kind has a fixed set of fields", column)
     if err["type"] == "string_pattern_mismatch":
         message = f"{field}: a free string where a typed value belongs ({err['msg']})"
-        return _diag(
-            path,
-            "HZS009",
-            where,
-            message,
-            "values are hashes, ids, keys, enums, handles or times",
-            _column(line, f'"{last}"'),
-        )
-    return _diag(path, "HZS009", where, f"{field}: {err['msg']}", "", _column(line, f'"{last}"'))
+        return _diag(path, "HZS009", where, message, "values are hashes, ids, keys, enums, handles or times", column)
+    return _diag(path, "HZS009", where, f"{field}: {err['msg']}", "", column)
 
 
-def check_commit_shape(repo: pygit2.Repository, commit: Any) -> list[Diagnostic]:
-    """The commit itself: one parent at most, the fixed message, no address in its signatures."""
-    where = str(commit.id)[:12]
-    found: list[Diagnostic] = []
-    if len(commit.parents) > 1:
-        found.append(_diag("<commit>", "HZS012", where, "a merge commit", "hz/state grows by fast-forwards only"))
-    if not COMMIT_MESSAGE.match(commit.message):
-        found.append(
-            _diag("<commit>", "HZS012", where, "commit message is free text", "hz writes 'hz-state: N events'")
-        )
-    for sig in (commit.author, commit.committer):
-        if "@" in sig.email or EMAIL.search(sig.name):
-            found.append(
-                _diag(
-                    "<commit>",
-                    "HZS010",
-                    where,
-                    "commit signed with an e-mail address",
-                    "hz signs its commits as 'hz <hz>'",
-                )
-            )
-            break
-    return found
-
-
-def check_commit(repo: pygit2.Repository, commit: Any) -> list[Diagnostic]:
+def check_commit(repo: pygit2.Repository, commit: Any, context: LintContext | None = None) -> list[Diagnostic]:
     """Everything one commit of `hz/state` did, against its parent (or nothing, for a root commit)."""
-    import pygit2
-
-    found = check_commit_shape(repo, commit)
+    found = commit_findings(commit)
     where = str(commit.id)[:12]
-    base: Any = commit.parents[0].tree if commit.parents else repo[repo.TreeBuilder().write()]
+    parent_tree: Any = commit.parents[0].tree if commit.parents else None
+    shape = tree_findings(repo, commit.tree, parent_tree, where)
+    if shape:
+        return found + shape  # paths outside the layout: the per-file diff below has nothing sane to read
+    base: Any = parent_tree if parent_tree is not None else repo[repo.TreeBuilder().write()]
     diff: Any = repo.diff(base, commit.tree)
     for delta in diff.deltas:
-        path = delta.new_file.path if delta.status_char() == "A" else delta.old_file.path
         status = delta.status_char()
+        path = delta.new_file.path if status == "A" else delta.old_file.path
         if status == "A":
-            if delta.new_file.mode != pygit2.enums.FileMode.BLOB:
-                found.append(_diag(path, "HZS001", where, "not a plain file"))
-                continue
-            found.extend(check_event_file(path, _blob(repo, delta.new_file.id), where))
+            found.extend(check_event_file(path, _blob(repo, delta.new_file.id), where, context))
         elif status == "D":
             found.append(_diag(path, "HZS003", where, "file deleted", "hz/state is append-only"))
         else:
@@ -223,7 +231,9 @@ def _first_changed_line(repo: pygit2.Repository, delta: Any) -> int:
     return min(len(old), len(new)) + 1
 
 
-def lint_range(repo: pygit2.Repository, base: str | None, tip: str) -> list[Diagnostic]:
+def lint_range(
+    repo: pygit2.Repository, base: str | None, tip: str, context: LintContext | None = None
+) -> list[Diagnostic]:
     """Lint every commit reachable from `tip` and not from `base`, oldest first."""
     import pygit2
 
@@ -232,7 +242,7 @@ def lint_range(repo: pygit2.Repository, base: str | None, tip: str) -> list[Diag
         walker.hide(base)
     found: list[Diagnostic] = []
     for commit in walker:
-        found.extend(check_commit(repo, commit))
+        found.extend(check_commit(repo, commit, context))
     return found
 
 

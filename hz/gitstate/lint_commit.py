@@ -130,9 +130,9 @@ def _walk(
 ) -> list[Diagnostic]:
     pattern, folders = LEVELS[depth]
     found: list[Diagnostic] = []
-    if len(tree) == 0:
-        shown = prefix.rstrip("/") or "<root>"
-        return [Diagnostic(shown, 1, 1, "HZS001", "error", where, "an empty folder", "hz/state holds events only")]
+    if len(tree) == 0 and depth > 0:  # an empty root holds nothing; an empty folder holds its name
+        hint = "hz/state holds events only"
+        return [Diagnostic(prefix.rstrip("/"), 1, 1, "HZS001", "error", where, "an empty folder", hint)]
     for entry in tree:
         raw_name = bytes(entry.raw_name)
         path = prefix + raw_name.decode("utf-8", "replace")

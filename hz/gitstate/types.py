@@ -13,6 +13,8 @@ from typing import Annotated
 
 from pydantic import AfterValidator, Field, StringConstraints
 
+from hz.gitstate import shapes
+
 ULID = "[0-9A-HJKMNP-TV-Z]{26}"
 
 Hash = Annotated[str, StringConstraints(pattern=r"^sha256:[0-9a-f]{64}$")]
@@ -24,8 +26,8 @@ HzId = Annotated[str, StringConstraints(pattern=rf"^hz-{ULID}$")]
 Id = Annotated[str, StringConstraints(pattern=rf"^(?:[a-z]{{1,8}}-)?{ULID}$")]
 """Any other minted id (a turn, a request): a ULID with an optional short lowercase prefix."""
 
-Key = Annotated[str, StringConstraints(pattern=rf"^hz-{ULID}@[A-Za-z0-9._:/@+=~-]{{1,240}}$")]
-"""An idempotency key: the Heinzelmännchen id, `@`, then slot, version, input or asset parts."""
+Key = Annotated[str, StringConstraints(pattern=shapes.KEY_PATTERN, max_length=shapes.MAX_KEY)]
+"""An idempotency key: the Heinzelmännchen id, `@`, then one of the occasions of hz.gitstate.shapes."""
 
 Handle = Annotated[str, StringConstraints(pattern=r"^@[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$")]
 """A roster handle such as `@priya`."""
@@ -33,10 +35,10 @@ Handle = Annotated[str, StringConstraints(pattern=r"^@[A-Za-z0-9](?:[A-Za-z0-9-]
 Holder = Annotated[str, StringConstraints(pattern=r"^(?:@[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})|actions:[0-9]{1,20})$")]
 """Who holds a lease: a member's `@handle` or a GitHub Actions run, `actions:<run id>`."""
 
-AssetRef = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9+.-]{0,15}:[A-Za-z0-9._/~+-]{1,200}$")]
+AssetRef = Annotated[str, StringConstraints(pattern=shapes.ASSET_PATTERN, max_length=shapes.MAX_ASSET)]
 """Where an output lives, `<scheme>:<path>` (`state:reports/w45.md`, `doc:checkout/weekly-report`)."""
 
-Slug = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_-]{0,63}$")]
+Slug = Annotated[str, StringConstraints(pattern=shapes.SLUG_PATTERN)]
 """A declared name (an input of a contract), used as a map key."""
 
 _UTC_PATTERN = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?Z$"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import subprocess
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from hz.gitstate.events import DraftPlaced, Event, TurnEnded, TurnStarted
@@ -66,7 +66,8 @@ def finished(agent: str, slot: str, token: int, *, turn: int = 1) -> Event:
 
 def placed(agent: str, n: int, token: int) -> Event:
     """The n-th draft of an agent: a cheap way to make many distinct events."""
-    key = f"{agent}@v1@{n}@state:reports/r{n}.md"
+    slot = format_utc(datetime(2026, 10, 30, tzinfo=UTC) + timedelta(minutes=n)).replace(":00Z", "Z")
+    key = f"{agent}@v1@{slot}@state:reports/r{n}.md"
     data = DraftPlaced(turn=turn_id(n), key=key, asset=f"state:reports/r{n}.md", hash=sha(str(n)))
     ts = format_utc(datetime(2026, 10, 30, tzinfo=UTC))
     return Event.make("draft.placed", id=agent, key=key, ts=ts, lease=agent, token=token, data=data)

@@ -70,12 +70,12 @@ def test_every_kind_round_trips_and_lints_clean() -> None:
         Event.make(
             "approval.observed",
             id=agent,
-            key=f"{agent}@v1@1@state:r.md",
+            key=f"{agent}@v1@2026-11-02T09:00Z@state:r.md",
             ts="2026-11-02T09:00:00Z",
             lease=agent,
             token=1,
             data=ApprovalObserved(
-                key=f"{agent}@v1@1@state:r.md",
+                key=f"{agent}@v1@2026-11-02T09:00Z@state:r.md",
                 asset="state:r.md",
                 approver="@priya",
                 share_changed=0.23,

@@ -13,6 +13,7 @@ import pytest
 
 from hz.gitstate import objects
 from hz.gitstate.events import path_of
+from hz.gitstate.lease_record import LeaseRecord
 from tests.gitstate.factory import git, hz_id, new_clone, placed, started
 
 NOW = datetime(2026, 10, 30, 15, tzinfo=UTC)
@@ -34,6 +35,14 @@ def commit(clone: Path, parent: str | None, files: dict[str, bytes], message: st
     return objects.make_commit(repo, tree, [parent] if parent else [], message, NOW)
 
 
+def lease(clone: Path, agent: str, token: int = 1, slot: str = "2026-10-30T15:00:00Z") -> str:
+    """A lease commit as hz writes it, so events under (agent, token) have the chain the hook asks for."""
+    record = LeaseRecord(lease=agent, holder="@ann", role="owner", token=token, slot=slot,
+                         acquired="2026-10-30T14:59:00Z", expires="2026-10-30T15:09:00Z")  # fmt: skip
+    message = f"lease {agent} token {token} held\n"
+    return commit(clone, None, {"lease.json": record.line()}, message=message)
+
+
 def push(clone: Path, remote: Path | str, *refspecs: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(["git", "-C", str(clone), "push", "--porcelain", str(remote), *refspecs],
                           capture_output=True, text=True, check=False)  # fmt: skip
@@ -53,7 +62,8 @@ def test_a_clean_push_is_accepted_and_fast_forwards(tmp_path: Path, guarded: Pat
     clone = new_clone(tmp_path / "c")
     first = commit(clone, None, {PATH: EVENT.line()})
     second = commit(clone, first, {path_of(placed(hz_id(1), 1, 1)): placed(hz_id(1), 1, 1).line()})
-    assert push(clone, guarded, f"{first}:refs/heads/hz/state").returncode == 0
+    held = lease(clone, hz_id(1))
+    assert push(clone, guarded, f"{first}:refs/heads/hz/state", f"{held}:refs/hz/lease/{hz_id(1)}").returncode == 0
     assert push(clone, guarded, f"{second}:refs/heads/hz/state").returncode == 0
     assert git("--git-dir", str(guarded), "rev-parse", "hz/state").strip() == second
 
@@ -90,7 +100,8 @@ def test_an_email_address_is_refused(tmp_path: Path, guarded: Path) -> None:
 def test_a_rewritten_line_and_a_rewound_branch_are_refused(tmp_path: Path, guarded: Path) -> None:
     clone = new_clone(tmp_path / "c")
     first = commit(clone, None, {PATH: EVENT.line()})
-    assert push(clone, guarded, f"{first}:refs/heads/hz/state").returncode == 0
+    held = lease(clone, hz_id(1))
+    assert push(clone, guarded, f"{first}:refs/heads/hz/state", f"{held}:refs/hz/lease/{hz_id(1)}").returncode == 0
     rewrite = commit(clone, first, {PATH: started(hz_id(1), "2026-10-30T15:00:00Z", 2).line()})
     proc = push(clone, guarded, f"{rewrite}:refs/heads/hz/state")
     assert proc.returncode == 1

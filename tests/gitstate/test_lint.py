@@ -64,8 +64,8 @@ def test_a_proper_event_is_clean() -> None:
 )  # fmt: skip
 def test_each_refusal(changes: dict[str, Any], code: str, loc: str, message: str | None) -> None:
     if code == "HZS011":
-        changes = {"key": f"{hz_id(1)}@other"}
-        message = f"kind and key belong at {event_path(hz_id(1), 'turn.started', f'{hz_id(1)}@other')}"
+        changes = {"key": f"{hz_id(1)}@created"}
+        message = f"kind and key belong at {event_path(hz_id(1), 'turn.started', f'{hz_id(1)}@created')}"
     found = one(line(**changes))
     assert (found.code, found.loc, found.message, found.line) == (code, loc, message, 1)
 
@@ -122,7 +122,11 @@ def _remove(repo: pygit2.Repository, tree_id: Any, path: str) -> Any:
     tree: Any = repo[tree_id]
     builder = repo.TreeBuilder(tree)
     if rest:
-        builder.insert(head, _remove(repo, tree[head].id, rest), objects.TREE_MODE)
+        child = _remove(repo, tree[head].id, rest)
+        if len(repo[child]):  # like git, leave no empty folder behind
+            builder.insert(head, child, objects.TREE_MODE)
+        else:
+            builder.remove(head)
     else:
         builder.remove(head)
     return builder.write()

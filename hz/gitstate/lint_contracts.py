@@ -1,0 +1,169 @@
+"""Names on `hz/state` checked against the contracts on `main`: the inputs, outputs and targets they declare.
+
+Shapes alone (hz.gitstate.shapes) cannot tell `weekly_prs` from `priya_asked_for_risks`: both are input
+names. The contracts on `main` can. A team contract's receipts use the id `hz-<contract id>`; for such an
+event every input name (`input_fps`, `moved`, an `<input>:<hash>` key), every output name (a `stale:`
+key) and every asset (a draft key, `asset`) must be one its contract declares, the asset being exactly a
+target with its `{slot…}` placeholders filled for the draft's slot.
+
+Where there is no `main` (a remote that only carries `hz/state`, as in hz's own tests), there is
+nothing to compare with and only the shapes hold. An event whose id no contract on `main` names is
+refused by the hook (a new receipt is always for a live contract) but only skipped by a local
+`hz state lint`, which reads history: a contract retired since left receipts that were fine when written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from hz.gitstate.shapes import occasion
+
+if TYPE_CHECKING:
+    import pygit2
+
+    from hz.gitstate.events import Event
+
+MAIN_REF = "refs/heads/main"
+FOLDER = "workflows"
+SUFFIX = ".prose.md"
+MAX_CONTRACT_BYTES = 256 * 1024
+MAX_DEPTH = 4
+
+
+@dataclass(frozen=True)
+class Declared:
+    """What one contract on `main` lets its receipts name."""
+
+    inputs: frozenset[str]
+    targets: Mapping[str, str]  # output name -> target template
+
+
+class MainContracts:
+    """The team contracts on `main`, by agent id (`hz-<contract id>`)."""
+
+    def __init__(self, declared: Mapping[str, Declared], *, strict: bool) -> None:
+        self.declared = declared
+        self.strict = strict  # the hook: an id no contract names is refused
+
+    @classmethod
+    def read(cls, repo: pygit2.Repository, *, strict: bool) -> MainContracts | None:
+        """The contracts at the tip of `main`, or None when the repository has no `main`."""
+        try:
+            tip: Any = repo.references[MAIN_REF].peel()
+        except (KeyError, ValueError):
+            return None
+        if tip.type_str != "commit":
+            return None
+        declared: dict[str, Declared] = {}
+        for text in _contract_texts(repo, tip.tree):
+            if (found := _declared(text)) is not None:
+                declared[found[0]] = found[1]
+        return cls(declared, strict=strict)
+
+    def problem(self, event: Event) -> str | None:
+        """Which name of `event` its contract on `main` does not declare, or None."""
+        declared = self.declared.get(event.id)
+        if declared is None:
+            return f"no contract on main has the id {event.id.removeprefix('hz-')}" if self.strict else None
+        for name in _input_names(event):
+            if name not in declared.inputs:
+                return f"input {name!r} is not declared by the contract on main"
+        for name in _output_names(event):
+            if name not in declared.targets:
+                return f"output {name!r} is not declared by the contract on main"
+        for slot, asset in _assets(event):
+            if asset not in _filled(declared, slot):
+                return f"asset {asset!r} is not a target of the contract on main"
+        return None
+
+
+def _contract_texts(repo: pygit2.Repository, root: Any) -> Iterator[str]:
+    try:
+        folder: Any = repo[root[FOLDER].id]
+    except KeyError:
+        return
+    yield from _texts_under(repo, folder, 0)
+
+
+def _texts_under(repo: pygit2.Repository, tree: Any, depth: int) -> Iterator[str]:
+    if depth > MAX_DEPTH or tree.type_str != "tree":
+        return
+    for entry in tree:
+        if entry.type_str == "tree":
+            yield from _texts_under(repo, repo[entry.id], depth + 1)
+        elif entry.type_str == "blob" and bytes(entry.raw_name).endswith(SUFFIX.encode()):
+            blob: Any = repo[entry.id]
+            if blob.size <= MAX_CONTRACT_BYTES:
+                yield bytes(blob.data).decode("utf-8", "replace")
+
+
+def _declared(text: str) -> tuple[str, Declared] | None:
+    """(agent id, what it declares) from a contract's frontmatter; None when it has no id or no frontmatter."""
+    from hz.contract.text import normalize, split_frontmatter
+    from hz.contract.yamlload import YamlProblem, load_mapping
+
+    split = split_frontmatter(normalize(text))
+    if split is None:
+        return None
+    try:
+        data = load_mapping(split.yaml)
+    except YamlProblem:
+        return None
+    hz = data.get("hz")
+    if not isinstance(data.get("id"), str) or not isinstance(hz, dict):
+        return None
+    inputs = _mapping(hz.get("inputs"))
+    outputs = _mapping(hz.get("outputs"))
+    targets = {str(n): str(o["target"]) for n, o in outputs.items() if isinstance(o, dict) and "target" in o}
+    return f"hz-{data['id']}", Declared(frozenset(str(name) for name in inputs), targets)
+
+
+def _mapping(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _keys(event: Event) -> list[str]:
+    data = event.data
+    keys = [event.key, *data.get("keys", [])]
+    if isinstance(data.get("key"), str):
+        keys.append(data["key"])
+    return keys
+
+
+def _input_names(event: Event) -> Iterator[str]:
+    yield from event.data.get("input_fps", {})
+    yield from event.data.get("moved", [])
+    for key in _keys(event):
+        form, rest = occasion(key)
+        if form == "input":
+            yield rest.split(":", 1)[0]
+
+
+def _output_names(event: Event) -> Iterator[str]:
+    for key in _keys(event):
+        form, rest = occasion(key)
+        if form == "stale":
+            yield rest.split(":", 2)[1]
+
+
+def _assets(event: Event) -> Iterator[tuple[str, str]]:
+    """(slot, asset) of every draft a key of `event` names; a payload's `asset` goes with its `key`."""
+    for key in _keys(event):
+        form, rest = occasion(key)
+        if form == "approval":
+            form, rest = occasion(rest.split(":", 1)[1])
+        if form == "draft":
+            _, slot, asset = rest.split("@", 2)
+            yield slot, asset
+            if isinstance(event.data.get("asset"), str) and key == event.data.get("key"):
+                yield slot, event.data["asset"]
+
+
+def _filled(declared: Declared, slot: str) -> set[str]:
+    from hz.turn.drafts import expand_target
+
+    moment = datetime.fromisoformat(slot.replace("Z", "+00:00")).astimezone(UTC)
+    return {expand_target(target, moment) for target in declared.targets.values()}

@@ -1,0 +1,61 @@
+"""The exact shapes of the strings an event may hold: keys, slots, asset refs, input names.
+
+A key is `<hz id>@<occasion>` and the occasion has one of the forms hz.turn.causes mints (a slot, an
+input's fingerprint, a request, a draft, …); anything else, a sentence spelled with dashes included,
+does not match. Names an author chooses (an input, an output, a path) can only be held to a bounded,
+blank-free alphabet here; the state lint compares them with the contracts on `main` when it can
+(hz.gitstate.lint_contracts).
+"""
+
+from __future__ import annotations
+
+import re
+
+ULID = "[0-9A-HJKMNP-TV-Z]{26}"
+LOWER_ULID = "[0-9a-hjkmnp-tv-z]{26}"
+HASH = "sha256:[0-9a-f]{64}"
+SLOT = r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2})?Z"
+"""A slot as keys spell it: UTC to the minute (`2026-10-30T15:00Z`), or to the second as leases do."""
+IDENT = "[a-z][a-z0-9_]{0,63}"
+"""An input or output name, as contracts declare them (hz.contract.model.Ident)."""
+REQUEST = f"(?:[a-z]{{1,8}}-)?(?:{ULID}|{LOWER_ULID})"
+"""A minted id (a turn, a chat request `rq-<ulid>`)."""
+_SEGMENT = "[A-Za-z0-9_~+-][A-Za-z0-9._~+-]{0,63}"
+ASSET = f"[a-z][a-z0-9+.-]{{0,15}}:{_SEGMENT}(?:/{_SEGMENT}){{0,7}}"
+"""`<scheme>:<path>`: at most eight segments of at most 64 characters, none starting with a dot."""
+DRAFT = f"v[1-9][0-9]{{0,5}}@{SLOT}@{ASSET}"
+"""The occasion of placing a draft: `v<contract version>@<slot>@<asset>`."""
+
+OCCASIONS = {
+    "slot": SLOT,
+    "input": f"{IDENT}:{HASH}",
+    "discovered": f"discovered:{HASH}",
+    "request": REQUEST,
+    "created": "created",
+    "version": "v[1-9][0-9]{0,5}",
+    "retry": f"retry:{REQUEST}:{REQUEST}",
+    "stale": f"stale:{IDENT}:{SLOT}",
+    "draft": DRAFT,
+    "approval": f"approval:hz-{ULID}@{DRAFT}",
+}
+KEY = f"hz-{ULID}@(?:{'|'.join(OCCASIONS.values())})"
+
+KEY_PATTERN = f"^{KEY}$"
+ASSET_PATTERN = f"^{ASSET}$"
+SLUG_PATTERN = f"^{IDENT}$"
+MAX_KEY = 400
+MAX_ASSET = 200
+
+_OCCASION = {name: re.compile(pattern) for name, pattern in OCCASIONS.items()}
+
+
+def occasion(key: str) -> tuple[str, str]:
+    """The form of a key's occasion and the occasion itself: `("input", "prs:sha256:…")`.
+
+    ("", occasion) when it has none of the forms (the model's pattern refuses such a key first).
+    """
+    rest = key.split("@", 1)[1] if "@" in key else ""
+    for name, pattern in _OCCASION.items():
+        if pattern.fullmatch(rest):
+            return name, rest
+    return "", rest

@@ -29,6 +29,49 @@ def hz_home(environ: Mapping[str, str] = os.environ) -> Path:
     return Path(platformdirs.user_data_dir(APP))
 
 
+class UnsafeHome(ConfigError):
+    """`$HZ_HOME` is a folder other users can change, or not a folder at all."""
+
+
+def private_home(environ: Mapping[str, str] = os.environ) -> Path:
+    """`hz_home`, made 0700 if hz is the one creating it; refused when others could write to it.
+
+    Whoever can write there can edit sessions, plant links or swap the index, so a home writable by
+    group or others, or owned by someone else, is refused rather than used. A home that exists and is
+    merely readable by others is used as it is: hz's files in it are 0600 and its folders 0700, and
+    hz does not change the mode of a folder the user chose (it may be their own home directory).
+    """
+    home = hz_home(environ)
+    try:
+        found = os.lstat(home)
+    except FileNotFoundError:
+        from hz.fsio import private_dir
+
+        return private_dir(home)
+    _check_home(home, found)
+    return home
+
+
+def _check_home(home: Path, found: os.stat_result) -> None:
+    import stat
+
+    if found.st_uid != os.getuid():
+        raise UnsafeHome(
+            f"hz's data folder {home} belongs to another user (uid {found.st_uid}), not to you (uid {os.getuid()})",
+            hint="point HZ_HOME at a folder of your own",
+        )
+    if stat.S_ISLNK(found.st_mode):  # a link of yours: what it points at must pass the same checks
+        _check_home(home, os.stat(home))
+        return
+    if not stat.S_ISDIR(found.st_mode):
+        raise UnsafeHome(f"hz's data folder {home} is not a folder", hint="move that file away, or set HZ_HOME")
+    if found.st_mode & 0o022:
+        raise UnsafeHome(
+            f"hz's data folder {home} can be written by other users (mode {stat.S_IMODE(found.st_mode):04o})",
+            hint=f"chmod 700 {home}",
+        )
+
+
 def config_home(environ: Mapping[str, str] = os.environ) -> Path:
     if value := environ.get("HZ_CONFIG_HOME"):
         return Path(value)

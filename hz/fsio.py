@@ -16,8 +16,22 @@ FILE_MODE = 0o600
 
 
 def private_dir(path: Path) -> Path:
-    """Create `path` (and parents) with mode 0700; tighten it if it already exists."""
-    path.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
+    """Create `path` with mode 0700, and each missing parent too; tighten `path` if it already exists.
+
+    `Path.mkdir(parents=True)` would make the parents with the umask's mode (often 0755): the first
+    folder hz makes is usually `$HZ_HOME` itself, the one that most needs to be private.
+    """
+    missing: list[Path] = []
+    folder = path
+    while not folder.exists() and folder != folder.parent:
+        missing.append(folder)
+        folder = folder.parent
+    for folder in reversed(missing):
+        try:
+            folder.mkdir(mode=DIR_MODE)
+        except FileExistsError:  # another process made it meanwhile; `path` itself is tightened below
+            continue
+        folder.chmod(DIR_MODE)  # the umask may have taken bits from 0700
     if path.stat().st_mode & 0o777 != DIR_MODE:
         path.chmod(DIR_MODE)
     return path
@@ -37,7 +51,10 @@ def atomic_write(path: Path, data: bytes | str, *, mode: int = FILE_MODE) -> Non
 
     payload = data.encode("utf-8") if isinstance(data, str) else data
     directory = path.parent
-    private_dir(directory)
+    if mode == FILE_MODE:
+        private_dir(directory)
+    else:  # a file meant to be shared (a draft in the repository): its folder keeps the user's modes
+        directory.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
     try:
         os.fchmod(fd, mode)

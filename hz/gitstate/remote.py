@@ -16,7 +16,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from hz.config import hz_home
+from hz.config import private_home
 from hz.fsio import private_dir
 from hz.gitstate import objects
 from hz.gitstate.remote_spec import check_remote, redact_url
@@ -47,7 +47,7 @@ class TeamRemote:
 
     @cached_property
     def local_dir(self) -> Path:
-        return private_dir(hz_home(self._environ) / "gitstate" / self._key)
+        return private_dir(private_home(self._environ) / "gitstate" / self._key)
 
     def tracking(self, ref: str) -> str:
         return self.sync_prefix + ref.removeprefix("refs/")

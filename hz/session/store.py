@@ -54,9 +54,9 @@ class Store:
 
     @classmethod
     def from_environ(cls, environ: Mapping[str, str] = os.environ) -> Store:
-        from hz.config import hz_home
+        from hz.config import private_home
 
-        return cls(hz_home(environ) / HEINZEL)
+        return cls(private_home(environ) / HEINZEL)
 
     def close(self) -> None:
         if self._index is not None:

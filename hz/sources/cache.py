@@ -102,9 +102,9 @@ class SourceCache:
 
     @classmethod
     def from_environ(cls, environ: Mapping[str, str]) -> SourceCache:
-        from hz.config import hz_home
+        from hz.config import private_home
 
-        return cls(hz_home(environ) / "heinzel" / "sources")
+        return cls(private_home(environ) / "heinzel" / "sources")
 
     def path(self, key: str) -> Path:
         return self.root / f"{key}.json"

@@ -91,7 +91,7 @@ class Secrets:
         return _USERINFO.sub(r"\1", text) if "://" in text else text
 
     def scrub_bytes(self, data: bytes) -> bytes:
-        """For UTF-8 text and JSON: a secret is also found in its JSON-escaped form, so JSON stays valid."""
+        """For UTF-8 text and JSON: each secret is found as JSON writes it, so JSON stays valid."""
         if self._bytes is not None:
             data = self._bytes.sub(REDACTED.encode(), data)
         return _USERINFO_BYTES.sub(rb"\1", data) if b"://" in data else data
@@ -116,8 +116,10 @@ def _compiled(values: tuple[str, ...]) -> Secrets:
     if not values:
         return Secrets(values, None, None)
     text = re.compile("|".join(re.escape(v) for v in values))
-    forms = {form for v in values for form in (v.encode(), _json_escaped(v))}
-    ordered = sorted(forms, key=lambda f: (-len(f), f))
+    # Bytes are searched for each secret as JSON writes it inside a string, which is the plain form for
+    # any ordinary token; a secret holding a quote, a backslash or a control character is looked for in
+    # its escaped form only, so a match never spans JSON's own punctuation.
+    ordered = sorted({_json_escaped(v) for v in values}, key=lambda f: (-len(f), f))
     return Secrets(values, text, re.compile(b"|".join(re.escape(f) for f in ordered)))
 
 

@@ -90,7 +90,7 @@ def hostile(repo: Path, server: Server, tmp_path: Path, monkeypatch: pytest.Monk
         f'[runners]\ndefault = "claude-code"\n[runners.claude-code]\ncommand = "{fake / "claude"}"\n'
     )
     commit(repo, "README.md", "x\n", days_ago(1), "start")
-    inputs = {
+    inputs: dict[str, dict[str, Any]] = {
         "pulls": {"source": "github:acme/app/pulls"},
         "tickets": {"source": "jira:acme/PLAT", "required": False},
     }

@@ -16,6 +16,7 @@ from hz.errors import EXIT_ERROR, EXIT_OK, HzError
 from hz.gitstate.layout import LEASE_PREFIX
 
 if TYPE_CHECKING:
+    from hz.gitstate.lease_record import LeaseRecord
     from hz.gitstate.remote import TeamRemote
     from hz.gitstate.settings import StateSettings
 
@@ -49,30 +50,60 @@ def normalize_slot(value: str) -> str:
 
 
 def list_command(ctx: LeaseContext, as_json: bool) -> int:
-    from hz.gitstate.lease import record_at
+    """Every lease on the remote; a lease ref hz did not write is listed as damaged, and exits 1."""
+    from hz.gitstate.lease_lint import DamagedLease
 
     team, _ = _team(ctx)
     tips = team.git.ls_remote(team.remote, f"{LEASE_PREFIX}*")
     team.bring(dict(tips))
-    records = [record_at(team, tip) for _, tip in sorted(tips.items())]
+    rows = [(ref.removeprefix(LEASE_PREFIX), tip, _read(team, ref, tip)) for ref, tip in sorted(tips.items())]
     if as_json:
-        click.echo(json.dumps([r.model_dump(mode="json") for r in records if r], indent=2))
-        return EXIT_OK
-    if not records:
-        click.echo(f"no leases on {team.remote}")
-    for r in records:
-        if r is not None:
-            click.echo(
-                f"{r.lease}  {r.holder:<22} {r.role:<8} token {r.token:<5} slot {r.slot}  {r.state} until {r.expires}"
-            )
+        click.echo(json.dumps([_as_json(lease_id, tip, read) for lease_id, tip, read in rows], indent=2))
+    else:
+        lines = [_as_line(lease_id, read) for lease_id, _, read in rows]
+        click.echo("\n".join(lines) if lines else f"no leases on {team.label}")
+    damaged = [lease_id for lease_id, _, read in rows if isinstance(read, str)]
+    if damaged:
+        ref = LEASE_PREFIX + damaged[0] if len(damaged) == 1 else f"{LEASE_PREFIX}<id>"
+        raise DamagedLease(
+            f"{len(damaged)} damaged lease ref{'s' if len(damaged) > 1 else ''} on {team.label}: {', '.join(damaged)}",
+            hint=HINT.format(ref=ref),
+        )
     return EXIT_OK
+
+
+HINT = (
+    "hz cannot take these leases (their slots wait), and members cannot remove them: the pre-receive hook "
+    "refuses deleting a lease. An admin of the server deletes the ref there (`git update-ref -d {ref}` in "
+    "the bare repository); the next acquire starts it again"
+)
+
+
+def _read(team: TeamRemote, ref: str, tip: str) -> LeaseRecord | str:
+    """The record at a lease ref's tip, or why it is damaged."""
+    from hz.gitstate.lease_lint import checked
+
+    return checked(team.repo, ref, tip)
+
+
+def _as_json(lease_id: str, tip: str, read: LeaseRecord | str) -> dict[str, object]:
+    if isinstance(read, str):
+        return {"lease": lease_id, "tip": tip, "damaged": read}
+    return {**read.model_dump(mode="json"), "tip": tip, "damaged": None}
+
+
+def _as_line(lease_id: str, read: LeaseRecord | str) -> str:
+    if isinstance(read, str):
+        return f"{lease_id}  damaged: {read}"
+    r = read
+    return f"{r.lease}  {r.holder:<22} {r.role:<8} token {r.token:<5} slot {r.slot}  {r.state} until {r.expires}"
 
 
 def acquire_command(
     ctx: LeaseContext, lease_id: str, slot: str, ttl_s: int | None, role: str | None, due: str | None
 ) -> int:
     from hz.config import load_user_config
-    from hz.gitstate.identity import whoami
+    from hz.gitstate.identity import handle_of, whoami
     from hz.gitstate.lease import acquire
     from hz.gitstate.types import parse_utc
 
@@ -100,7 +131,8 @@ def acquire_command(
     elif outcome.status == "done":
         click.echo(f"slot {slot} of {lease_id} is done already")
     elif record is not None:
-        click.echo(f"held by {record.holder} ({record.role}, token {record.token}) until {record.expires}")
+        mine = " on another machine of yours" if handle_of(record.holder) == identity.handle else ""
+        click.echo(f"held by {record.holder}{mine} ({record.role}, token {record.token}) until {record.expires}")
     return EXIT_ERROR
 
 

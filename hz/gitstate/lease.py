@@ -27,11 +27,12 @@ from hz.gitstate import objects
 from hz.gitstate.events import Role
 from hz.gitstate.identity import Identity
 from hz.gitstate.layout import LEASE_FILE, lease_ref
+from hz.gitstate.lease_lint import HINT_DAMAGED, MAX_TTL, DamagedLease, read_tip
 from hz.gitstate.lease_record import LeaseRecord
 from hz.gitstate.remote import TeamRemote
 from hz.gitstate.settings import StateSettings
 from hz.gitstate.transport import ZERO
-from hz.gitstate.types import format_utc
+from hz.gitstate.types import TOKEN_MAX, format_utc
 
 Status = Literal["won", "held", "early", "done"]
 
@@ -61,17 +62,24 @@ class Outcome:
 
 
 def read_lease(team: TeamRemote, lease_id: str) -> LeaseView:
-    tip = team.current(lease_ref(lease_id))
-    return LeaseView(tip, record_at(team, tip))
+    """The lease as the remote has it now (one fetch); DamagedLease when its tip is nothing hz wrote."""
+    tip = remote_tip(team, lease_ref(lease_id))
+    return LeaseView(tip, record_at(team, lease_id, tip))
 
 
-def record_at(team: TeamRemote, tip: str | None) -> LeaseRecord | None:
+def remote_tip(team: TeamRemote, ref: str) -> str | None:
+    """Fetch one lease ref and return the object it names itself: a tag is not peeled to its commit,
+    so a tag pushed as a lease reads as damaged instead of passing for the commit inside it."""
+    if team.fetch_tip(ref) is None:
+        return None
+    return str(team.repo.references[team.tracking(ref)].target)
+
+
+def record_at(team: TeamRemote, lease_id: str, tip: str | None) -> LeaseRecord | None:
+    """The record at `tip` of lease `lease_id` (None: no tip), checked as the hook checks a commit."""
     if tip is None:
         return None
-    data = objects.read_path(team.repo, tip, LEASE_FILE)
-    if data is None:
-        raise HzError(f"lease commit {tip[:12]} has no {LEASE_FILE}", hint="the remote holds a foreign lease ref")
-    return LeaseRecord.from_bytes(data)
+    return read_tip(team.repo, lease_ref(lease_id), tip)
 
 
 @dataclass(frozen=True)
@@ -124,11 +132,8 @@ def plan(team: TeamRemote, claim: Claim, now: datetime, settings: StateSettings)
         return Outcome("held", current, view.tip)
     if claim.role != "owner" and _slot_done(team, claim.lease_id, claim.slot):
         return Outcome("done", current, view.tip)
-    ours = current is not None and current.holder == claim.holder and current.state == "held"
-    if current is not None and ours and current.slot == claim.slot:
-        token = current.token  # taking what we already hold is a renewal
-    else:
-        token = current.token + 1 if current is not None else 1
+    ttl = _bounded(claim.ttl or settings.ttl)
+    token = _next_token(current, claim)
     record = LeaseRecord(
         lease=claim.lease_id,
         holder=claim.holder,
@@ -136,9 +141,34 @@ def plan(team: TeamRemote, claim: Claim, now: datetime, settings: StateSettings)
         token=token,
         slot=claim.slot,
         acquired=format_utc(now),
-        expires=format_utc(now + (claim.ttl or settings.ttl)),
+        expires=format_utc(now + ttl),
     )
     return Plan(view.tip, record)
+
+
+def _next_token(current: LeaseRecord | None, claim: Claim) -> int:
+    """Taking what we already hold (same holder and slot, still held) is a renewal: the same token.
+    Anything else is an acquisition: one more."""
+    if current is None:
+        return 1
+    if (current.holder, current.state, current.slot) == (claim.holder, "held", claim.slot):
+        return current.token
+    if current.token == TOKEN_MAX:  # only on a remote without the hook: a chain starts at 1
+        ref = lease_ref(claim.lease_id)
+        raise DamagedLease(
+            f"lease ref {ref} is damaged: token {current.token} leaves no room", hint=HINT_DAMAGED.format(ref=ref)
+        )
+    return current.token + 1
+
+
+def _bounded(ttl: timedelta) -> timedelta:
+    """A lease held longer than the hook's ceiling would be refused by the remote: say so before."""
+    if ttl > MAX_TTL:
+        raise HzError(
+            f"a lease may be held {MAX_TTL.total_seconds():.0f} s at most, not {ttl.total_seconds():.0f} s",
+            hint="lower [state] lease_ttl_s in hz.toml (or --ttl); a turn renews its lease as it goes",
+        )
+    return ttl
 
 
 def _push_record(team: TeamRemote, step: Plan, now: datetime) -> Outcome:
@@ -151,8 +181,8 @@ def _push_record(team: TeamRemote, step: Plan, now: datetime) -> Outcome:
         return Outcome("won", record, commit)
     if result.hook_declined:
         raise HzError(f"the remote refused lease {record.lease}: {result.stderr.strip()}")
-    tip = team.fetch_tip(ref)  # it moved: one fetch tells who won
-    return Outcome("held", record_at(team, tip), tip)
+    tip = remote_tip(team, ref)  # it moved: one fetch tells who won
+    return Outcome("held", record_at(team, record.lease, tip), tip)
 
 
 def lease_commit(team: TeamRemote, parent: str | None, record: LeaseRecord, now: datetime) -> str:
@@ -246,10 +276,17 @@ def held(team: TeamRemote, lease_id: str) -> Held | None:
 def renewal(
     team: TeamRemote, mine: Held, now: datetime, ttl: timedelta, *, release: bool = False
 ) -> tuple[str, LeaseRecord]:
-    """The commit that extends (or releases) a held lease: parent is the tip we pushed, same token."""
-    changes: dict[str, object] = {"expires": format_utc(now + ttl), "state": "held"}
+    """The commit that extends (or releases) a held lease: parent is the tip we pushed, same token.
+
+    `acquired` moves to `now` as well: a record says when its hold began, so `expires - acquired`
+    stays within the hook's MAX_TTL however long a holder keeps renewing."""
+    changes: dict[str, object] = {
+        "acquired": format_utc(now),
+        "expires": format_utc(now + _bounded(ttl)),
+        "state": "held",
+    }
     if release:
-        changes = {"expires": format_utc(now), "state": "released"}
+        changes = {"acquired": format_utc(now), "expires": format_utc(now), "state": "released"}
     record = mine.record.model_copy(update=changes)
     return lease_commit(team, mine.tip, record, now), record
 

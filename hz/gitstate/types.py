@@ -32,8 +32,15 @@ Key = Annotated[str, StringConstraints(pattern=shapes.KEY_PATTERN, max_length=sh
 Handle = Annotated[str, StringConstraints(pattern=r"^@[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$")]
 """A roster handle such as `@priya`."""
 
-Holder = Annotated[str, StringConstraints(pattern=r"^(?:@[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})|actions:[0-9]{1,20})$")]
-"""Who holds a lease: a member's `@handle` or a GitHub Actions run, `actions:<run id>`."""
+MACHINE = "m-[0-9a-f]{8}"
+"""A machine's id: random, made once per $HZ_HOME (hz.gitstate.identity), never the host's name."""
+
+Holder = Annotated[
+    str,
+    StringConstraints(pattern=rf"^(?:@[A-Za-z0-9](?:[A-Za-z0-9-]{{0,38}})(?:/{MACHINE})?|actions:[0-9]{{1,20}})$"),
+]
+"""Who holds a lease: a member on one machine, `@priya/m-1a2b3c4d`, or a GitHub Actions run,
+`actions:<run id>`. A bare `@priya` is what hz wrote before holders named machines; it stays readable."""
 
 AssetRef = Annotated[str, StringConstraints(pattern=shapes.ASSET_PATTERN, max_length=shapes.MAX_ASSET)]
 """Where an output lives, `<scheme>:<path>` (`state:reports/w45.md`, `doc:checkout/weekly-report`)."""
@@ -53,7 +60,12 @@ UtcTime = Annotated[str, StringConstraints(pattern=_UTC_PATTERN), AfterValidator
 """A UTC timestamp, `2026-10-30T15:00:00Z` (fractions of a second allowed)."""
 
 Count = Annotated[int, Field(ge=0, le=10**12)]
-Token = Annotated[int, Field(ge=1, le=2**53)]
+TOKEN_MAX = 2**31 - 1
+"""The largest fencing token. Far below 2**53, so every JSON reader keeps it exact (a token that
+reached 2**53 would read back rounded); it also fits a signed 32-bit integer. A chain starts at 1 and
+grows by one per take-over, so even one take-over a minute takes 4,000 years to get there."""
+
+Token = Annotated[int, Field(ge=1, le=TOKEN_MAX)]
 """A fencing token: increases along a lease's chain, never repeats."""
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 from datetime import UTC, datetime
 from pathlib import Path
@@ -29,6 +30,11 @@ def team(repo: Path, bare: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return repo
 
 
+def ann() -> str:
+    """@ann on this test's machine (every test has its own HZ_HOME, so its own machine id)."""
+    return "@ann/" + (Path(os.environ["HZ_HOME"]) / "machine-id").read_text().strip()
+
+
 def test_acquire_prints_the_winner_then_the_holder(team: Path, hz: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     won = hz("lease", "acquire", AGENT, "--slot", SLOT, "--ttl", "600")
     assert won.exit_code == 0
@@ -36,7 +42,7 @@ def test_acquire_prints_the_winner_then_the_holder(team: Path, hz: Any, monkeypa
     monkeypatch.setenv("HZ_HANDLE", "@bob")
     held = hz("lease", "acquire", AGENT, "--slot", SLOT)
     assert held.exit_code == 1
-    assert held.out == f"held by @ann (owner, token 1) until {won.out.split()[-1]}\n"
+    assert held.out == f"held by {ann()} (owner, token 1) until {won.out.split()[-1]}\n"
 
 
 def test_delegates_are_told_when_their_turn_comes(team: Path, hz: Any) -> None:
@@ -49,11 +55,11 @@ def test_list_renew_release(team: Path, hz: Any, bare: Path) -> None:
     assert hz("lease", "list", "--json").out == "[]\n"
     assert hz("lease", "acquire", AGENT, "--slot", SLOT).exit_code == 0
     listed = json.loads(hz("lease", "list", "--json").out)
-    assert [(r["lease"], r["holder"], r["token"], r["state"]) for r in listed] == [(AGENT, "@ann", 1, "held")]
+    assert [(r["lease"], r["holder"], r["token"], r["state"]) for r in listed] == [(AGENT, ann(), 1, "held")]
     assert hz("lease", "renew", AGENT).out.startswith(f"renewed {AGENT} token 1 until ")
     assert hz("lease", "release", AGENT).out.startswith(f"released {AGENT} token 1 until ")
     text = hz("lease", "list").out
-    assert text.startswith(f"{AGENT}  @ann") and " released until " in text
+    assert text.startswith(f"{AGENT}  {ann()}") and " released until " in text
 
 
 def test_renewing_a_lease_not_held_is_an_error(team: Path, hz: Any) -> None:

@@ -16,8 +16,8 @@ from tests.gitstate.factory import git, hz_id, new_clone
 NOW = datetime(2026, 10, 30, 15, 0, tzinfo=UTC)
 SLOT = "2026-10-30T15:00:00Z"
 SETTINGS = StateSettings(lease_ttl_s=600, clock_skew_s=30, tick_interval_s=300, grace_intervals=2)
-ANN = whoami({"HZ_HANDLE": "@ann"})
-BOB = whoami({"HZ_HANDLE": "bob"})
+ANN = whoami({"HZ_HANDLE": "@ann"}, machine="m-0000000a")
+BOB = whoami({"HZ_HANDLE": "bob"}, machine="m-0000000b")
 
 
 def member(tmp_path: Path, name: str, url: str) -> TeamRemote:
@@ -30,7 +30,8 @@ def test_first_acquire_creates_the_lease_with_token_1(tmp_path: Path, remote_url
     outcome = acquire(ann, hz_id(1), slot=SLOT, identity=ANN, role="owner", now=NOW, settings=SETTINGS)
     assert outcome.status == "won"
     assert outcome.record is not None
-    assert (outcome.record.holder, outcome.record.token, outcome.record.expires) == ("@ann", 1, "2026-10-30T15:10:00Z")
+    record = outcome.record
+    assert (record.holder, record.token, record.expires) == ("@ann/m-0000000a", 1, "2026-10-30T15:10:00Z")
     assert read_lease(member(tmp_path, "x", remote_url), hz_id(1)).record == outcome.record
 
 
@@ -40,7 +41,7 @@ def test_a_held_lease_is_refused_and_names_its_holder(tmp_path: Path, bare: Path
     later = NOW + timedelta(seconds=600 + 29)  # expired by ann's clock, but within the skew margin
     outcome = acquire(bob, hz_id(1), slot=SLOT, identity=BOB, role="owner", now=later, settings=SETTINGS)
     assert outcome.status == "held"
-    assert outcome.record is not None and outcome.record.holder == "@ann"
+    assert outcome.record is not None and outcome.record.holder == "@ann/m-0000000a"
 
 
 def test_an_expired_lease_is_taken_over_with_the_next_token(tmp_path: Path, bare: Path) -> None:
@@ -51,7 +52,7 @@ def test_an_expired_lease_is_taken_over_with_the_next_token(tmp_path: Path, bare
     assert outcome.status == "won" and outcome.record is not None and outcome.record.token == 2
     with pytest.raises(NotHolder) as caught:
         renew(ann, hz_id(1), later, SETTINGS)
-    assert caught.value.message == f"lease {hz_id(1)} moved on: held by @bob (token 2)"
+    assert caught.value.message == f"lease {hz_id(1)} moved on: held by @bob/m-0000000b (token 2)"
 
 
 def test_creation_is_exclusive_when_two_start_from_nothing(tmp_path: Path, bare: Path) -> None:

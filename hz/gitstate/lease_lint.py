@@ -1,0 +1,265 @@
+"""The lint of lease refs: every commit on `refs/hz/lease/<id>` is one hz could have written, nothing else.
+
+A lease commit is fully determined by its record, its parent and one timestamp, so the lint rebuilds
+what hz would have written and refuses any difference: a tag, tree or blob where a commit belongs, a
+merge, a header hz never writes (`gpgsig`, `x-…`), a signature other than `hz <hz>`, a message other than
+`lease <id> token <n> <state>`, a tree holding more or less than `lease.json`, a record that is not the
+canonical serialisation of `LeaseRecord` (which rules out duplicate keys, spacing and extra fields), a
+record for another lease, times out of order or too far out, and tokens that do not follow the chain.
+
+The pre-receive hook runs `check_lease` on every pushed commit (oldest first); clients run
+`read_tip` on the tip they fetched, so a ref the hook would refuse (written to a server without the hook,
+or before it) reads as damaged with a way out instead of a crash. Codes, shared with the state lint:
+HZS012 the commit itself (type, parents, headers, signature, message), HZS013 a deletion or rewind,
+HZS014 the record (tree, bytes, fields, times, token).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from pydantic import ValidationError
+
+from hz.diagnostic import Diagnostic
+from hz.errors import HzError
+from hz.gitstate.layout import LEASE_FILE, LEASE_PREFIX
+from hz.gitstate.lease_record import LeaseRecord
+from hz.gitstate.lint_commit import SIGNATURE, RawCommit
+from hz.gitstate.objects import BLOB_MODE
+from hz.gitstate.transport import ZERO
+from hz.gitstate.types import parse_utc
+
+if TYPE_CHECKING:
+    import pygit2
+
+MAX_TTL = timedelta(hours=24)
+"""The longest any acquisition or renewal may hold. The hook cannot trust the pusher's `hz.toml`, so
+this is a fixed ceiling: `[state] lease_ttl_s` may be anything up to it (hz refuses more before pushing)."""
+
+MAX_AHEAD = timedelta(hours=1)
+"""How far past the server's clock a record may say it was acquired: room for a fast laptop clock,
+none for a lease that starts in a later year (together with MAX_TTL, no lease outlives the push by
+more than a day and an hour)."""
+
+EARLIEST = datetime(2000, 1, 1, tzinfo=UTC)
+LATEST = datetime(2100, 1, 1, tzinfo=UTC)  # every time in a record lies in [EARLIEST, LATEST)
+
+MAX_RECORD_BYTES = 1024  # a canonical record is about 250 bytes; larger is refused unread
+MAX_NEW_COMMITS = 1000  # hz pushes one commit per update; a longer new range is refused unwalked
+
+HINT_DAMAGED = (
+    "members cannot repair it (the pre-receive hook refuses deleting a lease): an admin of the server "
+    "deletes the ref there, e.g. `git update-ref -d {ref}` in the bare repository, and the next "
+    "acquire starts the lease again"
+)
+
+_OID = re.compile(rb"[0-9a-f]{40}")
+_ORDERS = ((b"tree", b"author", b"committer"), (b"tree", b"parent", b"author", b"committer"))
+
+
+class DamagedLease(HzError):
+    """A lease ref holds something hz never writes; only an admin of the server can remove it."""
+
+
+@dataclass(frozen=True)
+class Finding:
+    code: str
+    message: str
+
+
+# --- the hook ---------------------------------------------------------------------------------------
+
+
+def check_lease(repo: pygit2.Repository, ref: str, old: str, new: str, now: datetime | None = None) -> list[Diagnostic]:
+    """Every finding about one update `old -> new` of a lease ref (empty: accept)."""
+    if new == ZERO:
+        return [_refusal(ref, "HZS013", "a lease is never deleted (that would reset its token)")]
+    kind = _type_of(repo, new)
+    if kind != "commit":
+        return [_refusal(ref, "HZS012", f"{new[:12]} is a {kind}; a lease ref points at a commit")]
+    if old != ZERO and not (old == new or repo.descendant_of(new, old)):
+        return [_refusal(ref, "HZS013", "a lease is never rewound (not a fast-forward)")]
+    chain = _new_commits(repo, None if old == ZERO else old, new)
+    if chain is None:
+        return [_refusal(ref, "HZS014", f"more than {MAX_NEW_COMMITS} new lease commits in one push")]
+    moment = now or datetime.now(UTC)
+    for oid in chain:
+        if finding := _check_commit(repo, ref, oid, moment):
+            return [_refusal(ref, finding.code, f"commit {oid[:12]}: {finding.message}")]
+    return []
+
+
+def _refusal(ref: str, code: str, message: str) -> Diagnostic:
+    return Diagnostic(ref, 1, 1, code, "error", ref, message, "hz writes lease refs itself: hz lease acquire")
+
+
+def _new_commits(repo: pygit2.Repository, old: str | None, new: str) -> list[str] | None:
+    """The commits from `old` (excluded) to `new`, oldest first, by first parents (a merge is refused
+    on its own); None when there are more than MAX_NEW_COMMITS."""
+    chain: list[str] = []
+    oid: str | None = new
+    while oid is not None and oid != old:
+        if len(chain) == MAX_NEW_COMMITS:
+            return None
+        chain.append(oid)
+        oid = _parent(repo, oid) if _type_of(repo, oid) == "commit" else None
+    return chain[::-1]
+
+
+def _check_commit(repo: pygit2.Repository, ref: str, oid: str, now: datetime) -> Finding | None:
+    found = _check_tip(repo, ref, oid)
+    if isinstance(found, Finding):
+        return found
+    record = found
+    if parse_utc(record.acquired) > now + MAX_AHEAD:
+        return Finding("HZS014", f"acquired {record.acquired}, later than the server's clock allows")
+    parent = _parent(repo, oid)
+    if parent is None:
+        return None if record.token == 1 else Finding("HZS014", f"a new lease starts at token 1, not {record.token}")
+    before = _check_tip(repo, ref, parent)
+    if isinstance(before, Finding):
+        return Finding(before.code, f"its parent {parent[:12]}: {before.message}")
+    return _follows(record, before)
+
+
+def _follows(record: LeaseRecord, parent: LeaseRecord) -> Finding | None:
+    """A take-over (or a new slot) adds exactly one to the token; a renewal or release keeps it, and
+    only the holder of a held lease renews or releases it, for the same slot."""
+    if record.token == parent.token + 1:
+        return None
+    if record.token != parent.token:
+        return Finding("HZS014", f"token {record.token} after {parent.token} (one more, or the same)")
+    if parent.state != "held" or (record.holder, record.slot) != (parent.holder, parent.slot):
+        return Finding("HZS014", f"token {record.token} kept by another holder or slot, or after a release")
+    return None
+
+
+# --- what clients read ------------------------------------------------------------------------------
+
+
+def read_tip(repo: pygit2.Repository, ref: str, tip: str) -> LeaseRecord:
+    """The record at a lease ref's tip, or DamagedLease naming what the hook would have refused."""
+    found = _check_tip(repo, ref, tip)
+    if isinstance(found, Finding):
+        raise DamagedLease(f"lease ref {ref} is damaged: {found.message}", hint=HINT_DAMAGED.format(ref=ref))
+    return found
+
+
+def checked(repo: pygit2.Repository, ref: str, tip: str) -> LeaseRecord | str:
+    """The record at a lease ref's tip, or why the ref is damaged (for listings)."""
+    found = _check_tip(repo, ref, tip)
+    return found.message if isinstance(found, Finding) else found
+
+
+# --- one commit, on its own -------------------------------------------------------------------------
+
+
+def _check_tip(repo: pygit2.Repository, ref: str, oid: str) -> LeaseRecord | Finding:
+    """One lease commit without its history: its type, shape, tree and record."""
+    kind = _type_of(repo, oid)
+    if kind != "commit":
+        return Finding("HZS012", f"{oid[:12]} is a {kind}, not a commit")
+    raw = _raw_commit(repo, oid)
+    if problem := _shape(raw):
+        return Finding("HZS012", problem)
+    data = _lease_bytes(repo, raw.values(b"tree")[0].decode("ascii"))
+    if isinstance(data, Finding):
+        return data
+    record = _record(data)
+    if isinstance(record, Finding):
+        return record
+    return _fields(ref, record) or _message(raw, record) or record
+
+
+def _shape(raw: RawCommit) -> str | None:
+    names = raw.names()
+    if names.count(b"parent") > 1:
+        return "a merge; a lease grows one commit at a time"
+    if names not in _ORDERS:
+        extra = sorted({n.decode("ascii", "replace") for n in names if n not in _ORDERS[1]})
+        return f"commit header {', '.join(extra)} is not hz's" if extra else "commit headers out of hz's order"
+    if not all(_OID.fullmatch(raw.values(name)[0]) for name in (b"tree", b"parent") if name in names):
+        return "a malformed tree or parent header"
+    author, committer = raw.values(b"author")[0], raw.values(b"committer")[0]
+    if not SIGNATURE.fullmatch(author) or author != committer:
+        return "author or committer is not hz's own signature ('hz <hz>', in UTC)"
+    return None
+
+
+def _message(raw: RawCommit, record: LeaseRecord) -> Finding | None:
+    expected = f"lease {record.lease} token {record.token} {record.state}\n"
+    if raw.message != expected.encode():
+        return Finding("HZS012", f"the message is not hz's (hz writes {expected.strip()!r})")
+    return None
+
+
+def _lease_bytes(repo: pygit2.Repository, tree_id: str) -> bytes | Finding:
+    if _type_of(repo, tree_id) != "tree":
+        return Finding("HZS014", "its tree is missing")
+    tree: Any = repo[tree_id]
+    entries = [(entry.name, entry.filemode) for entry in tree]
+    if entries != [(LEASE_FILE, BLOB_MODE)]:
+        return Finding("HZS014", f"a lease commit's tree holds {LEASE_FILE} (a plain file) and nothing else")
+    blob_id = str(tree[LEASE_FILE].id)
+    kind, data = _read(repo, blob_id)
+    if kind != "blob" or len(data) > MAX_RECORD_BYTES:
+        return Finding("HZS014", f"{LEASE_FILE} is not a record of at most {MAX_RECORD_BYTES} bytes")
+    return data
+
+
+def _record(data: bytes) -> LeaseRecord | Finding:
+    try:
+        record = LeaseRecord.from_bytes(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "record"
+        return Finding("HZS014", f"{LEASE_FILE} is not a lease record ({where}: {first['msg']})")
+    if record.line() != data:
+        return Finding("HZS014", f"{LEASE_FILE} is not in canonical form (hz writes RFC 8785 JSON and a newline)")
+    return record
+
+
+def _fields(ref: str, record: LeaseRecord) -> Finding | None:
+    if ref != LEASE_PREFIX + record.lease:
+        return Finding("HZS014", f"the record is for lease {record.lease}, not for this ref")
+    times = {name: parse_utc(getattr(record, name)) for name in ("slot", "acquired", "expires")}
+    for name, moment in times.items():
+        if not EARLIEST <= moment < LATEST:
+            return Finding("HZS014", f"{name} {getattr(record, name)} is outside {EARLIEST.year}-{LATEST.year - 1}")
+    if times["expires"] < times["acquired"]:
+        return Finding("HZS014", f"expires {record.expires} before it was acquired ({record.acquired})")
+    if times["expires"] - times["acquired"] > MAX_TTL:
+        return Finding("HZS014", f"held for more than {MAX_TTL.total_seconds():.0f} s at once (until {record.expires})")
+    return None
+
+
+# --- raw objects ------------------------------------------------------------------------------------
+
+_TYPES = {1: "commit", 2: "tree", 3: "blob", 4: "tag"}
+
+
+def _read(repo: pygit2.Repository, oid: str) -> tuple[str, bytes]:
+    """The type and bytes of an object; ("missing", b"") when the repository does not have it."""
+    try:
+        kind, data = repo.odb.read(oid)
+    except (KeyError, ValueError):
+        return "missing", b""
+    return _TYPES.get(int(kind), "object"), bytes(data)
+
+
+def _type_of(repo: pygit2.Repository, oid: str) -> str:
+    return _read(repo, oid)[0]
+
+
+def _raw_commit(repo: pygit2.Repository, oid: str) -> RawCommit:
+    """The commit as its bytes say (hz.gitstate.lint_commit): nothing git would hide goes unseen."""
+    return RawCommit.parse(_read(repo, oid)[1])
+
+
+def _parent(repo: pygit2.Repository, oid: str) -> str | None:
+    """The (first) parent of a commit, None for a root; merges are refused elsewhere."""
+    parents = _raw_commit(repo, oid).values(b"parent")
+    return parents[0].decode("ascii", "replace") if parents else None

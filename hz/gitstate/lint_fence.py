@@ -38,6 +38,7 @@ class Grants:
         self._records = _records(repo, tip)
         self._slots: dict[int, set[datetime]] = {}
         self._lowest: int | None = None
+        self._newest: int | None = None
 
     def slots(self, token: int) -> set[datetime]:
         """The slots `token` was given for; empty when the chain never gave it."""
@@ -45,9 +46,16 @@ class Grants:
             record = next(self._records, None)
             if record is None:
                 break
+            if self._newest is None:
+                self._newest = record.token
             self._slots.setdefault(record.token, set()).add(_slot_time(record.slot))
             self._lowest = record.token if self._lowest is None else min(self._lowest, record.token)
         return self._slots.get(token, set())
+
+    def newest(self) -> int | None:
+        """The token at the tip of the chain (None: the tip is no lease record)."""
+        self.slots(2**63)  # reads the tip record (no token is that high), if it was not read yet
+        return self._newest
 
 
 def _records(repo: pygit2.Repository, tip: str) -> Iterator[Any]:
@@ -127,6 +135,8 @@ def fence_problem(book: LeaseBook, event: Event) -> str | None:
     if grants is None:
         return f"lease {event.lease} does not exist, so no token was given" if book.required else None
     slots = grants.slots(event.token)
+    if not slots and not book.required and (newest := grants.newest()) is not None and event.token > newest:
+        return None  # a clone's copy of the chain may be older than the event: it cannot tell
     if not slots:
         return f"token {event.token} was never given by lease {event.lease}"
     slot = event_slot(event)

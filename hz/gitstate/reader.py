@@ -4,6 +4,12 @@ Soft fencing: walking the history from its root, the reader remembers per lease 
 any earlier commit carried; an event whose token is lower than that was written by a holder that had
 already been replaced, so it is void, even on a remote that cannot push atomically. Only the order
 of commits on the branch counts here, never a machine's clock.
+
+A token counts only when the lease chain gave it: where this repository has the chain (the lease ref,
+or hz's fetched copy of it), an event under a token up to the chain's newest that the chain never gave
+is void and does not raise the highest token. A token above the newest one here may be a take-over
+this copy has not fetched yet, so it counts as before; with a fresh chain, one forged event far above
+the lease cannot void the real ones after it. The hook refuses such events in the first place.
 """
 
 from __future__ import annotations
@@ -17,6 +23,8 @@ from hz.gitstate.events import Event
 
 if TYPE_CHECKING:
     import pygit2
+
+    from hz.gitstate.lint_fence import LeaseBook
 
 
 # within one commit, events of the same second read in the order a turn writes them
@@ -39,20 +47,34 @@ class Landed:
         }
 
 
-def history(repo: pygit2.Repository, tip: str) -> Iterator[Landed]:
+def history(repo: pygit2.Repository, tip: str, leases: LeaseBook | None = None) -> Iterator[Landed]:
     import pygit2
 
+    from hz.gitstate.lint_fence import LeaseBook
+
+    book = leases or LeaseBook.local(repo)
     latest: dict[str, int] = {}
     walker = repo.walk(tip, pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE)
     for commit in walker:
         seen: dict[str, int] = {}
         added = [(path, Event.parse_obj_checked(json.loads(data))) for path, data in _added(repo, commit)]
         for path, event in sorted(added, key=lambda item: (item[1].ts, _ORDER.index(item[1].kind), item[0])):
-            void = event.token < latest.get(event.lease, 0)
-            seen[event.lease] = max(seen.get(event.lease, 0), event.token)
+            given = _given(book, event)
+            void = not given or event.token < latest.get(event.lease, 0)
+            if given:
+                seen[event.lease] = max(seen.get(event.lease, 0), event.token)
             yield Landed(event, str(commit.id), path, void)
         for lease_id, token in seen.items():
             latest[lease_id] = max(latest.get(lease_id, 0), token)
+
+
+def _given(book: LeaseBook, event: Event) -> bool:
+    """Did the lease chain give this token? True when the chain here cannot tell (absent, or older)."""
+    grants = book.grants(event.lease)
+    if grants is None or grants.slots(event.token):
+        return True
+    newest = grants.newest()
+    return newest is not None and event.token > newest
 
 
 def _added(repo: pygit2.Repository, commit: Any) -> Iterator[tuple[str, bytes]]:

@@ -10,6 +10,7 @@ CLI printed, in the prompt and in the runner's environment.
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import sys
@@ -23,7 +24,7 @@ import pytest
 from hz.secrets import secret_values
 from tests.sources.contracts import contract_text
 from tests.sources.helpers import commit, days_ago
-from tests.sources.server import Reply, Request, Server
+from tests.sources.server import Reply, Request, Server, payload, static
 from tests.turn.agents import adopt
 
 NOW = datetime(2026, 11, 28, 12, 0, tzinfo=UTC)
@@ -133,3 +134,32 @@ def test_a_refusal_that_quotes_the_token_is_reported_without_it(hostile: Path, s
         f"  error: Jira refused the request for http://127.0.0.1:{port}/rest/api/2/search (401 Unauthorized Basic"
         " [redacted])\n    hint: set JIRA_TOKEN to a token that may read it\n"
     )
+
+
+def test_credentials_in_urls_are_used_but_never_stored(
+    repo: Path, server: Server, hz: Hz, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    port = server.url.rsplit(":", 1)[1]
+    pulls = [{"number": 7, "title": "Fix it", "html_url": "https://bot:link-pass-0123@github.example/acme/app/pull/7"}]
+    server.routes["/repos/acme/app/pulls"] = static(json.dumps(pulls).encode(), etag='"p1"')
+    rss = payload("rss.xml").replace(
+        b"https://blog.example.org/engineering/retries", b"https://ed:item-pass-0123@blog.example.org/r"
+    )
+    server.routes["/feed.xml"] = static(rss, etag='"f1"')
+    monkeypatch.setenv("HZ_GITHUB_API", f"http://gh-user:gh-pass-0123@127.0.0.1:{port}")
+    fetched = [
+        hz("source", "fetch", "github:acme/app/pulls"),
+        hz("source", "fetch", f"feed:http://reader:feed-pass-0123@127.0.0.1:{port}/feed.xml"),
+    ]
+
+    assert [r.exit_code for r in fetched] == [0, 0], [r.err for r in fetched]
+    sent = [r.headers.get("authorization") for r in server.requests]
+    assert sent == [
+        "Basic " + base64.b64encode(b"gh-user:gh-pass-0123").decode(),
+        "Basic " + base64.b64encode(b"reader:feed-pass-0123").decode(),
+    ]
+    home = Path(os.environ["HZ_HOME"])
+    stored = b"".join(p.read_bytes() for p in home.rglob("*") if p.is_file())
+    assert b'"https://github.example/acme/app/pull/7"' in stored and b'"https://blog.example.org/r"' in stored
+    for credential in (b"gh-user", b"gh-pass", b"link-pass", b"item-pass", b"reader:", b"feed-pass", b"Basic"):
+        assert credential not in stored

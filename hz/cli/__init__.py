@@ -88,11 +88,14 @@ def guarded(work: Callable[[], int]) -> int:
         return EXIT_INTERRUPTED
     except Exception:
         log = _write_crash_log()
-        print(f"hz hit a bug; the traceback is in {log}", file=sys.stderr)
+        where = "above (no crash log could be written)" if log is None else f"in {log}"
+        print(f"hz hit a bug; the traceback is {where}", file=sys.stderr)
         return EXIT_BUG
 
 
-def _write_crash_log() -> Path:
+def _write_crash_log() -> Path | None:
+    """The crash log's path; None when it could not be written (the traceback went to stderr then), so
+    the message never names a log that does not exist."""
     import traceback
     from datetime import UTC, datetime
 
@@ -106,4 +109,5 @@ def _write_crash_log() -> Path:
         atomic_write(path, scrub(traceback.format_exc()))
     except OSError:
         print(scrub(traceback.format_exc()), file=sys.stderr)
+        return None
     return path

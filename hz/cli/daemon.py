@@ -2,7 +2,20 @@
 
 from __future__ import annotations
 
+import math
+
 import click
+
+# The longest pause between two ticks: a daemon that ticks less than daily misses the slots it keeps,
+# and the wait it sleeps in cannot take an unbounded timeout.
+MAX_INTERVAL_S = 86_400.0
+
+
+def _interval(ctx: click.Context, param: click.Parameter, value: float) -> float:
+    """FloatRange lets NaN through (every comparison with it is false); a NaN pause makes a busy loop."""
+    if math.isnan(value):
+        raise click.BadParameter("must be a number of seconds, not nan", ctx, param)
+    return value
 
 
 @click.group()
@@ -11,9 +24,8 @@ def daemon() -> None:
 
 
 @daemon.command("run")
-@click.option(
-    "--interval", default=60.0, show_default=True, type=click.FloatRange(min=0.05), help="Seconds between ticks."
-)
+@click.option("--interval", default=60.0, show_default=True, callback=_interval,
+              type=click.FloatRange(min=0.05, max=MAX_INTERVAL_S), help="Seconds between ticks.")  # fmt: skip
 @click.option("--ticks", "max_ticks", type=click.IntRange(min=1), help="Stop after this many ticks.")
 def run(interval: float, max_ticks: int | None) -> int:
     """Tick every --interval seconds until SIGTERM or ^C; the tick in progress always completes."""

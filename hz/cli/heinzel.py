@@ -12,6 +12,7 @@ from pathlib import Path
 
 import click
 
+from hz.cli import params
 from hz.cli.group import LazyGroup
 
 SUBCOMMANDS: dict[str, str] = {
@@ -99,7 +100,8 @@ def show(name: str, json_output: bool) -> int:
 @click.argument("name")
 @click.option("--from", "source", required=True, type=click.Path(dir_okay=False, path_type=Path),
               help="The full new text of the contract.")  # fmt: skip
-@click.option("--why", "sentence", help="One sentence on what changes, shown with the amendment.")
+@click.option("--why", "sentence", callback=params.sentence,
+              help="One sentence on what changes, shown with the amendment.")  # fmt: skip
 def amend(name: str, source: Path, sentence: str | None) -> int:
     """Propose your own amendment of NAME's contract; `hz approve` makes it the next version."""
     from hz.commands.heinzel_manage import amend_command

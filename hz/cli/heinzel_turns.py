@@ -7,6 +7,8 @@ import sys
 
 import click
 
+from hz.cli import params
+
 _AFTER = click.option("--after", is_flag=True, help="If it is awake, run this as the next turn instead of steering.")
 
 
@@ -32,7 +34,7 @@ def chat(name: str, message: str, after: bool) -> int:
 
 @click.command()
 @click.argument("name")
-@click.argument("hint", default="try again")
+@click.argument("hint", default="try again", callback=params.sentence)
 def retry(name: str, hint: str) -> int:
     """Run the last turn again from after its gather step, with a hint ("shorter")."""
     from hz.commands.heinzel_turns import retry_command

@@ -11,6 +11,17 @@ _remote = click.option(
 )
 
 
+def _ttl_within_limit(ctx: click.Context, param: click.Parameter, value: int | None) -> int | None:
+    """A usage error for a TTL past what the hook accepts, before it reaches date arithmetic."""
+    if value is None:
+        return None
+    from hz.gitstate.lease_lint import MAX_TTL  # here: only a --ttl pays for the import
+
+    if value > MAX_TTL.total_seconds():
+        raise click.BadParameter(f"{value} is more than {MAX_TTL.total_seconds():.0f} seconds", ctx, param)
+    return value
+
+
 @click.group()
 def lease() -> None:
     """Leases that decide which runner takes a slot of a team contract."""
@@ -29,7 +40,8 @@ def list_(remote: str | None, as_json: bool) -> int:
 @lease.command("acquire")
 @click.argument("lease_id", metavar="ID")
 @click.option("--slot", required=True, help="The slot, a UTC time such as 2026-10-30T15:00:00Z.")
-@click.option("--ttl", type=click.IntRange(min=1), help="Seconds to hold it (default: [state] lease_ttl_s).")
+@click.option("--ttl", type=click.IntRange(min=1), callback=_ttl_within_limit,
+              help="Seconds to hold it (default: [state] lease_ttl_s).")  # fmt: skip
 @click.option(
     "--role", type=click.Choice(["owner", "delegate", "actions"]), help="Default: actions in Actions, else owner."
 )

@@ -15,6 +15,8 @@ from hz.errors import EXIT_ERROR, EXIT_OK
 if TYPE_CHECKING:
     from hz.codeowners import Ownership
 
+_MOVE_ASIDE = "move it aside; `hz codeowners --write` writes a regular file in its place"
+
 
 def run_codeowners(
     *,
@@ -37,7 +39,7 @@ def run_codeowners(
         click.echo(wanted, nl=False)
         return EXIT_OK
     target = root / FILE_NAME
-    current = target.read_text(encoding="utf-8") if target.is_file() else None
+    current = _current(target, strict=check)
     if current == wanted:
         click.echo(f"{FILE_NAME} is up to date ({_count(entries)})")
         return EXIT_OK
@@ -65,12 +67,27 @@ def ownerships(root: Path, environ: Mapping[str, str] = os.environ) -> list[Owne
     ]
 
 
+def _current(target: Path, *, strict: bool) -> str | None:
+    """The CODEOWNERS text now in the work tree (None: there is none). Bytes that are not UTF-8 are
+    shown replaced: such a file is simply out of date. A folder, a FIFO or a device in its place is an
+    error for `--check`; `--write` replaces what it can and refuses a folder itself."""
+    from hz.textfile import UnreadableFile, read_bytes_file
+
+    if not os.path.lexists(target):
+        return None
+    try:
+        return read_bytes_file(target, hint=_MOVE_ASIDE).decode("utf-8", errors="replace")
+    except UnreadableFile:
+        if strict:
+            raise
+        return None
+
+
 def replace_file(path: Path, text: str) -> None:
     """Write a repository file atomically with ordinary permissions (0644), replacing what was there."""
-    tmp = path.with_name(f".{path.name}.hz-tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.chmod(0o644)
-    os.replace(tmp, path)
+    from hz.textfile import replace_text_file
+
+    replace_text_file(path, text, hint=_MOVE_ASIDE)
 
 
 def _count(entries: list[Ownership]) -> str:

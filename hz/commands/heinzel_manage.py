@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import TextIO
 
 from hz.config import load_user_config
-from hz.errors import HzError
 from hz.heinzel import amendments, lifecycle
 from hz.heinzel.lessons import dismiss, lessons
 from hz.session.store import Store
@@ -20,10 +19,9 @@ def _now(now: datetime | None) -> datetime:
 
 
 def _read(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise HzError(f"cannot read {path}: {exc}", hint="pass a UTF-8 .prose.md file") from None
+    from hz.textfile import read_text_file
+
+    return read_text_file(path, hint="pass a UTF-8 .prose.md file")
 
 
 def new_command(

@@ -53,13 +53,22 @@ def _handle(value: str | None) -> str:
     return handle
 
 
+class CannotScaffold(HzError):
+    """Something in the way of a file `hz init` writes: a file where a folder goes, or a folder where a file goes."""
+
+
 def create_new(path: Path, text: str) -> bool:
     """Write `path` only if it does not exist yet (exclusive create, 0644); True when written."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):  # a file (or a link to one) where a folder goes
+        blocker = next(p for p in reversed(path.parents) if p.exists() and not p.is_dir())
+        raise CannotScaffold(f"{blocker} is not a folder, so hz init cannot write {path}",
+                             hint=f"move {blocker.name} aside, then run hz init again") from None  # fmt: skip
     try:
         with path.open("x", encoding="utf-8") as handle:
             handle.write(text)
-    except FileExistsError:
+    except FileExistsError:  # kept: a file, a link or a folder that someone put there
         return False
     path.chmod(0o644)
     return True

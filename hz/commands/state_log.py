@@ -25,7 +25,10 @@ def log_command(
     from hz.gitstate.reader import history
     from hz.gitstate.remote import TeamRemote
     from hz.gitstate.settings import load_state_settings
+    from hz.heinzel.identity import check_agent_id
 
+    if hz_id is not None:  # before any fetch: a typo is told at once, not as an empty log
+        check_agent_id(hz_id)
     team = TeamRemote(root, remote or load_state_settings(root).remote, environ)
     tip = team.current(STATE_REF) if fetch else resolve(team.repo, team.tracking(STATE_REF))
     tip = tip or resolve(team.repo, STATE_REF)

@@ -9,13 +9,23 @@ from pathlib import Path
 
 from hz.errors import EXIT_ERROR, EXIT_OK, HzError
 
+# A pinned clock stays where date arithmetic has room on both sides: a tick looks back over input
+# windows and schedules and forward to the next slot, and Python's dates end at the years 1 and 9999.
+EARLIEST_NOW = datetime(1970, 1, 1, tzinfo=UTC)
+LATEST_NOW = datetime(9000, 1, 1, tzinfo=UTC)
+
 
 def parse_now(value: str) -> datetime:
+    """The `--now` of a tick, as an aware time (UTC when it names no offset)."""
+    example = "e.g. --now 2026-10-30T15:00Z"
     try:
         moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
-        raise HzError(f"--now {value!r} is not an ISO 8601 time", hint="e.g. --now 2026-10-30T15:00Z") from None
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+        raise HzError(f"--now {value!r} is not an ISO 8601 time", hint=example) from None
+    moment = moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+    if not EARLIEST_NOW <= moment < LATEST_NOW:
+        raise HzError(f"--now {value!r} is not between the years 1970 and 8999 (UTC)", hint=example)
+    return moment
 
 
 def repo_root(environ: Mapping[str, str] = os.environ) -> Path | None:

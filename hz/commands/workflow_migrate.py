@@ -20,6 +20,9 @@ if TYPE_CHECKING:
     from hz.contract.migrate import Migration
 
 
+READ_HINT = "a contract is a UTF-8 text file; move anything else out of workflows/"
+
+
 @dataclass(frozen=True)
 class FileMigration:
     path: Path
@@ -56,11 +59,14 @@ def _repository_files(root: Path) -> list[Path]:
 
 def plan_file(path: Path) -> FileMigration:
     from hz.contract.migrate import SchemaTooNew
+    from hz.textfile import UnreadableFile, read_text_file
 
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text_file(path, hint=READ_HINT)
         found, migrated = migrate_text(text)
-    except (OSError, UnicodeDecodeError, ValueError, SchemaTooNew) as exc:
+    except UnreadableFile as exc:
+        return FileMigration(path, None, None, exc.reason)
+    except (ValueError, SchemaTooNew) as exc:
         return FileMigration(path, None, None, str(exc))
     return FileMigration(path, found, migrated)
 
@@ -126,7 +132,6 @@ def _report(item: FileMigration, root: Path, write: bool) -> int:
 
 def _replace(path: Path, text: str) -> None:
     """Rewrite a file of the work tree in one step, keeping its mode (not hz's private 0600)."""
-    temporary = path.with_name(f".{path.name}.migrating")
-    temporary.write_text(text, encoding="utf-8")
-    temporary.chmod(path.stat().st_mode & 0o777)
-    os.replace(temporary, path)
+    from hz.textfile import replace_text_file
+
+    replace_text_file(path, text, mode=path.stat().st_mode & 0o777, hint=READ_HINT)

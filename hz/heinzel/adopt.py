@@ -23,8 +23,10 @@ from hz.heinzel.amendments import propose
 from hz.heinzel.lifecycle import Origin, create
 from hz.heinzel.versions import compile_text
 from hz.session.store import Store
+from hz.textfile import UnreadableFile, read_text_file
 
 LAYERS = ("team", "project")
+UNREADABLE = "a contract is a UTF-8 text file; `hz workflow validate` names the files that are not"
 
 
 @dataclass(frozen=True)
@@ -88,7 +90,11 @@ def adopt(
             continue
         defaults, _ = load_defaults(layer) if layer.kind == "team" else (None, [])
         for file in contract_files(layer):
-            text = self_contained(file.path.read_text(encoding="utf-8"), defaults)
+            try:
+                text = self_contained(read_text_file(file.path, hint=UNREADABLE), defaults)
+            except UnreadableFile as exc:  # `hz workflow validate` explains it; the other contracts go on
+                results.append(Adopted(layer.namespace, file.name, None, f"skipped: {exc.reason}"))
+                continue
             results.append(_adopt_one(store, text, file.display, layer.namespace, file.name, now, handle, default_tz))
     return results
 

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from hz.errors import HzError
 
 NAME = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
+ID = re.compile(r"hz-[0-9A-HJKMNP-TV-Z]{26}")  # `hz-` and a ULID in Crockford's base 32
 NAMESPACES = ("me", "project", "team")
 # A contract's layer decides the namespace of the agent that keeps it.
 NAMESPACE_OF_SCOPE: Mapping[str, str] = {"personal": "me", "team": "team"}
@@ -22,6 +23,18 @@ def new_agent_id() -> str:
     from ulid import ULID
 
     return f"hz-{ULID()}"
+
+
+class BadAgentId(HzError):
+    """A value given as a Heinzelmännchen id that does not have an id's shape."""
+
+
+def check_agent_id(value: str) -> str:
+    if not ID.fullmatch(value):
+        shown = value if len(value) <= 40 else f"{value[:40]}…"
+        raise BadAgentId(f"{shown!r} is not a Heinzelmännchen id",
+                         hint="ids look like hz-01JB… (26 characters); hz heinzel list shows them")  # fmt: skip
+    return value
 
 
 def check_name(name: str) -> str:

@@ -181,9 +181,9 @@ def test_tick_prints_json(repo: Path, hz: Any) -> None:
 
 
 def test_a_draft_that_cannot_be_placed_fails_its_turn_once(tmp_path: Path) -> None:
-    agent = adopt(contract_text(target="file:../outside.md"), now=MONDAY)
+    agent = adopt(contract_text(target="gdoc:weekly-note"), now=MONDAY)  # no adapter drafts into gdoc: yet
     report = tick(root=tmp_path, now=MONDAY)
     assert [(e["disposition"], e["reason"]) for e in report.woken] == [("failed", "act")]
     finished = next(e for e in spine(agent) if e.kind == "turn.finished")
-    assert finished.data["error"] == "the target 'file:../outside.md' leaves the repository"
+    assert finished.data["error"] == "cannot draft into 'gdoc:weekly-note'"
     assert tick(root=tmp_path, now=MONDAY + timedelta(minutes=1)).woken == []

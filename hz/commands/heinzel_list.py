@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from typing import Any, TextIO
 
 from hz.errors import HzError
+from hz.session.frozen import frozen_reason
 from hz.session.index import Row
 from hz.session.queries import ListLine
 from hz.session.store import Store
@@ -37,13 +38,16 @@ def show_frozen(lines: list[ListLine], frozen: Collection[str]) -> list[ListLine
     return [(*line[:2], "frozen", *line[3:]) if line[6] in frozen else line for line in lines]
 
 
-def as_json(row: Row, frozen: Collection[str] = ()) -> dict[str, Any]:
+def as_json(row: Row, frozen: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """One agent; `frozen` maps the agents whose spine breaks to where and why (`hz.session.frozen`)."""
+    frozen = frozen or {}
     return {
         "id": row["id"],
         "name": row["name"],
         "namespace": row["namespace"],
         "handle": row["handle"],
         "state": shown_state(row, frozen),
+        "frozen": frozen_reason(frozen[row["id"]]) if row["id"] in frozen else None,
         "contract": {
             "name": row["contract_name"],
             "version": row["contract_version"],
@@ -110,7 +114,7 @@ def list_command(
     today = (now or datetime.now(UTC)).astimezone(UTC).strftime("%Y-%m-%d")
     with Store.from_environ(environ) as store:
         broken = store.index.broken()
-        frozen = {spine["agent"] for spine in broken}
+        frozen = {spine["agent"]: spine["problem"] for spine in broken}
         if json_output:
             rows = store.index.agents(state=state, artifact=artifact, contract=name, version=version, today=today)
             out.write(json.dumps([as_json(r, frozen) for r in rows], indent=2, ensure_ascii=False) + "\n")

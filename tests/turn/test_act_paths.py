@@ -28,7 +28,7 @@ from hz.turn.causes import Cause, coalesce, schedule_key
 from hz.turn.drafts import DraftTargetError, expand_target
 from hz.turn.targets import target_at
 from tests.deadline import within
-from tests.turn.agents import contract_text
+from tests.turn.agents import adopt, contract_text, home
 from tests.turn.helpers import AGENT, FRIDAY, Clock, deps, journal, plan
 
 PRICE = Price(input=2.0, output=10.0, cached=0.2)
@@ -126,6 +126,25 @@ def test_a_contract_with_a_target_into_git_never_reaches_the_think(repo: Path, h
     assert "HZC021  hz.outputs.note.target\n  the target 'file:.git/config' names .git" in created.err + created.out
     model = Model()
     tick(root=repo, now=FRIDAY, runner=ModelRunner(FunctionModel(model), PRICE))
+    assert model.calls == 0
+    assert (repo / ".git" / "config").read_text() == config
+
+
+def test_an_agent_stored_before_the_rule_never_thinks_with_a_target_into_git(repo: Path) -> None:
+    config = (repo / ".git" / "config").read_text()
+    agent = adopt(contract_text(), now=FRIDAY)
+    stored = home() / "heinzel" / agent / "contract" / "v1.prose.md"
+    stored.write_text(stored.read_text().replace("file:notes/{slot:%G-W%V}.md", "file:.git/config"))
+    model = Model()
+    report = tick(root=repo, now=FRIDAY, runner=ModelRunner(FunctionModel(model), PRICE))
+    assert report.woken == [
+        {
+            "agent": "weekly-note",
+            "action": "error",
+            "error": "weekly-note v1 does not load: the target 'file:.git/config' names .git, "
+            "which hz never reads or writes",
+        }
+    ]
     assert model.calls == 0
     assert (repo / ".git" / "config").read_text() == config
 

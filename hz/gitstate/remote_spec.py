@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 from hz.errors import ConfigError
 
@@ -90,11 +90,12 @@ def _url_refusal(text: str) -> str | None:
     if scheme not in _SCHEMES:
         return f"the scheme {scheme!r} is not one of https, ssh, git, file"
     try:
-        host = urlsplit(text).hostname or ""
+        parts = urlsplit(text)
+        host = parts.hostname or ""
     except ValueError as exc:
         return f"it is not a well-formed URL ({exc})"
     if (host or scheme != "file") and not _HOST.match(_bracketed(host)):
-        return f"{host!r} is not a host name"
+        return f"{parts.netloc.rpartition('@')[2]!r} is not a host name"
     return None
 
 
@@ -120,9 +121,26 @@ def redact_url(url: str) -> str:
     return redact_text(url)
 
 
-def redact_text(text: str) -> str:
-    """`text` (git's stderr, a message) with the user information of every URL in it left out."""
-    return _USERINFO.sub(r"\g<scheme>", text)
+def redact_text(text: str, *urls: str) -> str:
+    """`text` (git's stderr, a message) with the user information of every URL in it left out.
+
+    `urls` are the remotes the text is about: git can echo their user information without the scheme
+    (`unable to look up user:secret@host`), so that is cut out wherever it appears.
+    """
+    text = _USERINFO.sub(r"\g<scheme>", text)
+    for url in urls:
+        for secret in _userinfo(url):
+            text = text.replace(secret + "@", "").replace(secret, "")
+    return text
+
+
+def _userinfo(url: str) -> tuple[str, ...]:
+    """The user information of `url` as written and percent-decoded; none for a URL without it."""
+    _, sep, rest = url.partition("://")
+    info, at, _host = rest.split("/", 1)[0].rpartition("@")
+    if not (sep and at and info):
+        return ()
+    return tuple(dict.fromkeys((info, unquote(info))))
 
 
 def _shown(text: str) -> str:

@@ -74,7 +74,10 @@ class Git:
         env.setdefault("LC_ALL", "C")  # porcelain and error texts in one language
         self.env = env
 
-    def run(self, *args: str, check: bool = True, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    def run(
+        self, *args: str, check: bool = True, stdin: str | None = None, remote: str = ""
+    ) -> subprocess.CompletedProcess[str]:
+        """Run git here; a failure is a TransportError whose text holds no credential of `remote`."""
         proc = subprocess.run(
             ["git", "-C", str(self.repo), *args],
             input=stdin,
@@ -85,7 +88,7 @@ class Git:
         )
         if check and proc.returncode != 0:
             verb = next((a for a in args if not a.startswith("-") and "=" not in a), "")
-            said = redact_text(proc.stderr.strip() or proc.stdout.strip())
+            said = redact_text(proc.stderr.strip() or proc.stdout.strip(), remote)
             raise TransportError(
                 f"git {verb} failed: {said}",
                 hint="check the remote ([state] remote in hz.toml, or --remote) and your access to it",
@@ -94,7 +97,7 @@ class Git:
 
     def ls_remote(self, remote: str, *refs: str) -> dict[str, str]:
         """ref -> object id on the remote, for the refs named (all refs when none are)."""
-        proc = self.run(*read_protocol(remote), "ls-remote", "--refs", "--", _checked(remote), *refs)
+        proc = self.run(*read_protocol(remote), "ls-remote", "--refs", "--", _checked(remote), *refs, remote=remote)
         found: dict[str, str] = {}
         for line in proc.stdout.splitlines():
             oid, _, ref = line.partition("\t")
@@ -114,6 +117,7 @@ class Git:
             "--",
             _checked(remote),
             *refspecs,
+            remote=remote,
         )
 
     def push(self, remote: str, updates: Mapping[str, str], expected: Mapping[str, str]) -> PushResult:
@@ -128,7 +132,7 @@ class Git:
         args += ["--", _checked(remote)]
         args.extend(f"{commit}:{ref}" for ref, commit in updates.items())
         proc = self.run(*args, check=False)
-        result = PushResult(parse_porcelain(proc.stdout), redact_text(proc.stderr))
+        result = PushResult(parse_porcelain(proc.stdout), redact_text(proc.stderr, remote))
         if not result.refs:
             raise TransportError(f"git push failed: {result.stderr.strip()}")
         return result

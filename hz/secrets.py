@@ -2,10 +2,12 @@
 
 A secret is the value of a variable whose name says it holds one (`GITHUB_TOKEN`, `JIRA_TOKEN`,
 `OPENAI_API_KEY`, anything ending in `_TOKEN`, `_KEY`, `_SECRET`, `_PASSWORD`, or naming SECRET or
-PASSWORD), the password of a URL held in any variable, and the Basic credentials an HTTP client builds
-from such a URL or from `JIRA_USER` and `JIRA_TOKEN` (a hostile server that echoes the `Authorization`
-header sends those back). A user name is not a secret. Values shorter than `MIN_LENGTH` are left alone: scrubbing "1" or
-"true" would mangle every text and protect nothing.
+PASSWORD), the credential in a URL held in any variable (its password, or a lone user part, which is
+how a token is written: `https://<token>@host`), and the Basic credentials an HTTP client builds from
+such a URL or from `JIRA_USER` and `JIRA_TOKEN` (a hostile server that echoes the `Authorization`
+header sends those back). `JIRA_USER` itself is not a secret: it says who, not how to get in. Values
+shorter than `MIN_LENGTH` are left alone: scrubbing "1" or "true" would mangle every text and protect
+nothing.
 
 Scrubbing replaces each secret by `[redacted]` and drops the userinfo (`user:pass@`) of every URL. It
 runs at the boundaries where text leaves hz's hands: errors and crash logs, prompts, turn bodies,
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import base64
 import functools
+import json
 import os
 import re
 from collections.abc import Iterable, Mapping
@@ -60,18 +63,20 @@ def secret_values(environ: Mapping[str, str]) -> tuple[str, ...]:
 
 
 def _url_credentials(value: str) -> Iterable[str]:
-    """The password of a URL with userinfo, and the Basic credential an HTTP client makes of it."""
+    """The credential of a URL with userinfo as written and decoded, and the Basic credential made of it."""
     if "://" not in value or "@" not in value:
         return ()
     try:
         parts = urlsplit(value.strip())
-        user, password = parts.username, parts.password
+        user, password = parts.username or "", parts.password
     except ValueError:
         return ()
-    if not password:
-        return ()
+    if password is None:  # `https://<token>@host`: the user part is the credential
+        user, password = "", user
     plain = unquote(password)  # a client sends the decoded form; the URL's text may hold %-escapes
-    return (password, plain, _basic(unquote(user or ""), plain))
+    if len(plain) < MIN_LENGTH:  # `git@`, `x:@`: no credential, and its Basic form would be noise
+        return ()
+    return (password, plain, _basic(unquote(user), plain) if user else _basic(plain, ""))
 
 
 def _basic(user: str, password: str) -> str:
@@ -125,8 +130,6 @@ def _compiled(values: tuple[str, ...]) -> Secrets:
 
 
 def _json_escaped(value: str) -> bytes:
-    import json
-
     return json.dumps(value, ensure_ascii=False)[1:-1].encode()
 
 

@@ -65,6 +65,11 @@ def test_secret_values_are_long_enough_and_include_what_an_http_client_derives()
     )
 
 
+def test_a_token_written_as_the_user_of_a_url_is_a_secret_and_a_plain_user_is_not() -> None:
+    environ = {"ORIGIN": "https://ghp_tokenonly123@github.com/acme/app.git", "UPSTREAM": "ssh://git@host/app.git"}
+    assert secret_values(environ) == ("Z2hwX3Rva2Vub25seTEyMzo=", "ghp_tokenonly123")
+
+
 def test_scrub_replaces_secrets_and_drops_userinfo() -> None:
     environ = {"GITHUB_TOKEN": "ghp_0123456789", "JIRA_TOKEN": "ghp_0123456789abc"}
     text = "401 for ghp_0123456789abc and ghp_0123456789 at https://x:y@api.example/v3?q=1 (see mail@example.org)"

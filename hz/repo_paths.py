@@ -221,7 +221,10 @@ def read_regular(real: Path, limit: int = MAX_FILE_BYTES) -> bytes | Refusal:
     try:
         before = os.lstat(real)
         if not stat.S_ISREG(before.st_mode):
-            return Refusal(f"is {kind_of(before.st_mode)}, not a regular file", "file: reads regular files only")
+            return Refusal(
+                f"is {kind_of(before.st_mode)}, not a regular file",
+                "hz reads regular files only, never a FIFO, device or folder",
+            )
         if before.st_size > limit:
             return _too_large(limit)
         fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)

@@ -14,6 +14,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from hz.repo_paths import PathRefused, Refusal, check, read_regular
 from hz.sources.base import FetchContext, Fetched, SourceError, SourceSpec, no_query
 from hz.sources.canonical import canonical_url, one_line, sorted_records
 from hz.sources.http import Service, client, get
@@ -63,21 +64,20 @@ def _fetch_http(spec: SourceSpec, url: str, ctx: FetchContext) -> Fetched:
 
 
 def _read_file(spec: SourceSpec, target: str, root: Path | None) -> bytes:
+    """A feed file of the repository, by the repository's path rule (`hz.repo_paths`), like `file:`."""
     if root is None:
         raise SourceError("bad-source", f"{spec.uri} needs a repository", hint="run hz inside the repository")
-    relative = target.removeprefix("file:")
-    base = root.resolve()
-    path = (base / relative).resolve()
-    if base not in path.parents:
-        raise SourceError(
-            "outside-repository",
-            f"{spec.uri} reaches outside the repository",
-            hint="a feed file must lie inside the repository; serve other feeds over HTTP(S)",
-        )
     try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        raise SourceError("not-found", f"{spec.uri}: no such file in the repository") from None
+        real = check(root, target.removeprefix("file:"), "input")
+    except PathRefused as refused:
+        reason = refused.refusal.reason
+        raise SourceError("outside-repository", f"{spec.uri}: the path {reason}", hint=refused.hint) from None
+    if not real.exists():
+        raise SourceError("not-found", f"{spec.uri}: no such file in the repository")
+    data = read_regular(real)
+    if isinstance(data, Refusal):
+        raise SourceError("bad-source", f"{spec.uri}: the file {data.reason}", hint=data.hint)
+    return data
 
 
 def _parse(spec: SourceSpec, body: bytes) -> list[dict[str, Any]]:

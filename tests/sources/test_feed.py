@@ -96,8 +96,8 @@ def test_a_feed_file_outside_the_repository_is_refused(tmp_path: Path, cache: So
     with pytest.raises(SourceError) as caught:
         fetch("feed:../elsewhere.xml", cache, root=tmp_path / "repo")
     assert caught.value.render() == (
-        "error: feed:../elsewhere.xml reaches outside the repository\n"
-        "  hint: a feed file must lie inside the repository; serve other feeds over HTTP(S)"
+        "error: feed:../elsewhere.xml: the path goes up with '..'\n"
+        "  hint: name a file inside the repository, relative to its root, such as docs/notes.md"
     )
 
 

@@ -29,6 +29,7 @@ from tests.turn.agents import adopt
 
 SECRET = "ghp_planted0credential0in0the0remote0url"
 FIFO = "is a FIFO, not a regular file"
+REGULAR = "hint: hz reads regular files only, never a FIFO, device or folder"
 
 
 @pytest.fixture
@@ -54,8 +55,14 @@ def _error(uri: str, root: Path, cache: SourceCache) -> str:
 
 def test_a_fifo_as_the_input_is_an_error_at_once(tree: Path, cache: SourceCache) -> None:
     os.mkfifo(tree / "pipe")
-    assert _error("file:pipe", tree, cache) == (
-        f"error: file:pipe: pipe {FIFO}\n  hint: file: reads regular files only"
+    assert _error("file:pipe", tree, cache) == (f"error: file:pipe: pipe {FIFO}\n  {REGULAR}")
+
+
+def test_a_fifo_as_a_feed_file_is_an_error_at_once(tree: Path, cache: SourceCache) -> None:
+    os.mkfifo(tree / "team.xml")
+    assert _error("feed:team.xml", tree, cache) == (f"error: feed:team.xml: the file {FIFO}\n  {REGULAR}")
+    assert _error("feed:.git/config", tree, cache) == (
+        "error: feed:.git/config: the path names .git, which hz never reads or writes\n  hint: name a file outside .git"
     )
 
 
@@ -132,9 +139,7 @@ def test_a_big_single_file_is_named(tree: Path, cache: SourceCache) -> None:
 
 
 def test_a_folder_is_not_a_file(tree: Path, cache: SourceCache) -> None:
-    assert _error("file:docs", tree, cache) == (
-        "error: file:docs: docs is a folder, not a regular file\n  hint: file: reads regular files only"
-    )
+    assert _error("file:docs", tree, cache) == (f"error: file:docs: docs is a folder, not a regular file\n  {REGULAR}")
 
 
 CONTRACT = """---

@@ -87,9 +87,10 @@ def observe_all(journal: Journal, agent_id: str) -> list[tuple[str, drafts.Obser
     for event in undecided(journal.events()):
         try:
             item = placed(journal, str(event.data["key"]))
+            target = item.target(agent_id)  # refused when a link was planted on its path: not looked at
         except HzError:
             continue
-        seen = item.target(agent_id).observe(item.key)
+        seen = target.observe(item.key)
         if seen.state in {"approved", "rejected"}:
             found.append((item.key, seen))
     return found

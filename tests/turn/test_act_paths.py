@@ -149,6 +149,21 @@ def test_an_agent_stored_before_the_rule_never_thinks_with_a_target_into_git(rep
     assert (repo / ".git" / "config").read_text() == config
 
 
+def test_a_link_planted_over_a_placed_draft_is_never_read_as_its_approval(repo: Path, tmp_path: Path) -> None:
+    adopt(contract_text(), now=FRIDAY)
+    assert [e["disposition"] for e in tick(root=repo, now=FRIDAY).woken] == ["drafted"]
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "2026-W44.md").write_text("the key is 1234\n")
+    (repo / "notes" / "2026-W44.md").unlink()
+    (repo / "notes").rmdir()
+    (repo / "notes").symlink_to(outside, target_is_directory=True)
+    model = Model()
+    later = tick(root=repo, now=FRIDAY.replace(hour=16), runner=ModelRunner(FunctionModel(model), PRICE))
+    assert (later.woken, model.calls) == ([], 0)
+    assert (outside / "2026-W44.md").read_text() == "the key is 1234\n"
+
+
 # Validation and the act step give the same verdict on any target, in a repository without links.
 FRAGMENTS = st.sampled_from(
     ["docs", "a.md", "..", ".", "", ".git", ".GIT", ".Git", "git~1", ".git.", ".github", ".GitHub", ".gitmodules",

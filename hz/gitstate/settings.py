@@ -67,7 +67,7 @@ def load_state_settings(root: Path) -> StateSettings:
     table = document.get("state", {})
     if not isinstance(table, dict):
         raise ConfigError(
-            f"{path}: state must be a table, got {_kind(table)} {table!r}",
+            f"{path}: state must be a table, got {_kind(table)} {_short(table)}",
             hint="write the settings under a [state] header, one key = value per line",
         )
     return _settings(path, table)
@@ -95,10 +95,12 @@ def _read_bounded(path: Path) -> str:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError as exc:
         raise ConfigError(f"{path}: cannot be read: {exc.strerror}", hint=_FIX_HINT) from exc
-    with os.fdopen(fd, "rb") as handle:
+    try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise ConfigError(f"{path}: not a regular file", hint=_FIX_HINT)
-        data = handle.read(MAX_BYTES + 1)
+        data = os.read(fd, MAX_BYTES + 1)  # one read: a regular file gives what it has, up to the size
+    finally:
+        os.close(fd)
     if len(data) > MAX_BYTES:
         raise ConfigError(f"{path}: larger than {MAX_BYTES} bytes", hint=_FIX_HINT)
     try:
@@ -119,14 +121,20 @@ def _settings(path: Path, table: dict[str, Any]) -> StateSettings:
 
 def _remote(path: Path, value: Any) -> str:
     if not isinstance(value, str):
-        raise ConfigError(f"{path}: state.remote must be a string, got {_kind(value)} {value!r}")
+        raise ConfigError(
+            f"{path}: state.remote must be a string, got {_kind(value)} {_short(value)}",
+            hint='for example remote = "origin"',
+        )
     return check_remote(value, f"{path} [state] remote")
 
 
 def _number(path: Path, key: str, value: Any) -> int:
     most = _MOST[key]
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= most:
-        raise ConfigError(f"{path}: state.{key} must be a whole number from 0 to {most}, got {_kind(value)} {value!r}")
+        raise ConfigError(
+            f"{path}: state.{key} must be a whole number from 0 to {most}, got {_kind(value)} {_short(value)}",
+            hint=f"for example {key} = {getattr(StateSettings(), key)}",
+        )
     return value
 
 
@@ -135,3 +143,9 @@ def _kind(value: Any) -> str:
     kinds = {bool: "a boolean", int: "an integer", float: "a float", str: "a string", list: "an array",
              dict: "a table"}  # fmt: skip
     return next((name for cls, name in kinds.items() if isinstance(value, cls)), "a date or time")
+
+
+def _short(value: Any) -> str:
+    """A value for a message: its repr, cut at 60 characters (a committed file may hold anything)."""
+    shown = repr(value)
+    return shown if len(shown) <= 60 else shown[:57] + "..."

@@ -22,6 +22,7 @@ from hz.secrets import (
     secrets_of,
     without_secrets,
 )
+from hz.session.bodies import append_body, read_body
 
 
 @pytest.mark.parametrize(
@@ -186,3 +187,24 @@ def test_a_crash_log_holds_no_token(monkeypatch: pytest.MonkeyPatch, capsys: pyt
     text = log.read_text()
     assert text.endswith("RuntimeError: unexpected answer: [redacted] from https://jira.example/x\n")
     assert "jira-crash-0123" not in text and "pw-0123" not in text
+
+
+def test_a_turn_body_is_written_without_secrets_or_url_credentials(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp_inabody0123")
+    config = '[remote "origin"]\n\turl = https://priya:ghp_other0123@github.com/acme/app.git\n'
+    append_body(tmp_path, "t-1", {"gather": {"values": {"config": config, "note": "token ghp_inabody0123"}}})
+
+    data = (tmp_path / "turns" / "t-1.jsonl").read_bytes()
+    assert read_body(tmp_path, "t-1").records == [
+        {
+            "gather": {
+                "values": {
+                    "config": '[remote "origin"]\n\turl = https://github.com/acme/app.git\n',
+                    "note": "token [redacted]",
+                }
+            }
+        }
+    ]
+    assert b"ghp_" not in data and b"priya" not in data

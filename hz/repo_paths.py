@@ -126,31 +126,32 @@ def _target_problem(names: list[str], role: Role) -> Refusal | None:
 def target_problem(uri: str, role: Role, root: Path | None = None, slot: datetime = SAMPLE_SLOT) -> Refusal | None:
     """The problem of a `file:`/`state:` output target with its slot filled in (others are not paths)."""
     scheme, _, rest = fill_slot(uri, slot).partition(":")
-    if scheme not in PATH_SCHEMES:
-        return None
-    return problem(rest, role) or (on_disk(root, rest, role) if root is not None else None)
+    return verdict(rest, role, root) if scheme in PATH_SCHEMES else None
 
 
-def on_disk(root: Path, path: str, role: Role) -> Refusal | None:
-    """What the disk says about a path that passed `problem`: links out or into .git, non-files."""
-    found = walk(root, path, follow=role == "input")
-    if isinstance(found, Refusal):
-        return found
-    if role != "input":
-        return _not_a_file(found)
-    return None
+def verdict(path: str, role: Role, root: Path | None = None) -> Refusal | None:
+    """Why the rule refuses `path` (as written, and on disk when there is a `root`), or None."""
+    found = resolve(root, path, role) if root is not None else problem(path, role)
+    return found if isinstance(found, Refusal) else None
 
 
 def check(root: Path, path: str, role: Role) -> Path:
     """The real path of `path` under `root`, with no link left in it; PathRefused when the rule refuses it."""
-    refusal = problem(path, role)
-    found = walk(root, path, follow=role == "input") if refusal is None else refusal
+    found = resolve(root, path, role)
     if isinstance(found, Refusal):
         raise PathRefused(path, found)
-    refusal = _not_a_file(found) if role != "input" else None
-    if refusal is not None:
-        raise PathRefused(path, refusal)
     return found
+
+
+def resolve(root: Path, path: str, role: Role) -> Path | Refusal:
+    """The real, link-free path of `path` under `root`, or why the rule refuses it."""
+    refusal = problem(path, role)
+    if refusal is not None:
+        return refusal
+    found = walk(root, path, follow=role == "input")
+    if isinstance(found, Refusal) or role == "input":
+        return found
+    return _not_a_file(found) or found
 
 
 def walk(root: Path, path: str, *, follow: bool) -> Path | Refusal:

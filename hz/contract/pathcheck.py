@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from hz.contract.validate import dotted
 from hz.diagnostic import Diagnostic
-from hz.repo_paths import Refusal, Role, on_disk, problem, target_problem
+from hz.repo_paths import Refusal, Role, target_problem, verdict
 
 if TYPE_CHECKING:
     from hz.contract.model import ContractFrontmatter
@@ -42,10 +42,7 @@ def path_diagnostics(
 
 
 def _refusal(uri: str, role: Role, root: Path | None) -> Refusal | None:
-    if role != "input":
-        return target_problem(uri, role, root)
-    rest = uri.partition(":")[2]
-    return problem(rest, role) or (on_disk(root, rest, role) if root is not None else None)
+    return target_problem(uri, role, root) if role != "input" else verdict(uri.partition(":")[2], role, root)
 
 
 def _paths(frontmatter: ContractFrontmatter) -> Iterator[tuple[Loc, str, str, Role]]:

@@ -29,7 +29,7 @@ def repair(store: Store, agent_id: str, *, now: datetime) -> SetAside | None:
     from hz.session.spine import read_spine
 
     directory = store.agent_dir(agent_id)
-    with store.writer(agent_id, now=now) as writer:
+    with store.writer(agent_id, now=now, repairing=True) as writer:
         read = read_spine(directory / SPINE)
         if read.break_problem is None:
             return None

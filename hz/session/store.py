@@ -117,12 +117,19 @@ class Store:
         return directory
 
     @contextmanager
-    def writer(self, agent_id: str, *, timeout: float = 10.0, now: datetime | None = None) -> Iterator[SpineWriter]:
+    def writer(
+        self, agent_id: str, *, timeout: float = 10.0, now: datetime | None = None, repairing: bool = False
+    ) -> Iterator[SpineWriter]:
+        """The spine's one writer. A frozen agent's spine (the index knows it breaks) takes no line but the
+        repair's: what is appended after a break is not trusted, so it would change nothing anyway."""
         from hz.session.spine import SpineWriter
 
         directory = self.agent_dir(agent_id)
         if not directory.is_dir():
             raise UnknownAgent(f"no session for {agent_id} under {self.root}")
+        spine = None if repairing else self.index.spine_state(agent_id)
+        if spine is not None and spine["problem"]:
+            raise FrozenSpine(agent_id, spine["problem"])
         writer = SpineWriter.open(directory, timeout=timeout, listeners=[self.index_listener(agent_id)], now=now)
         try:
             yield writer

@@ -163,3 +163,19 @@ def test_repair_sets_the_untrusted_lines_aside_and_the_agent_goes_on_once(repo: 
     assert hz("heinzel", "show", "weekly-note", "--json").out == shown  # the index followed the repair exactly
     assert hz("tick", "--now", FRIDAY).out == "weekly-note: resumed -> drafted\n"  # Friday's turn, once
     assert hz("tick", "--now", FRIDAY).out == "nothing due\n"
+
+
+@pytest.mark.parametrize("action", ["pause", "retire", "rename"])
+def test_no_other_line_is_appended_to_a_frozen_spine(repo: Path, hz: Any, action: str) -> None:
+    agent = _two_turns(hz)
+    _edit(agent, 14, DAMAGE["changed"][0])
+    hz("heinzel", "reindex")
+    damaged = _spine(agent).read_bytes()
+    argv = ("heinzel", action, "weekly-note", *(["weekly"] if action == "rename" else []))
+    refused = hz(*argv)
+    assert (refused.exit_code, refused.out) == (1, "")
+    assert refused.err == (
+        f"error: {agent} is frozen: its spine breaks at seq 14: the line was changed after it was written\n"
+        f"{HINT.replace('weekly-note', agent)}\n"
+    )
+    assert _spine(agent).read_bytes() == damaged  # a line after the break would not count, so none is written

@@ -41,15 +41,16 @@ def repo_root(environ: Mapping[str, str] = os.environ) -> Path | None:
 
 def run_tick_command(*, now: datetime | None, as_json: bool, environ: Mapping[str, str] = os.environ) -> int:
     from hz.daemon import tick
+    from hz.secrets import scrub
 
     report = tick(root=repo_root(environ), environ=environ, now=now)
     if as_json:
         import json
 
-        print(json.dumps(report.to_json(), indent=2, sort_keys=True))
+        text = json.dumps(report.to_json(), indent=2, sort_keys=True)
     else:
-        for line in render_report(report):
-            print(line)
+        text = "\n".join(render_report(report))
+    print(scrub(text, environ))  # an agent's error may quote a server, a CLI or a git remote
     # an agent hz could not work on is an error; a turn that failed is a result, shown in its line
     return EXIT_ERROR if any(e["action"] in {"error", "frozen"} for e in report.woken) else EXIT_OK
 

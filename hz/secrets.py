@@ -18,11 +18,9 @@ from __future__ import annotations
 
 import base64
 import functools
-import json
 import os
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
@@ -83,13 +81,15 @@ def _basic(user: str, password: str) -> str:
     return base64.b64encode(f"{user}:{password}".encode()).decode()
 
 
-@dataclass(frozen=True)
 class Secrets:
     """One set of secret values and the patterns that find them in text, bytes and JSON."""
 
-    values: tuple[str, ...]
-    _text: re.Pattern[str] | None
-    _bytes: re.Pattern[bytes] | None
+    __slots__ = ("_bytes", "_text", "values")
+
+    def __init__(self, values: tuple[str, ...], text: re.Pattern[str] | None, data: re.Pattern[bytes] | None) -> None:
+        self.values = values
+        self._text = text
+        self._bytes = data
 
     def scrub(self, text: str) -> str:
         if self._text is not None:
@@ -129,8 +129,16 @@ def _compiled(values: tuple[str, ...]) -> Secrets:
     return Secrets(values, text, re.compile(b"|".join(re.escape(f) for f in ordered)))
 
 
+# How JSON writers (orjson, json with ensure_ascii=False) write a character inside a string; built here
+# rather than by importing json, which an idle `hz tick` never loads.
+_JSON_ESCAPES = {
+    **{c: f"\\u{c:04x}" for c in range(0x20)},
+    **{0x08: "\\b", 0x09: "\\t", 0x0A: "\\n", 0x0C: "\\f", 0x0D: "\\r", 0x22: '\\"', 0x5C: "\\\\"},
+}
+
+
 def _json_escaped(value: str) -> bytes:
-    return json.dumps(value, ensure_ascii=False)[1:-1].encode()
+    return value.translate(_JSON_ESCAPES).encode()
 
 
 def scrub(text: str, environ: Mapping[str, str] = os.environ) -> str:

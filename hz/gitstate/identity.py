@@ -77,9 +77,9 @@ def whoami(environ: Mapping[str, str] = os.environ, handle: str | None = None, m
         )
     member = normalize_handle(value)
     if machine is None:
-        from hz.config import hz_home
+        from hz.config import private_home
 
-        machine = machine_id(hz_home(environ))
+        machine = machine_id(private_home(environ))
     return Identity(f"{member}/{machine}", member, False, machine)
 
 

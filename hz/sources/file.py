@@ -66,8 +66,10 @@ def _glob(root: Path, pattern: str) -> dict[str, Any]:
     records: dict[str, Any] = {}
     for path in matching(root, pattern):
         real = walk(root, path, follow=True)
-        if isinstance(real, Path) and (real.is_dir() or not real.exists()):
-            continue  # a link to a folder inside, or to nothing: not a file the glob names
+        if isinstance(real, Path) and not real.exists():
+            continue  # a link to nothing names no file
+        if isinstance(real, Path) and real.is_dir():
+            real = Refusal("is a link to a folder, which a glob never enters", "name the folder itself in the glob")
         data = read_regular(real) if isinstance(real, Path) else real
         records[path] = {SKIPPED: data.reason} if isinstance(data, Refusal) else _text(data)
     return records

@@ -2,9 +2,9 @@
 
 A glob is split at `/`; each part matches one name with `fnmatch` (`*` never crosses a `/`) and `**`
 stands for any number of folders, none included. The walk never enters `.git` (in any spelling) and
-never enters a link, so it cannot wander out of the repository; a link the glob names is returned like
-a file, and the caller judges where it leads (`hz.repo_paths`). Matching runs the glob as a small
-automaton over the set of parts it may be at, so a glob of many `**` costs no more than one.
+never enters a link, so it cannot wander out of the repository or loop; a link the glob names (or would
+enter) is returned like a file, and the caller judges where it leads (`hz.repo_paths`). Matching runs
+the glob as a small automaton over the set of parts it may be at, so many `**` cost no more than one.
 """
 
 from __future__ import annotations
@@ -30,7 +30,8 @@ def glob_parts(pattern: str) -> tuple[str, ...]:
 
 
 def matching(root: Path, pattern: str) -> list[str]:
-    """Relative paths of the files, links and other non-folders the glob names, sorted."""
+    """Relative paths of the files, links and other non-folders the glob names, sorted; a link the glob
+    would have to enter to go on is among them, so the caller can name it instead of passing it by."""
     glob = glob_parts(pattern)
     found: list[str] = []
     stack: list[tuple[tuple[str, ...], States]] = [((), frozenset({0}))]
@@ -44,11 +45,12 @@ def matching(root: Path, pattern: str) -> list[str]:
             if is_git_name(entry.name):
                 continue
             after = _advance(glob, states, entry.name)
+            deeper = any(at < len(glob) for at in after)
             if entry.is_dir(follow_symlinks=False):
-                if any(at < len(glob) for at in after):
+                if deeper:
                     stack.append(((*folder, entry.name), after))
-            elif len(glob) in _closure(glob, after):
-                found.append("/".join((*folder, entry.name)))
+            elif len(glob) in _closure(glob, after) or (deeper and entry.is_symlink()):
+                found.append("/".join((*folder, entry.name)))  # a link the walk would have entered, too
     return sorted(found)
 
 

@@ -116,6 +116,22 @@ def test_a_linked_folder_into_git_is_named_and_never_entered(tree: Path, cache: 
     )
 
 
+def test_a_link_to_a_folder_inside_is_named_not_entered(tree: Path, cache: SourceCache) -> None:
+    (tree / "handbook").mkdir()
+    (tree / "handbook" / "b.md").write_text("# B\n")
+    (tree / "docs" / "hb").symlink_to("../handbook", target_is_directory=True)
+    (tree / "docs" / "up").symlink_to("..", target_is_directory=True)  # a loop, were links entered
+    assert _facets("file:docs/**/*.md", tree, cache) == {
+        "text": {"docs/a.md": "# A"},
+        "paths": ["docs/a.md"],
+        "skipped": {
+            "docs/hb": "is a link to a folder, which a glob never enters",
+            "docs/up": "is a link to a folder, which a glob never enters",
+        },
+    }
+    assert _facets("file:docs/hb/b.md", tree, cache)["text"] == {"docs/hb/b.md": "# B"}  # one path may
+
+
 @pytest.mark.parametrize("path", [".git/config", ".GIT/config", "docs/../.git/config", "**/.git/*"])
 def test_git_is_never_an_input(tree: Path, cache: SourceCache, path: str) -> None:
     assert _error(f"file:{path}", tree, cache) == (

@@ -16,13 +16,11 @@ source records and the environment of a runner CLI. The pattern for one set of v
 
 from __future__ import annotations
 
-import base64
 import functools
 import os
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
-from urllib.parse import unquote, urlsplit
 
 REDACTED = "[redacted]"
 MIN_LENGTH = 8
@@ -64,6 +62,8 @@ def _url_credentials(value: str) -> Iterable[str]:
     """The credential of a URL with userinfo as written and decoded, and the Basic credential made of it."""
     if "://" not in value or "@" not in value:
         return ()
+    from urllib.parse import unquote, urlsplit  # only for the rare value that holds a credential
+
     try:
         parts = urlsplit(value.strip())
         user, password = parts.username or "", parts.password
@@ -78,6 +78,8 @@ def _url_credentials(value: str) -> Iterable[str]:
 
 
 def _basic(user: str, password: str) -> str:
+    import base64
+
     return base64.b64encode(f"{user}:{password}".encode()).decode()
 
 

@@ -216,7 +216,8 @@ def _record(data: bytes) -> LeaseRecord | Finding:
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(part) for part in first["loc"]) or "record"
-        return Finding("HZS014", f"{LEASE_FILE} is not a lease record ({where}: {first['msg']})")
+        why = "not of its field's shape" if first["type"] == "string_pattern_mismatch" else first["msg"]
+        return Finding("HZS014", f"{LEASE_FILE} is not a lease record ({where}: {why})")
     if record.line() != data:
         return Finding("HZS014", f"{LEASE_FILE} is not in canonical form (hz writes RFC 8785 JSON and a newline)")
     return record

@@ -164,6 +164,36 @@ def test_a_link_planted_over_a_placed_draft_is_never_read_as_its_approval(repo: 
     assert (outside / "2026-W44.md").read_text() == "the key is 1234\n"
 
 
+def test_a_team_contract_drafting_a_workflow_is_never_adopted(repo: Path) -> None:
+    from hz.heinzel.adopt import adopt as adopt_repository
+    from hz.session.store import Store
+
+    (repo / "workflows").mkdir()
+    text = contract_text(scope="team", target="state:.github/workflows/release.yml")
+    (repo / "workflows" / "weekly-note.prose.md").write_text(text)
+    with Store.from_environ() as store:
+        found = adopt_repository(store, repo, now=FRIDAY, handle="@priya", environ=os.environ)
+        assert [(a.name, a.action) for a in found] == [
+            ("weekly-note", "skipped: does not compile (hz workflow validate)")
+        ]
+        assert store.index.agents() == []
+
+
+@pytest.mark.parametrize(
+    ("scope", "asset", "error"),
+    [
+        ("team", "state:.github/workflows/x.yml", "is under .github/, where a drafted workflow would run in Actions"),
+        ("personal", "state:.gitmodules", "is a git control file (.gitmodules, .gitattributes)"),
+        ("personal", "file:/etc/x.md", "is absolute; hz reads and writes only inside the repository"),
+    ],
+)
+def test_the_act_step_refuses_what_validation_refuses(repo: Path, scope: str, asset: str, error: str) -> None:
+    with pytest.raises(DraftTargetError) as refused:
+        target_at(repo, scope, AGENT, asset, FRIDAY)
+    assert refused.value.message.startswith(f"the target {asset!r} {error}")
+    assert subprocess.run(["git", "-C", str(repo), "branch", "--list"], capture_output=True).stdout == b""
+
+
 # Validation and the act step give the same verdict on any target, in a repository without links.
 FRAGMENTS = st.sampled_from(
     ["docs", "a.md", "..", ".", "", ".git", ".GIT", ".Git", "git~1", ".git.", ".github", ".GitHub", ".gitmodules",

@@ -9,7 +9,8 @@ a remote is accepted only in one of the shapes people write for a real remote:
 - a URL of an allowed scheme: https, ssh (also `git+ssh`, `ssh+git`), git, file; plain http only to a
   loopback host (a test or a local mirror: cleartext elsewhere would expose the credentials it sends),
 - scp-like ssh, `[user@]host:path`,
-- a filesystem path (absolute, `./…`, `../…`, `~/…`, or a relative one without a colon).
+- a filesystem path (absolute, `./…`, `../…`, `~/…`, or a relative one without a colon); from a
+  committed `hz.toml`, not one inside the repository (`check_committed_remote`).
 
 Anything else is refused before git runs. This is the first of three layers: git also gets the remote
 after `--` (so even a word that slipped through is never an option) and `GIT_ALLOW_PROTOCOL` in its
@@ -20,13 +21,17 @@ from __future__ import annotations
 
 import ipaddress
 import re
+import subprocess
+from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from hz.errors import ConfigError
+from hz.gitenv import git_env
 
 _SCHEMES = {"https": "https", "ssh": "ssh", "git+ssh": "ssh", "ssh+git": "ssh", "git": "git", "file": "file"}
 _LOOPBACK_NAMES = {"localhost"}
 _NAME = r"[A-Za-z0-9][A-Za-z0-9._-]*"
+_REMOTE_NAME = re.compile(rf"^{_NAME}$")
 _HOST = re.compile(rf"^(?:{_NAME}|\[[0-9A-Fa-f:.]+\])$")
 # git's own test for "scp-like": a colon and no slash before it (connect.c, url_is_local_not_ssh)
 _SCP = re.compile(rf"^(?:(?P<user>{_NAME})@)?(?P<host>{_NAME}|\[[^\]/]+\]):(?P<path>.*)$", re.DOTALL)
@@ -47,6 +52,46 @@ def check_remote(text: str, origin: str) -> str:
     if why is not None:
         raise RemoteRefused(f"{origin}: the remote {_shown(text)} is refused: {why}", hint=HINT)
     return text
+
+
+def check_committed_remote(root: Path, text: str, origin: str) -> str:
+    """`check_remote`, and for a remote from a committed file: not a path inside the repository.
+
+    Pushing to a local path runs that repository's hooks, and a commit can add a bare repository whose
+    `hooks/pre-receive` is executable, so `remote = "planted.git"` would run the planter's command on
+    every member's push. A remote name configured here wins over a path of the same name, as in git.
+    """
+    check_remote(text, origin)
+    if _inside(root, text) and not _configured(root, text):
+        why = "it is a path inside this repository, where a commit could plant a repository whose hooks a push runs"
+        raise RemoteRefused(f"{origin}: the remote {_shown(text)} is refused: {why}", hint=HINT)
+    return text
+
+
+def _inside(root: Path, text: str) -> bool:
+    path = _local_path(text)
+    if path is None:
+        return False
+    repo = root.resolve()
+    where = (root / path).resolve()
+    return where == repo or repo in where.parents
+
+
+def _local_path(text: str) -> str | None:
+    """The path git reads `text` as when it names a local repository, else None."""
+    if text[:7].lower() == "file://":
+        return unquote(text[7:])
+    if "://" in text or _HELPER.match(text) or _scp_like(text):
+        return None
+    return text
+
+
+def _configured(root: Path, name: str) -> bool:
+    if not _REMOTE_NAME.match(name):
+        return False
+    done = subprocess.run(["git", "-C", str(root), "config", "--get", f"remote.{name}.url"],
+                          capture_output=True, env=git_env(), check=False)  # fmt: skip
+    return done.returncode == 0
 
 
 def remote_option(ctx: object, param: object, value: str | None) -> str | None:

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from hz.errors import ConfigError
-from hz.gitstate.remote_spec import check_remote
+from hz.gitstate.remote_spec import check_committed_remote
 
 HZ_TOML = "hz.toml"
 MAX_BYTES = 1 << 20  # a settings file; anything larger is not one
@@ -125,7 +125,7 @@ def _remote(path: Path, value: Any) -> str:
             f"{path}: state.remote must be a string, got {_kind(value)} {_short(value)}",
             hint='for example remote = "origin"',
         )
-    return check_remote(value, f"{path} [state] remote")
+    return check_committed_remote(path.parent, value, f"{path} [state] remote")
 
 
 def _number(path: Path, key: str, value: Any) -> int:

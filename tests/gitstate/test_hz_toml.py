@@ -83,7 +83,7 @@ BAD_VALUES = {
     "[state]\nlease_ttl_s = 10000000000000\n": _number("lease_ttl_s", "an integer 10000000000000", 900),
     "[state]\ngrace_intervals = -1\n": _number("grace_intervals", "an integer -1", 2),
     "[state]\nclock_skew_s = 1979-05-27\n": _number("clock_skew_s", "a date or time datetime.date(1979, 5, 27)", 30),
-    "[state]\nremote = '" + "x" * 100 + "'\ntick_interval_s = '" + "y" * 100 + "'\n": _number(
+    "[state]\nremote = 'https://example.com/" + "x" * 100 + "'\ntick_interval_s = '" + "y" * 100 + "'\n": _number(
         "tick_interval_s", "a string '" + "y" * 56 + "...", 300
     ),
 }  # fmt: skip

@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 from hz.gitenv import git_env
 from hz.gitstate.remote_spec import RemoteRefused, check_remote
 from hz.gitstate.transport import Git, TransportError
-from tests.gitstate.factory import git
+from tests.gitstate.factory import git, hz_id
 from tests.turn.test_team import MONDAY, member
 
 HINT = "name a remote of this repository (git remote -v), an https, ssh, git or file URL, user@host:path, or a path"
@@ -285,3 +285,62 @@ def test_no_remote_string_makes_git_run_anything(data: st.DataObject, marker: Pa
         git_.fetch(remote, ["+refs/heads/*:refs/hz/probe/*"])
     assert not marker.exists(), remote
     assert _ssh_options(log) == [], remote
+
+
+# --- a repository planted by a commit: pushing to a local path runs that repository's hooks -----------
+
+
+def plant(repo: Path, marker: Path) -> None:
+    """Commit a bare repository whose pre-receive hook creates the marker (git keeps the executable bit)."""
+    planted = repo / "planted.git"
+    git("init", "-q", "--bare", str(planted))
+    for sample in (planted / "hooks").glob("*.sample"):
+        sample.unlink()
+    hook = planted / "hooks" / "pre-receive"
+    hook.write_text(f"#!/bin/sh\ntouch {marker}\n")
+    hook.chmod(0o755)
+    for keep in ("objects", "refs"):
+        (planted / keep / ".keep").write_text("")
+    git("-C", str(repo), "add", "-f", "planted.git")
+    git("-C", str(repo), "commit", "-q", "-m", "a harmless-looking folder")
+
+
+def test_a_push_to_a_planted_repository_runs_its_hook(marker: Path, repo: Path) -> None:
+    """The control: git runs the hook of a repository a commit planted, when it is pushed to by path."""
+    plant(repo, marker)
+    git("-C", str(repo), "push", "-q", "--", "planted.git", "HEAD:refs/heads/x")
+    assert marker.exists()
+
+
+INSIDE = "it is a path inside this repository, where a commit could plant a repository whose hooks a push runs"
+
+
+@pytest.mark.parametrize("remote", ["planted.git", "./planted.git", "sub/../planted.git", "{repo}/planted.git",
+                                    "file://{repo}/planted.git", "file://planted.git", ".", ".git"])  # fmt: skip
+def test_a_remote_inside_the_repository_is_refused_from_hz_toml(remote: str, marker: Path, repo: Path,
+                                                                hz: Any) -> None:  # fmt: skip
+    plant(repo, marker)
+    payload = remote.format(repo=repo)
+    path = hostile_toml(repo, payload)
+    result = hz("lease", "acquire", hz_id(1), "--slot", "2026-10-30T15:00:00Z")
+    assert (result.exit_code, result.out) == (1, "")
+    assert result.err == refused(f"{path} [state] remote", payload, INSIDE)
+    assert not marker.exists()
+
+
+def test_a_configured_remote_of_the_same_name_is_the_remote(repo: Path, bare: Path, hz: Any,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    """As in git, a remote name configured here wins over a path of the same name."""
+    plant(repo, repo / "never")
+    git("-C", str(repo), "remote", "add", "planted.git", str(bare))
+    hostile_toml(repo, "planted.git")
+    monkeypatch.setenv("HZ_HANDLE", "@ann")
+    assert hz("lease", "acquire", hz_id(1), "--slot", "2026-10-30T15:00:00Z").exit_code == 0
+    assert git("--git-dir", str(bare), "for-each-ref", "--format=%(refname)").strip() == f"refs/hz/lease/{hz_id(1)}"
+    assert not (repo / "never").exists()
+
+
+def test_a_path_remote_the_member_types_is_theirs(repo: Path, bare: Path, hz: Any) -> None:
+    """`--remote` is the member's own choice, so any shape-valid path is taken, inside the repository too."""
+    result = hz("lease", "list", "--remote", ".")
+    assert (result.exit_code, result.out) == (0, "no leases on .\n")

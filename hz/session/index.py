@@ -198,6 +198,12 @@ class Index(Queries):
         with self._tx() as db:
             return self._replay(db, agent, 0, None, 0, fresh=True)
 
+    def recheck(self, agent: str) -> str | None:
+        """Read a broken spine again (the user may have restored the line): where it breaks now, or None."""
+        self.replay(agent)
+        spine = self.spine_state(agent)
+        return None if spine is None else spine["problem"]
+
     def _replay(
         self,
         db: sqlite3.Connection,

@@ -166,8 +166,9 @@ def _candidates(
             continue
         spine = store.index.spine_state(agent_id)
         if spine is not None and spine["problem"]:  # no wake on a history with a hole (hz.session.frozen)
-            report.woken.append(frozen_entry(row["name"], spine["problem"]))
-            continue
+            if (problem := store.index.recheck(agent_id)) is not None:
+                report.woken.append(frozen_entry(row["name"], problem))
+            continue  # a line restored by hand: whole again, it wakes from the next tick on its new rows
         try:
             plan = load_plan(
                 store.agent_dir(agent_id), row, int(row["contract_version"]), root=root, default_tz=default_tz

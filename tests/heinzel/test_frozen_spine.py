@@ -179,3 +179,17 @@ def test_no_other_line_is_appended_to_a_frozen_spine(repo: Path, hz: Any, action
         f"{HINT.replace('weekly-note', agent)}\n"
     )
     assert _spine(agent).read_bytes() == damaged  # a line after the break would not count, so none is written
+
+
+def test_a_line_restored_by_hand_unfreezes_the_agent_at_the_next_tick(repo: Path, hz: Any) -> None:
+    agent = _two_turns(hz)
+    whole = _spine(agent).read_bytes()
+    _edit(agent, 14, DAMAGE["changed"][0])
+    hz("heinzel", "reindex")
+    assert hz("tick", "--now", FRIDAY).exit_code == 1
+    _spine(agent).write_bytes(whole)  # the user's backup
+    ticked = hz("tick", "--now", FRIDAY)
+    assert (ticked.exit_code, ticked.out) == (0, "nothing due\n")
+    assert json.loads(hz("heinzel", "show", "weekly-note", "--json").out)["frozen"] is None
+    assert _spine(agent).read_bytes() == whole
+    assert hz("tick", "--now", NEXT_FRIDAY).out == "weekly-note: started -> drafted\n"

@@ -193,3 +193,12 @@ def test_a_line_restored_by_hand_unfreezes_the_agent_at_the_next_tick(repo: Path
     assert json.loads(hz("heinzel", "show", "weekly-note", "--json").out)["frozen"] is None
     assert _spine(agent).read_bytes() == whole
     assert hz("tick", "--now", NEXT_FRIDAY).out == "weekly-note: started -> drafted\n"
+
+
+def test_a_torn_last_line_is_a_crash_not_a_break_and_freezes_nothing(repo: Path, hz: Any) -> None:
+    agent = _two_turns(hz)
+    with _spine(agent).open("ab") as spine:
+        spine.write(b'{"v":1,"seq":22,"ts":"2026-10-30T15:0')  # a write cut short by a crash
+    assert hz("tick", "--now", NEXT_FRIDAY).out == "weekly-note: started -> drafted\n"
+    kinds = [json.loads(line)["kind"] for line in _spine(agent).read_bytes().splitlines()]
+    assert kinds[21] == "spine.repaired"  # the writer cut the torn bytes off and said so

@@ -13,6 +13,8 @@ from hypothesis import strategies as st
 
 from hz.cli import guarded
 from hz.errors import HzError
+from hz.runners.base import ToolSpec
+from hz.runners.conversation import run_tool
 from hz.secrets import (
     REDACTED,
     is_secret_name,
@@ -208,3 +210,9 @@ def test_a_turn_body_is_written_without_secrets_or_url_credentials(
         }
     ]
     assert b"ghp_" not in data and b"priya" not in data
+
+
+def test_what_a_tool_answers_reaches_the_model_without_secrets(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-intool-0123")
+    spec = ToolSpec("hz_file_text_read", "a file", True, lambda args: f"OPENAI_API_KEY=sk-intool-0123 ({args['path']})")
+    assert run_tool(spec, {"path": ".env"}) == "OPENAI_API_KEY=[redacted] (.env)"

@@ -100,4 +100,7 @@ def _answer(call: ToolCallPart, tool: ToolSpec) -> ToolReturnPart:
 
 
 def run_tool(tool: ToolSpec, args: dict[str, Any]) -> str:
-    return tool.call(args)
+    """What a tool answered, as the model reads it: scrubbed of this process's secrets like every prompt."""
+    from hz.secrets import scrub
+
+    return scrub(tool.call(args))

@@ -28,13 +28,13 @@ from urllib.parse import unquote, urlsplit
 from hz.errors import ConfigError
 from hz.gitenv import git_env
 
-_SCHEMES = {"https": "https", "ssh": "ssh", "git+ssh": "ssh", "ssh+git": "ssh", "git": "git", "file": "file"}
+_SCHEMES = frozenset({"https", "ssh", "git+ssh", "ssh+git", "git", "file"})  # git+ssh, ssh+git: git's aliases of ssh
 _LOOPBACK_NAMES = {"localhost"}
 _NAME = r"[A-Za-z0-9][A-Za-z0-9._-]*"
 _REMOTE_NAME = re.compile(rf"^{_NAME}$")
 _HOST = re.compile(rf"^(?:{_NAME}|\[[0-9A-Fa-f:.]+\])$")
 # git's own test for "scp-like": a colon and no slash before it (connect.c, url_is_local_not_ssh)
-_SCP = re.compile(rf"^(?:(?P<user>{_NAME})@)?(?P<host>{_NAME}|\[[^\]/]+\]):(?P<path>.*)$", re.DOTALL)
+_SCP = re.compile(rf"^(?:{_NAME}@)?(?:{_NAME}|\[[^\]/]+\]):.*$", re.DOTALL)
 # git runs `git-remote-<transport>` for `<transport>::<address>` (transport.c, transport_get)
 _HELPER = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*::")
 _USERINFO = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]*://)[^/\s]*@")
@@ -122,8 +122,7 @@ def _scp_like(text: str) -> bool:
 
 
 def _scp_refusal(text: str) -> str | None:
-    match = _SCP.match(text)
-    if match is None:
+    if _SCP.match(text) is None:
         return "it is neither a URL, user@host:path nor a path (a colon before any slash means ssh to git)"
     return None
 

@@ -5,6 +5,7 @@ helper (`ext::…`, `hzpwn::…` with a `git-remote-hzpwn` planted on PATH) or a
 test shows that the payloads do run the command when handed to git the way hz used to; every other test
 shows that through hz they are refused with a message, or reach git harmlessly, and the marker never
 appears. Three layers are tested on their own too: the shape check, `--`, and `GIT_ALLOW_PROTOCOL`.
+Last, a bare repository planted by a commit: pushing to it by path would run its hooks.
 """
 
 from __future__ import annotations

@@ -32,9 +32,9 @@ from typing import Literal
 
 from hz.errors import HzError
 
-# A `file:` input goes whole into the prompt: 1 MiB of text is about 250,000 tokens, more than any
-# turn's token cap, so a bigger file is data or a build artefact, not a document; the bound also caps
-# what a hostile file can make hz hold in memory.
+# A `file:` input goes whole into the prompt: 1 MiB of text is about 250,000 tokens, five times a turn's
+# default token cap (50,000) and beyond most models' context, so a bigger file is data or a build
+# artefact, not a document; the bound also caps what a hostile file can make hz hold in memory.
 MAX_FILE_BYTES = 1 << 20
 
 Role = Literal["input", "target", "team-target"]

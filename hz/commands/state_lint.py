@@ -90,14 +90,14 @@ def hook_command(stdin: Iterable[str], environ: Mapping[str, str] = os.environ) 
         from hz.gitstate.hook import run_hook
 
         found = run_hook(stdin, environ)
+        if found:
+            report = render_all(found)
+            click.echo("hz: the hz/state lint refuses this push:", err=True)
+            click.echo(report, err=True)
     except Exception as exc:  # the one place a blanket catch is right: refuse, never crash
         click.echo(f"hz: HZS018 refusing this push: the hook could not check it ({_why(exc)})", err=True)
         return EXIT_ERROR
-    if found:
-        click.echo("hz: the hz/state lint refuses this push:", err=True)
-        click.echo(render_all(found), err=True)
-        return EXIT_ERROR
-    return EXIT_OK
+    return EXIT_ERROR if found else EXIT_OK
 
 
 def _why(exc: Exception) -> str:

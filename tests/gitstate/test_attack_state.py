@@ -1,0 +1,337 @@
+"""The attack corpus against `hz/state`: each route text or a forged token took onto the branch, kept closed.
+
+Every row builds its commit with git plumbing in a member's clone and pushes it to a bare remote with
+hz's pre-receive hook installed; the push must be refused with the row's code and message, nothing must
+land, and `hz state lint` in a repository holding the same commit must report it too. The remote holds
+a `main` with the team's contract (its inputs and targets are what names on `hz/state` may be) and the
+contract's lease, token 1 for one slot, so the rows test the exact rules and not a missing setup.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hz.canonical import canonical_json
+from hz.gitstate.events import DraftPlaced, Event, TurnEnded, path_of
+from hz.gitstate.layout import event_path
+from hz.gitstate.lease_record import LeaseRecord
+from tests.gitstate import plumbing
+from tests.gitstate.factory import finished, git, hz_id, new_clone, sha, started, turn_id
+
+AGENT = hz_id(7)
+SLOT = "2026-10-30T15:00:00Z"
+CONTRACT = f"""---
+name: weekly
+kind: responsibility
+description: The weekly report.
+id: {AGENT.removeprefix("hz-")}
+hz:
+  schema: 1
+  title: Weekly report
+  owner: "@ann"
+  scope: team
+  inputs:
+    prs:
+      source: git:log
+  outputs:
+    report:
+      target: state:reports/{{slot:%Y-%m-%d}}.md
+      facets: [summary]
+---
+
+## Goal
+
+Keep the weekly report true.
+""".encode()
+BASE = started(AGENT, SLOT, 1)
+
+
+@dataclass(frozen=True)
+class Team:
+    clone: Path
+    remote: Path
+    base: str  # the clean hz/state commit the remote holds
+    files: dict[str, bytes]  # its files
+
+
+@pytest.fixture
+def team(tmp_path: Path, bare: Path, hz: Any) -> Team:
+    assert hz("state", "install-hook", str(bare)).exit_code == 0
+    clone = new_clone(tmp_path / "clone")
+    contracts = plumbing.tree(clone, {b"workflows": {b"weekly.prose.md": CONTRACT}})
+    main = plumbing.commit(clone, contracts, message=b"the weekly contract\n", author=b"Ann <ann> 1761836400 +0000")
+    record = LeaseRecord(lease=AGENT, holder="@ann", role="owner", token=1, slot=SLOT,
+                         acquired="2026-10-30T14:59:00Z", expires="2026-10-30T15:09:00Z")  # fmt: skip
+    lease = plumbing.commit(clone, plumbing.tree(clone, {b"lease.json": record.line()}),
+                            message=f"lease {AGENT} token 1 held\n".encode())  # fmt: skip
+    files = {path_of(BASE): BASE.line()}
+    base = plumbing.commit(clone, plumbing.tree(clone, plumbing.nested(files)))  # type: ignore[arg-type]
+    refs = [f"{main}:refs/heads/main", f"{lease}:refs/hz/lease/{AGENT}", f"{base}:refs/heads/hz/state"]
+    done = plumbing.push(clone, bare, *refs)
+    assert done.returncode == 0, done.stderr
+    for spec in refs:
+        commit, _, ref = spec.partition(":")
+        git("-C", str(clone), "update-ref", ref, commit)
+    return Team(clone, bare, base, files)
+
+
+# --- the routes --------------------------------------------------------------------------------------
+
+
+def raw_of(event: Event, **changes: Any) -> dict[str, Any]:
+    raw: dict[str, Any] = json.loads(event.line())
+    for dotted, value in changes.items():
+        node = raw
+        *parents, last = dotted.split("__")
+        for part in parents:
+            node = node[part]
+        node[last] = value
+    return raw
+
+
+def canonical(raw: dict[str, Any]) -> bytes:
+    return canonical_json(raw) + b"\n"
+
+
+def adds(data: bytes, path: str | None = None, raw: dict[str, Any] | None = None) -> Callable[[Team], str]:
+    """A route: one hz-shaped commit on the remote's tip that adds this event file."""
+
+    def build(team: Team) -> str:
+        where = path if raw is None else event_path(raw["id"], raw["kind"], raw["key"])
+        assert where is not None
+        files = {**team.files, where: data}
+        return plumbing.commit(team.clone, plumbing.tree(team.clone, plumbing.nested(files)), (team.base,))  # type: ignore[arg-type]
+
+    return build
+
+
+def event_route(raw: dict[str, Any], data: bytes | None = None) -> Callable[[Team], str]:
+    return adds(canonical(raw) if data is None else data, raw=raw)
+
+
+def created(**changes: Any) -> dict[str, Any]:
+    """A turn.started under a key of its own (`<id>@created`), with `changes` applied."""
+    key = f"{AGENT}@created"
+    return raw_of(BASE, key=key, data__keys=[key], **changes)
+
+
+def draft(asset: str, token: int = 1) -> Event:
+    key = f"{AGENT}@v1@2026-10-30T15:00Z@{asset}"
+    data = DraftPlaced(turn=turn_id(1), key=key, asset=asset, hash=sha("d"))
+    return Event.make("draft.placed", id=AGENT, key=key, ts=SLOT, lease=AGENT, token=token, data=data)
+
+
+GOOD_DRAFT = draft("state:reports/2026-10-30.md")
+
+
+def with_tree(extra: dict[bytes, Any]) -> Callable[[Team], str]:
+    """A commit adding a proper event, whose tree also holds `extra` under events/<agent>/."""
+
+    def build(team: Team) -> str:
+        root = plumbing.nested({**team.files, path_of(GOOD_DRAFT): GOOD_DRAFT.line()})
+        folder = root[b"events"][AGENT.encode()]  # type: ignore[index]
+        folder.update(extra)
+        return plumbing.commit(team.clone, plumbing.tree(team.clone, root), (team.base,))  # type: ignore[arg-type]
+
+    return build
+
+
+def raw_commit(message: bytes = b"hz-state: 1 event\n", **kwargs: Any) -> Callable[[Team], str]:
+    """A commit adding a proper event, with these raw message, author or extra header bytes."""
+
+    def build(team: Team) -> str:
+        files = {**team.files, path_of(GOOD_DRAFT): GOOD_DRAFT.line()}
+        tree_id = plumbing.tree(team.clone, plumbing.nested(files))  # type: ignore[arg-type]
+        return plumbing.commit(team.clone, tree_id, (team.base,), message, **kwargs)
+
+    return build
+
+
+def text_commit(team: Team) -> str:
+    """A commit whose message is the text: what refs/replace or another refs/hz name would carry."""
+    tree_id = plumbing.tree(team.clone, plumbing.nested(team.files))  # type: ignore[arg-type]
+    return plumbing.commit(team.clone, tree_id, (team.base,), b"Priya said the migration slipped to May\n")
+
+
+def ended(key_slot: str, token: int, **inputs: str) -> Event:
+    event = finished(AGENT, key_slot, token)
+    data = TurnEnded.model_validate({**event.data, "input_fps": inputs or event.data["input_fps"]})
+    return Event.make("turn.finished", id=AGENT, key=event.key, ts=SLOT, lease=AGENT, token=token, data=data)
+
+
+SENTENCE_SLUG = ended(SLOT, 1, priya_asked_for_risks_first=sha("x"))
+SENTENCE_ASSET = draft("state:reports/priya-asked-for-risks-first.md")
+FORGED = draft("state:reports/2026-10-30.md", token=999)
+FUTURE = ended("2026-10-31T15:00:00Z", 1)
+NOT_SCHEDULED = finished(AGENT, "2026-10-31T15:00:00Z", 1).key
+
+ESCAPED = canonical(created(data__turn="priya@example.com")).replace(b"@ex", b"\\u0040ex")
+KEY_PATTERN_MSG = "key: a free string where a typed value belongs (String should match pattern"
+
+
+@dataclass(frozen=True)
+class Route:
+    name: str
+    build: Callable[[Team], str]
+    code: str
+    message: str  # the diagnostic's message line (a prefix for the long pattern messages)
+    ref: str = "refs/heads/hz/state"
+    lint: tuple[str, str] | None = None  # what `hz state lint` says of the commit, when not (code, message)
+
+
+ROUTES = [
+    Route("duplicate keys", event_route(created(), b'{"v":1,' + canonical(created())[1:]), "HZS015", "duplicate key v"),
+    Route("sentence-named empty folder", with_tree({b"we shipped the migration late": {}}), "HZS001",
+          "a folder outside the layout"),
+    Route("empty fan folder", with_tree({b"ab": {}}), "HZS001", "an empty folder"),
+    Route("NUL in the message", raw_commit(b"hz-state: 1 event\n\0Priya earns 95k\n"), "HZS012",
+          "commit message is free text"),
+    Route("extra header x-secret", raw_commit(extra=b"x-secret priya-salary-95k\n"), "HZS012",
+          "commit header x-secret is not hz's"),
+    Route("gpgsig header", raw_commit(extra=b"gpgsig -----BEGIN PGP SIGNATURE-----\n Priya Raman\n "
+                                            b"-----END PGP SIGNATURE-----\n"), "HZS012",
+          "commit header gpgsig is not hz's"),
+    Route("member as author", raw_commit(author=b"Priya Raman <priya> 1761836400 +0000"), "HZS012",
+          "author or committer is not hz's own signature"),
+    Route("spelled-out address", event_route(created(data__turn="priya at example dot com")), "HZS010",
+          "something shaped like an e-mail address"),
+    Route("bracketed address", event_route(created(data__turn="priya [at] example [dot] com")), "HZS010",
+          "something shaped like an e-mail address"),
+    Route("fullwidth at sign", event_route(created(data__turn="priya\uff20example.com")), "HZS010",
+          "something shaped like an e-mail address"),
+    Route("small at sign", event_route(created(data__turn="priya\ufe6bexample.com")), "HZS010",
+          "something shaped like an e-mail address"),
+    Route("escaped at sign", event_route(created(data__turn="priya@example.com"), ESCAPED), "HZS010",
+          "something shaped like an e-mail address"),
+    Route("sentence in a key", event_route(raw_of(BASE, key=f"{AGENT}@priya-asked-for-risks-first",
+                                                  data__keys=[f"{AGENT}@priya-asked-for-risks-first"])),
+          "HZS009", KEY_PATTERN_MSG),
+    Route("sentence in a slug", event_route(raw_of(SENTENCE_SLUG)), "HZS019",
+          "input 'priya_asked_for_risks_first' is not declared by the contract on main"),
+    Route("sentence in an asset ref", event_route(raw_of(SENTENCE_ASSET)), "HZS019",
+          "asset 'state:reports/priya-asked-for-risks-first.md' is not a target of the contract on main"),
+    Route("refs/replace", text_commit, "HZS016",
+          "refs/replace/* would rewrite what the server shows for other commits", ref="refs/replace/{base}",
+          lint=("HZS012", "commit message is free text")),
+    Route("text commit under refs/hz/other", text_commit, "HZS016",
+          "under refs/hz/ only lease refs exist (refs/hz/lease/<hz id>)", ref="refs/hz/notes",
+          lint=("HZS012", "commit message is free text")),
+    Route("forged token", event_route(raw_of(FORGED)), "HZS017", f"token 999 was never given by lease {AGENT}"),
+    Route("future-slot turn.finished", event_route(raw_of(FUTURE)), "HZS017",
+          f"token 1 of lease {AGENT} was not given for slot {NOT_SCHEDULED.split('@', 1)[1]}"),
+]  # fmt: skip
+
+
+def findings(lines: list[str]) -> list[tuple[str, str]]:
+    """(code, message) of every rendered diagnostic: `path:1:1  CODE  loc` then `  message`."""
+    found = []
+    for head, body in itertools.pairwise(lines):
+        parts = head.split("  ")
+        if len(parts) >= 2 and parts[1].startswith("HZS"):
+            found.append((parts[1], body.strip()))
+    return found
+
+
+@pytest.mark.parametrize("route", ROUTES, ids=[r.name for r in ROUTES])
+def test_each_route_is_refused_by_the_hook_and_reported_by_the_lint(
+    route: Route, team: Team, hz: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bad = route.build(team)
+    ref = route.ref.format(base=team.base)
+    done = plumbing.push(team.clone, team.remote, f"{bad}:{ref}")
+    lines = plumbing.remote_lines(done.stderr)
+    assert done.returncode == 1
+    assert f"!\t{bad}:{ref}\t[remote rejected] (pre-receive hook declined)" in done.stdout
+    assert lines[0] == "hz: the hz/state lint refuses this push:"
+    [(code, message)] = findings(lines)
+    assert code == route.code
+    assert message.startswith(route.message) if route.message == KEY_PATTERN_MSG else message == route.message
+    assert git("--git-dir", str(team.remote), "rev-parse", "hz/state").strip() == team.base
+    assert git("--git-dir", str(team.remote), "for-each-ref", "refs/replace", "refs/hz/notes") == ""
+
+    git("-C", str(team.clone), "update-ref", "refs/heads/hz/state", bad)
+    monkeypatch.chdir(team.clone)
+    result = hz("state", "lint")
+    expected_code, expected_message = route.lint or (route.code, route.message)
+    [(code, message)] = findings(result.out.splitlines())
+    assert (result.exit_code, code) == (1, expected_code)
+    assert message.startswith(expected_message) if expected_message == KEY_PATTERN_MSG else message == expected_message
+
+
+def test_hz_writes_and_ordinary_refs_still_pass(team: Team) -> None:
+    """A proper event, a draft branch (`refs/heads/hz/draft/…`), another branch and a tag are all accepted."""
+    good = adds(GOOD_DRAFT.line(), path_of(GOOD_DRAFT))(team)
+    other = plumbing.commit(team.clone, plumbing.tree(team.clone, {b"README.md": b"hi\n"}), message=b"docs\n")
+    refs = [f"{good}:refs/heads/hz/state", f"{other}:refs/heads/hz/draft/weekly/report",
+            f"{other}:refs/heads/feature", f"{other}:refs/tags/v1"]  # fmt: skip
+    done = plumbing.push(team.clone, team.remote, *refs)
+    assert done.returncode == 0, done.stderr
+    assert git("--git-dir", str(team.remote), "rev-parse", "hz/state").strip() == good
+
+
+# --- the hook fails closed ----------------------------------------------------------------------------
+
+
+def run_hook(remote: Path, stdin: bytes) -> subprocess.CompletedProcess[str]:
+    """The installed hook's command, as git runs it in the remote (GIT_DIR set, lines on stdin)."""
+    env = {"GIT_DIR": str(remote), "PATH": "/usr/bin:/bin", "HOME": str(remote.parent)}
+    done = subprocess.run([sys.executable, "-m", "hz", "state", "lint", "--hook"], input=stdin, env=env,
+                          capture_output=True, check=False)  # fmt: skip
+    return subprocess.CompletedProcess(done.args, done.returncode, done.stdout.decode(), done.stderr.decode())
+
+
+ZERO = "0" * 40
+
+
+@pytest.mark.parametrize(
+    "stdin",
+    [b"not a ref update\n", b"\xff\xfe\xfd refs/heads/hz/state\n", b"0000 1111\n"],
+    ids=["malformed line", "not UTF-8", "short ids"],
+)
+def test_the_hook_refuses_what_it_cannot_read_with_one_line(team: Team, stdin: bytes) -> None:
+    done = run_hook(team.remote, stdin)
+    assert (done.returncode, done.stderr) == (
+        1,
+        "hz: HZS018 refusing this push: the hook could not check it "
+        "(HookFailure: a ref update line git would not send)\n",
+    )
+
+
+def test_a_ref_name_that_is_not_utf8_is_refused_by_name(team: Team) -> None:
+    done = run_hook(team.remote, f"{ZERO} {team.base} refs/hz/".encode() + b"\xff\xfe\n")
+    assert done.returncode == 1
+    assert findings(done.stderr.splitlines()) == [
+        ("HZS016", "under refs/hz/ only lease refs exist (refs/hz/lease/<hz id>)")
+    ]
+
+
+def test_a_missing_object_or_a_tag_for_hz_state_is_refused_not_a_crash(team: Team) -> None:
+    missing = run_hook(team.remote, f"{team.base} {'1' * 40} refs/heads/hz/state\n".encode())
+    tag = _tag(team.remote, team.base)
+    tagged = run_hook(team.remote, f"{team.base} {tag} refs/heads/hz/state\n".encode())
+    assert (missing.returncode, tagged.returncode) == (1, 1)
+    assert findings(missing.stderr.splitlines()) == [("HZS012", "hz/state points at a commit, not a missing object")]
+    assert findings(tagged.stderr.splitlines()) == [("HZS012", "hz/state points at a commit, not a tag")]
+
+
+def _tag(remote: Path, commit: str) -> str:
+    body = f"object {commit}\ntype commit\ntag t\ntagger hz <hz> 1761836400 +0000\n\nPriya's notes\n".encode()
+    done = subprocess.run(["git", "--git-dir", str(remote), "hash-object", "-t", "tag", "-w", "--stdin"],
+                          input=body, capture_output=True, check=True)  # fmt: skip
+    return done.stdout.decode().strip()
+
+
+def test_a_path_that_is_not_utf8_is_refused_by_name(team: Team) -> None:
+    bad = with_tree({b"\xff\xfe.json": b"{}\n"})(team)
+    done = plumbing.push(team.clone, team.remote, f"{bad}:refs/heads/hz/state")
+    assert done.returncode == 1
+    assert findings(plumbing.remote_lines(done.stderr)) == [("HZS001", "a file outside the layout")]

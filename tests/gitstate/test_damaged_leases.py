@@ -161,3 +161,14 @@ def test_the_tick_reports_the_damaged_lease_and_runs_nothing(tmp_path: Path) -> 
         git("--git-dir", str(bare), "for-each-ref", "--format=%(refname)")
         == f"refs/heads/main\nrefs/hz/lease/{lease}\n"
     )
+
+
+def test_a_hold_longer_than_the_hooks_ceiling_is_refused_before_pushing(team: Path, hz: Any, bare: Path) -> None:
+    (team / "hz.toml").write_text(f'[state]\nremote = "{bare}"\nlease_ttl_s = 90000\n')
+    result = hz("lease", "acquire", LEASE, "--slot", "2026-10-30T15:00:00Z")
+    assert (result.exit_code, result.out) == (1, "")
+    assert result.err == (
+        "error: a lease may be held 86400 s at most, not 90000 s\n"
+        "  hint: lower [state] lease_ttl_s in hz.toml (or --ttl); a turn renews its lease as it goes\n"
+    )
+    assert hz("lease", "list").out == f"no leases on {bare}\n"

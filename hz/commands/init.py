@@ -23,7 +23,7 @@ def run_init(*, owner: str | None = None, environ: Mapping[str, str] = os.enviro
 
     root = find_root(cwd)
     config = load_user_config(environ)
-    handle = _handle(owner or config.handle)
+    handle = _handle(owner if owner is not None else config.handle)
     planned = [
         ("workflows/_defaults.yaml", files.DEFAULTS.format(owner=handle, tz=config.timezone or "UTC")),
         ("workflows/repo-digest.prose.md", files.EXAMPLE),

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import click
 
+from hz.commands.init import create_new
 from hz.errors import EXIT_OK, HzError
 
 SKELETON = """\
@@ -82,17 +83,16 @@ def run_new(
     from hz.repo import find_root
 
     if not _SLUG.match(name) or len(name) > 64:
-        raise HzError(f"'{name}' is not a contract name", hint="use lowercase letters, digits and single dashes")
-    handle = owner or load_user_config(environ).handle or "@your-handle"
+        raise HzError(f"{name!r} is not a contract name", hint="use lowercase letters, digits and single dashes")
+    # an empty --owner is a mistake to tell, not a reason to fall back to the configured handle
+    handle = owner if owner is not None else load_user_config(environ).handle or "@your-handle"
     handle = handle if handle.startswith("@") else "@" + handle
     path = find_root(cwd) / "workflows" / f"{name}.prose.md"
-    if path.exists():
-        raise HzError(f"{path} already exists", hint="pick another name, or edit the existing contract")
     text = skeleton(name, owner=handle, scope=scope, contract_id=str(ULID()))
     result = load_contract(path, text=text)
     if result.contract is None:
         raise HzError(f"cannot write a skeleton with owner {handle!r}", hint="pass --owner @your-github-handle")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
+    if not create_new(path, text):  # exclusive: never through a link planted under that name
+        raise HzError(f"{path} already exists", hint="pick another name, or edit the existing contract")
     click.echo(f"wrote {path}")
     return EXIT_OK

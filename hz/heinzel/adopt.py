@@ -50,12 +50,16 @@ def self_contained(text: str, defaults: Mapping[str, Any] | None) -> str:
 
     from hz.contract import text as texts
     from hz.contract.load import apply_defaults
-    from hz.contract.yamlload import load_mapping
+    from hz.contract.yamlload import YamlProblem, load_mapping
 
     split = texts.split_frontmatter(texts.normalize(text))
     if split is None:
         return text
-    merged = apply_defaults(dict(load_mapping(split.yaml)), defaults)
+    try:
+        frontmatter = load_mapping(split.yaml)
+    except YamlProblem:  # left as it is: compiling it fails the same way and says why
+        return text
+    merged = apply_defaults(dict(frontmatter), defaults)
     yaml = YAML(typ="safe", pure=True)
     yaml.default_flow_style = False
     yaml.sort_base_mapping_type_on_output = False  # type: ignore[assignment]

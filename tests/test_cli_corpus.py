@@ -1,0 +1,508 @@
+"""The command-line attack corpus: what a hostile or clumsy user types never crashes hz (exit 3) or hangs it.
+
+Each row is one command line against a copy of a small team repository (hz init, an adopted team
+contract, an approved personal agent, a bare remote with the pre-receive hook), with files planted
+first where the row needs them: FIFOs, links to /dev/zero, folders where files go, bytes that are not
+UTF-8. A row names the exit code it must end with (1: an error, 2: usage) and a fragment of the message
+that must appear; every row also must not print a traceback nor leave a crash log, within a timeout.
+The rows that exited 3 or hung before issue 14 are marked `# was 3` and `# hung`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+import click
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from hz.cli import params
+from hz.commands.tick import EARLIEST_NOW, LATEST_NOW, parse_now
+from hz.errors import HzError
+from hz.textfile import UnreadableFile, read_text_file
+from tests.turn.agents import contract_text
+
+LONG = "x" * 100_000
+NOT_UTF8 = b"---\nname: x\n\xff\xfe bad\n---\n"
+TIMEOUT_S = 20  # far above any row's run time; a row that reaches it hung
+
+
+@dataclass(frozen=True)
+class Link:
+    target: str
+
+
+@dataclass(frozen=True)
+class Fifo:
+    pass
+
+
+@dataclass(frozen=True)
+class Folder:
+    pass
+
+
+Plant = bytes | str | Link | Fifo | Folder
+
+
+@dataclass(frozen=True)
+class Row:
+    """`argv` run in the repository; `{run}` stands for the folder of this run, `{agent}` for the id
+    of the personal agent. `says` must appear in what hz printed (stderr, else stdout)."""
+
+    argv: tuple[str, ...]
+    code: int
+    says: str
+    plant: Mapping[str, Plant] = field(default_factory=dict)  # paths relative to the run folder
+    env: Mapping[str, str | None] = field(default_factory=dict)
+    cwd: str = "repo"
+
+
+def row(*argv: str, code: int, says: str, plant: Mapping[str, Plant] | None = None,
+        env: Mapping[str, str | None] | None = None, cwd: str = "repo") -> Row:  # fmt: skip
+    return Row(argv, code, says, plant or {}, env or {}, cwd)
+
+
+WF = "repo/workflows/"
+NOW_RANGE = "is not between the years 1970 and 8999 (UTC)"
+TEXT_TOO_LONG = "is 100000 characters long; one sentence is at most 1000"
+NOT_AN_ID = "is not a Heinzelmännchen id"
+NO_SUCH_AGENT = "no Heinzelmännchen named nope"
+MOVE_ASIDE = "hint: move it aside; `hz codeowners --write` writes a regular file in its place"
+
+ROWS: list[Row] = [
+    # the root and unknown commands
+    row("", code=2, says="No such command ''"),
+    row("\u202eabc", code=2, says="No such command"),
+    row("--bogus", code=2, says="No such option '--bogus'"),
+    # tick --now, through the fast path and through click
+    row("tick", "--now", "garbage", code=1, says="--now 'garbage' is not an ISO 8601 time"),
+    row("tick", "--now", "", code=1, says="is not an ISO 8601 time"),
+    row("tick", "--now", LONG, code=1, says="is not an ISO 8601 time"),
+    row("tick", "--now", "2026-12-07T09:00:00Z\n", code=1, says="is not an ISO 8601 time"),
+    row("tick", "--now", "9999-12-31T23:59:59Z", code=1, says=f"--now '9999-12-31T23:59:59Z' {NOW_RANGE}"),  # was 3
+    row("tick", "--now", "0001-01-01T00:00:00Z", code=1, says=NOW_RANGE),  # was 3
+    row("tick", "--json", "--now", "8999-12-31T23:59:59-23:59", code=1, says=NOW_RANGE),
+    row("tick", "--now=--json", code=1, says="is not an ISO 8601 time"),
+    row("tick", "--now", code=2, says="Option '--now' requires an argument"),
+    row("tick", "extra", code=2, says="Got unexpected extra argument (extra)"),
+    # daemon run
+    row(
+        "daemon", "run", "--interval", "nan", "--ticks", "1", code=2, says="must be a number of seconds, not nan"
+    ),  # hung
+    row("daemon", "run", "--interval", "inf", code=2, says="inf is not in the range 0.05<=x<=86400.0"),  # was 3
+    row("daemon", "run", "--interval", "1e309", code=2, says="inf is not in the range"),  # was 3
+    row("daemon", "run", "--interval", "99999999999", code=2, says="is not in the range 0.05<=x<=86400.0"),  # was 3
+    row("daemon", "run", "--interval", "-1", code=2, says="is not in the range"),
+    row("daemon", "run", "--ticks", "0", code=2, says="0 is not in the range x>=1"),
+    # workflow
+    row("workflow", "show", "--", "../../etc/passwd", code=1, says="hint: `hz workflow list` shows every contract"),
+    row("workflow", "show", "--", "", code=1, says="hint: `hz workflow list` shows every contract"),
+    row("workflow", "validate", "/dev/zero", code=1, says="hint: pass contract files or directories"),
+    row("workflow", "validate", "{run}/fifo", plant={"fifo": Fifo()}, code=1, says="pass contract files"),
+    row("workflow", "validate", "{run}/bad.md", plant={"bad.md": NOT_UTF8}, code=1, says="bad.md"),
+    row("workflow", "new", "--", "../x", code=1, says="'../x' is not a contract name"),
+    row("workflow", "new", "--", "x\x1b[31m", code=1, says="'x\\x1b[31m' is not a contract name"),
+    row("workflow", "new", "fine", "--owner", "not a handle", code=1, says="hint: pass --owner @your-github-handle"),
+    row("workflow", "new", "fine", "--owner", "", code=1, says="cannot write a skeleton with owner '@'"),
+    row(
+        "workflow",
+        "new",
+        "planted",
+        plant={WF + "planted.prose.md": Link("{run}/victim")},
+        code=1,
+        says="planted.prose.md already exists",
+    ),
+    row(
+        "workflow",
+        "migrate",
+        plant={WF + "x.prose.md": Link("/dev/zero")},
+        code=1,
+        says="workflows/x.prose.md: cannot migrate: is a character device, not a regular file",
+    ),  # hung
+    row(
+        "workflow",
+        "migrate",
+        plant={WF + "x.prose.md": Fifo()},
+        code=1,
+        says="workflows/x.prose.md: cannot migrate: is a FIFO, not a regular file",
+    ),  # hung
+    row(
+        "workflow",
+        "migrate",
+        plant={WF + "x.prose.md": NOT_UTF8},
+        code=1,
+        says="workflows/x.prose.md: cannot migrate: not UTF-8 text (byte 12 is 0xff)",
+    ),  # was 3
+    row(
+        "workflow",
+        "migrate",
+        plant={
+            WF + "x.prose.md": "---\na: &a [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]\n"
+            + "".join(f"{n}: &{n} [{', '.join([f'*{p}'] * 10)}]\n" for p, n in zip("abcde", "bcdef", strict=True))
+            + "---\n# x\n"
+        },
+        code=1,
+        says="cannot migrate: line 2: the frontmatter holds more than",
+    ),  # was 3
+    row("workflow", "list", plant={WF + "x.prose.md": Link("/dev/zero")}, code=0, says="repo-digest"),
+    row("graph", plant={WF + "x.prose.md": Fifo()}, code=0, says="repo-digest"),
+    # codeowners
+    row(
+        "codeowners",
+        "--write",
+        plant={"repo/CODEOWNERS": Folder()},
+        code=1,
+        says="CODEOWNERS: is a folder, not a file hz can replace",
+    ),  # was 3
+    row(
+        "codeowners",
+        "--check",
+        plant={"repo/CODEOWNERS": b"\xff\xfe"},
+        code=1,
+        says="CODEOWNERS is out of date; run `hz codeowners --write`",
+    ),  # was 3
+    row("codeowners", "--check", plant={"repo/CODEOWNERS": Fifo()}, code=1, says=MOVE_ASIDE),
+    row(
+        "codeowners",
+        "--check",
+        plant={"repo/CODEOWNERS": Link("/dev/zero")},
+        code=1,
+        says="CODEOWNERS: is a character device, not a regular file",
+    ),
+    # init
+    row(
+        "init",
+        plant={"repo/workflows": b"a file"},
+        code=1,
+        says="repo/workflows is not a folder, so hz init cannot write",
+    ),  # was 3
+    row("init", plant={"repo/.github": b"a file"}, code=1, says="hint: move .github aside, then run hz init again"),
+    row("init", "--owner", "", code=1, says="not a GitHub handle: ''"),
+    row("init", "--owner", "not a handle", code=1, says="hint: pass --owner @user or @org/team"),
+    row("init", cwd=".", code=1, says="hint: run hz from inside a team repository"),
+    # state
+    row("state", "install-hook", "--", "-x", code=2, says="Directory '-x' does not exist"),
+    row("state", "install-hook", "{run}/fifo", plant={"fifo": Fifo()}, code=1, says="error:"),
+    row("state", "lint", "--range", "--upload-pack=touch {run}/pwned", code=1, says="not a range"),
+    row("state", "log", "--no-fetch", "--id", "garbage", code=1, says=f"'garbage' {NOT_AN_ID}"),
+    row("state", "log", "--no-fetch", "--id", "", code=1, says=f"'' {NOT_AN_ID}"),
+    row("state", "log", "--no-fetch", "--id", LONG, code=1, says=f"'{'x' * 40}…' {NOT_AN_ID}"),
+    row("state", "log", "--no-fetch", "--id", "{agent}", code=0, says=""),
+    row("state", "log", "--remote", "--upload-pack=touch {run}/pwned", code=1, says="error:"),
+    # lease
+    row("lease", "acquire", "--slot", "2026-12-07T08:00:00Z", "--", "garbage", code=1, says="error:"),
+    row("lease", "acquire", "{agent}", "--slot", "garbage", code=1, says="error:"),
+    row(
+        "lease",
+        "acquire",
+        "{agent}",
+        "--slot",
+        "2026-12-07T08:00:00Z",
+        "--ttl",
+        "99999999999999999999",
+        code=2,
+        says="'--ttl': 99999999999999999999 is more than 86400 seconds",
+    ),  # was 3
+    row("lease", "acquire", "{agent}", "--slot", "2026-12-07T08:00:00Z", "--ttl", "0", code=2, says="x>=1"),
+    # heinzel: files named with --from
+    row(
+        "heinzel",
+        "new",
+        "x",
+        "--from",
+        "/dev/zero",
+        code=1,
+        says="/dev/zero: is a character device, not a regular file",
+    ),  # hung
+    row(
+        "heinzel",
+        "amend",
+        "weekly-note",
+        "--from",
+        "{run}/fifo",
+        plant={"fifo": Fifo()},
+        code=1,
+        says="fifo: is a FIFO, not a regular file",
+    ),  # hung
+    row(
+        "heinzel",
+        "new",
+        "x",
+        "--from",
+        "{run}/big.md",
+        plant={"big.md": b"---\n" + b"a" * (2 << 20)},
+        code=1,
+        says="big.md: is larger than 1024 KiB",
+    ),
+    row(
+        "heinzel",
+        "new",
+        "x",
+        "--from",
+        "{run}/loop.md",
+        plant={"loop.md": Link("loop.md")},
+        code=1,
+        says="cannot be read (Too many levels of symbolic links)",
+    ),
+    row(
+        "heinzel",
+        "new",
+        "x",
+        "--from",
+        "{run}/bad.md",
+        plant={"bad.md": NOT_UTF8},
+        code=1,
+        says="bad.md: not UTF-8 text (byte 12 is 0xff)\n  hint: pass a UTF-8 .prose.md file",
+    ),
+    row("heinzel", "new", "x", "--from", "{run}", code=2, says="is a directory"),
+    row("heinzel", "new", "x", code=2, says="give exactly one of --from PATH or --say SENTENCE"),
+    # heinzel: sentences kept on the spine
+    row(
+        "heinzel",
+        "amend",
+        "weekly-note",
+        "--from",
+        "{run}/new.md",
+        "--why",
+        LONG,
+        plant={"new.md": "x"},
+        code=2,
+        says=TEXT_TOO_LONG,
+    ),  # hung
+    row(
+        "heinzel",
+        "amend",
+        "weekly-note",
+        "--from",
+        "{run}/new.md",
+        "--why",
+        "a\nb",
+        plant={"new.md": "x"},
+        code=2,
+        says="holds the control character '\\n'; write one plain line",
+    ),
+    row(
+        "heinzel",
+        "amend",
+        "weekly-note",
+        "--from",
+        "{run}/new.md",
+        "--why",
+        " ",
+        plant={"new.md": "x"},
+        code=2,
+        says="is empty",
+    ),
+    row("heinzel", "retry", "weekly-note", LONG, code=2, says=TEXT_TOO_LONG),  # hung
+    row("heinzel", "retry", "weekly-note", "\x1b[2J", code=2, says="holds the control character '\\x1b'"),
+    # heinzel: names and ids
+    row("heinzel", "pause", "--", "nope", code=1, says=NO_SUCH_AGENT),
+    row("heinzel", "wake", "--", "hz-garbage", code=1, says="hint: hz heinzel list shows them all"),
+    row("heinzel", "lessons", "--", LONG, code=1, says="hint: hz heinzel list shows them all"),
+    row("heinzel", "show", "", code=1, says="hint: hz heinzel list shows them all"),
+    row("heinzel", "rename", "weekly-note", "--", "../x", code=1, says="'../x' is not a valid name"),
+    row("heinzel", "dismiss", "weekly-note", "--", "999999999999999999999", code=1, says="has no lesson"),
+    row("heinzel", "dismiss", "nope", "1", code=1, says=NO_SUCH_AGENT),
+    row("heinzel", "list", "--state", "bogus", code=2, says="Invalid value for '--state'"),
+    # sources
+    row("source", "fetch", "--", "file:/dev/zero", code=1, says="error:"),
+    row("source", "fetch", "--", "file:fifo", plant={"repo/fifo": Fifo()}, code=1, says="error:"),
+    row("source", "fetch", "--", "file:.git/config", code=1, says="error:"),
+    row("source", "fetch", "--", "bogus:x", code=1, says="error:"),
+    row("source", "fetch", "git:.", "--window", "1x", code=1, says="hint: write a number and a unit"),
+    row("source", "fetch", "git:.", "--query", "--upload-pack=x", code=1, says="error:"),
+    row("source", "diff", "nope", code=1, says="error:"),
+    # drafts
+    row("approve", "--", "a\nb", code=1, says="nothing to approve under 'a\\nb'"),
+    row("reject", "--", "garbage", code=1, says="'garbage' is not a draft key"),
+    # a damaged configuration or environment
+    row("heinzel", "prune", plant={"hz-config/config.toml": "[heinzel\n"}, code=1, says="hint: fix the TOML syntax"),
+    row(
+        "tick",
+        plant={"hz-config/config.toml": '[heinzel]\nmax_usd = "lots"\n'},
+        code=1,
+        says="heinzel.max_usd must be a number, got 'lots'",
+    ),
+    row("workflow", "new", "hh", env={"HZ_HANDLE": "@a b"}, code=1, says="hint: pass --owner @your-github-handle"),
+    row("workflow", "list", cwd=".", code=1, says="hint: run hz from inside a team repository"),
+]
+
+
+def _ids(rows: list[Row]) -> list[str]:
+    return [f"{n}-{' '.join(r.argv)[:40]}" for n, r in enumerate(rows)]
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """The repository every row starts from, built once; and the personal agent's id."""
+    base = tmp_path_factory.mktemp("corpus")
+    environ = _environ(base, {})
+    repo = base / "repo"
+    repo.mkdir()
+    (base / "user").mkdir()
+    (base / "user" / ".gitconfig").write_text('[init]\n\tdefaultBranch = main\n[protocol "file"]\n\tallow = always\n')
+    _git(["init", "-q"], repo, environ)
+    _git(["commit", "-q", "--allow-empty", "-m", "start"], repo, environ)
+    assert _hz(["init", "--owner", "@tester"], repo, environ).returncode == 0
+    _git(["add", "-A"], repo, environ)
+    _git(["commit", "-q", "-m", "hz init"], repo, environ)
+    assert _hz(["workflow", "migrate"], repo, environ).returncode == 0
+    (base / "weekly-note.prose.md").write_text(contract_text())
+    created = _hz(["heinzel", "new", "weekly-note", "--from", str(base / "weekly-note.prose.md")], repo, environ)
+    agent = re.search(r"\((hz-[0-9A-Z]{26})\)", created.stdout)
+    assert agent is not None, created
+    assert _hz(["approve", "weekly-note"], repo, environ).returncode == 0
+    _git(["init", "-q", "--bare", str(base / "remote.git")], base, environ)
+    assert _hz(["state", "install-hook", str(base / "remote.git")], repo, environ).returncode == 0
+    _git(["remote", "add", "origin", "../remote.git"], repo, environ)
+    _git(["push", "-q", "origin", "main"], repo, environ)
+    return base, agent.group(1)
+
+
+@pytest.mark.parametrize("case", ROWS, ids=_ids(ROWS))
+def test_bad_input_exits_1_or_2_with_a_message(case: Row, template: tuple[Path, str], tmp_path: Path) -> None:
+    base, agent = template
+    run = tmp_path / "run"
+    shutil.copytree(base, run, symlinks=True)
+    _plant(run, case.plant)
+    environ = _environ(run, case.env)
+    argv = [a.replace("{run}", str(run)).replace("{agent}", agent) for a in case.argv]
+    done = _hz(argv, run / case.cwd, environ)
+    printed = done.stderr or done.stdout
+    assert "Traceback" not in done.stderr and "hz hit a bug" not in done.stderr, done.stderr
+    assert not (run / "hz-home" / "logs").exists()
+    assert (done.returncode, case.says in printed) == (case.code, True), printed
+    assert not (run / "pwned").exists() and not (run / "victim").exists()
+
+
+def test_codeowners_write_never_writes_through_a_planted_temporary_name(
+    template: tuple[Path, str], tmp_path: Path
+) -> None:
+    base, _ = template
+    run = tmp_path / "run"
+    shutil.copytree(base, run, symlinks=True)
+    (run / "victim").write_text("keep me\n")
+    for name in (".CODEOWNERS.hz-tmp", ".CODEOWNERS.tmp"):
+        (run / "repo" / name).symlink_to(run / "victim")
+    (run / "repo" / "CODEOWNERS").write_text("stale\n")
+    done = _hz(["codeowners", "--write"], run / "repo", _environ(run, {}))
+    assert (done.returncode, done.stdout) == (0, "wrote CODEOWNERS (1 contract)\n"), done.stderr
+    assert (run / "victim").read_text() == "keep me\n"
+    assert "@tester" in (run / "repo" / "CODEOWNERS").read_text()
+
+
+# --- the checks behind the rows, over open-ended input ---
+
+
+@given(st.text(max_size=40))
+def test_any_now_is_a_time_in_range_or_an_error(value: str) -> None:
+    try:
+        moment = parse_now(value)
+    except HzError as exc:
+        assert exc.message.startswith(f"--now {value!r} ")
+    else:
+        assert moment.tzinfo is not None and EARLIEST_NOW <= moment < LATEST_NOW
+
+
+@given(st.datetimes(min_value=datetime(1, 1, 2), max_value=datetime(9999, 12, 30), timezones=st.just(UTC)))
+def test_a_now_in_range_is_taken_as_given(moment: datetime) -> None:
+    text = moment.isoformat()
+    if EARLIEST_NOW <= moment < LATEST_NOW:
+        assert parse_now(text) == moment
+    else:
+        with pytest.raises(HzError, match="is not between the years 1970 and 8999"):
+            parse_now(text)
+
+
+@given(st.text(max_size=1100))
+def test_a_sentence_is_one_short_plain_line_or_a_usage_error(value: str) -> None:
+    command = click.Command("x", params=[click.Option(["--why"])])
+    ctx = click.Context(command)
+    try:
+        kept = params.sentence(ctx, command.params[0], value)
+    except click.BadParameter:
+        return
+    assert kept == value and value.strip() and len(value) <= params.SENTENCE_MAX
+    assert all(ord(c) >= 0x20 and not 0x7F <= ord(c) < 0xA0 for c in value)
+
+
+def test_the_sentence_bound_is_the_spines() -> None:
+    from pydantic import TypeAdapter, ValidationError
+
+    from hz.session.vocabulary import Sentence
+
+    spine = TypeAdapter(Sentence)
+    assert spine.validate_python("x" * params.SENTENCE_MAX)
+    with pytest.raises(ValidationError):
+        spine.validate_python("x" * (params.SENTENCE_MAX + 1))
+
+
+@given(st.binary(max_size=64))
+def test_any_file_reads_as_its_text_or_an_unreadable_file(
+    tmp_path_factory: pytest.TempPathFactory, data: bytes
+) -> None:
+    path = tmp_path_factory.mktemp("bytes") / "f.md"
+    path.write_bytes(data)
+    try:
+        assert read_text_file(path, hint="h").encode("utf-8") == data
+    except UnreadableFile as exc:
+        assert exc.message.startswith(f"{path}: not UTF-8 text (byte ") and exc.hint == "h"
+
+
+# --- helpers ---
+
+
+def _environ(run: Path, extra: Mapping[str, str | None]) -> dict[str, str]:
+    keep = {k: v for k, v in os.environ.items() if not k.startswith(("HZ_", "GITHUB_", "GIT_")) and k != "JIRA_TOKEN"}
+    keep.update(
+        HOME=str(run / "user"), HZ_HOME=str(run / "hz-home"), HZ_CONFIG_HOME=str(run / "hz-config"),
+        XDG_CONFIG_HOME=str(run / "user" / ".config"), XDG_DATA_HOME=str(run / "user" / ".local" / "share"),
+        GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=str(run / "user" / ".gitconfig"), HZ_HANDLE="@tester",
+        GIT_AUTHOR_NAME="hz test", GIT_AUTHOR_EMAIL="hz-test@example.invalid",
+        GIT_COMMITTER_NAME="hz test", GIT_COMMITTER_EMAIL="hz-test@example.invalid",
+    )  # fmt: skip
+    for key, value in extra.items():
+        if value is None:
+            keep.pop(key, None)
+        else:
+            keep[key] = value
+    return keep
+
+
+def _plant(run: Path, plant: Mapping[str, Plant]) -> None:
+    for relative, what in plant.items():
+        path = run / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+        elif path.exists() or path.is_symlink():
+            path.unlink()
+        if isinstance(what, bytes):
+            path.write_bytes(what)
+        elif isinstance(what, str):
+            path.write_text(what)
+        elif isinstance(what, Link):
+            path.symlink_to(what.target.replace("{run}", str(run)))
+        elif isinstance(what, Fifo):
+            os.mkfifo(path)
+        else:
+            path.mkdir()
+
+
+def _hz(argv: list[str], cwd: Path, environ: Mapping[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "hz", *argv], cwd=cwd, env=dict(environ), capture_output=True,
+                          text=True, errors="replace", timeout=TIMEOUT_S, check=False)  # fmt: skip
+
+
+def _git(argv: list[str], cwd: Path, environ: Mapping[str, str]) -> None:
+    subprocess.run(["git", *argv], cwd=cwd, env=dict(environ), check=True, capture_output=True)

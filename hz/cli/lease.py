@@ -31,7 +31,10 @@ def lease() -> None:
 @_remote
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def list_(remote: str | None, as_json: bool) -> int:
-    """List every lease on the remote with its holder, token and expiry."""
+    """List every lease on the remote with its holder (handle/machine), token and expiry.
+
+    A lease ref hz did not write (a tag, a foreign commit, a malformed record) is listed as damaged and
+    the command exits 1: only an admin of the server can delete it."""
     from hz.commands.lease_cmds import default_context, list_command
 
     return list_command(default_context(remote), as_json)

@@ -14,6 +14,11 @@ whose parent is the tip it saw and carries no force, so of several racing writer
 one fast-forward; creating a lease is just as exclusive (`--force-with-lease=<ref>:` demands absence).
 Renewals normally ride along with the events in `StateWriter.flush`; `renew` and `release` push one
 alone. A lease ref is never deleted or rewound: release is a commit too, so the token never resets.
+
+A holder is a member on one machine (`@priya/m-1a2b3c4d`, see hz.gitstate.identity), so the same
+person's second machine finds the lease held like anyone else's. What the remote holds is read through
+the lease lint (hz.gitstate.lease_lint): a ref hz could not have written raises DamagedLease (exit 1,
+with the way out) instead of passing for a lease or crashing.
 """
 
 from __future__ import annotations
@@ -266,11 +271,16 @@ def forget(team: TeamRemote, lease_id: str) -> None:
 def held(team: TeamRemote, lease_id: str) -> Held | None:
     import json
 
+    from pydantic import ValidationError
+
     path = team.local_dir / "leases" / f"{lease_id}.json"
     if not path.exists():
         return None
-    raw = json.loads(path.read_text(encoding="utf-8"))
-    return Held(raw["tip"], LeaseRecord.model_validate(raw["record"]))
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        return Held(str(raw["tip"]), LeaseRecord.model_validate(raw["record"]))
+    except (ValueError, KeyError, TypeError, ValidationError):
+        return None  # a damaged note: held by nobody here; `holding` recovers a lease of ours by token
 
 
 def renewal(

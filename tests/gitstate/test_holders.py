@@ -135,3 +135,15 @@ def test_a_holder_written_before_machines_stays_readable(tmp_path: Path, guarded
     assert (listed.returncode, listed.stdout.split()[:2]) == (0, [LEASE, "@priya"])
     won = laptop.hz("acquire", LEASE, "--slot", SLOT)
     assert (won.returncode, won.stdout.split()[:4]) == (0, ["won", LEASE, "token", "2"])
+
+
+def test_a_damaged_note_of_a_held_lease_means_not_held_here(tmp_path: Path, guarded: Path) -> None:
+    laptop = Machine(tmp_path, "laptop", guarded)
+    assert laptop.hz("acquire", LEASE, "--slot", SLOT).returncode == 0
+    (note,) = laptop.home.glob(f"gitstate/*/leases/{LEASE}.json")
+    note.write_text('{"tip": "x", "record": {"holder": "priya at example dot com"}}\n')
+    renewed = laptop.hz("renew", LEASE)
+    assert (renewed.returncode, renewed.stderr) == (
+        1,
+        f"error: this machine holds no lease {LEASE}\n  hint: acquire it first: hz lease acquire\n",
+    )

@@ -2,8 +2,9 @@
 
 A secret is the value of a variable whose name says it holds one (`GITHUB_TOKEN`, `JIRA_TOKEN`,
 `OPENAI_API_KEY`, anything ending in `_TOKEN`, `_KEY`, `_SECRET`, `_PASSWORD`, or naming SECRET or
-PASSWORD), the credential in a URL held in any variable (its password, or a lone user part, which is
-how a token is written: `https://<token>@host`), and the Basic credentials an HTTP client builds from
+PASSWORD, and any variable hz's settings name as holding a key, such as `api_key_env = "MY_LLM"`), the
+credential in a URL held in any variable (its password, or a lone user part, which is how a token is
+written: `https://<token>@host`), and the Basic credentials an HTTP client builds from
 such a URL or from `JIRA_USER` and `JIRA_TOKEN` (a hostile server that echoes the `Authorization`
 header sends those back). `JIRA_USER` itself is not a secret: it says who, not how to get in. Values
 shorter than `MIN_LENGTH` are left alone: scrubbing "1" or "true" would mangle every text and protect
@@ -19,7 +20,7 @@ from __future__ import annotations
 import functools
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 REDACTED = "[redacted]"
@@ -35,9 +36,21 @@ _USERINFO = re.compile(r"://[^/?#\s\"'<>\\]*@")
 _USERINFO_BYTES = re.compile(rb"://[^/?#\s\"'<>\\]*@")
 
 
+# Variables the user's settings name as holding a key, whatever they are called (`count_as_secret`).
+_NAMED: set[str] = set()
+
+
+def count_as_secret(*names: str) -> None:
+    """From now on in this process, the variables `names` hold secrets (a runner's `api_key_env`).
+
+    A process-wide set rather than a parameter: the settings that name the variable are read once, where
+    the runner is built, while text is scrubbed at many boundaries that never see those settings."""
+    _NAMED.update(names)
+
+
 def is_secret_name(name: str) -> bool:
     upper = name.upper()
-    return upper.endswith(_SUFFIXES) or any(word in upper for word in _WORDS)
+    return name in _NAMED or upper.endswith(_SUFFIXES) or any(word in upper for word in _WORDS)
 
 
 def redact_url(url: str) -> str:
@@ -106,13 +119,25 @@ class Secrets:
 
     def scrub_value(self, value: Any) -> Any:
         """A JSON-like value with every string in it (keys too) scrubbed."""
-        if isinstance(value, str):
-            return self.scrub(value)
-        if isinstance(value, Mapping):
-            return {self.scrub(str(k)): self.scrub_value(v) for k, v in value.items()}
-        if isinstance(value, list | tuple):
-            return [self.scrub_value(v) for v in value]
-        return value
+        return _each_string(value, self.scrub)
+
+    def redact(self, text: str) -> str:
+        """`text` with each secret value replaced and its URLs left whole: for what a model wrote, where
+        `ssh://git@host/x` may be meant and any credential of the environment is a secret value anyway."""
+        return self._text.sub(REDACTED, text) if self._text is not None else text
+
+    def redact_value(self, value: Any) -> Any:
+        return _each_string(value, self.redact)
+
+
+def _each_string(value: Any, change: Callable[[str], str]) -> Any:
+    if isinstance(value, str):
+        return change(value)
+    if isinstance(value, Mapping):
+        return {change(str(k)): _each_string(v, change) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_each_string(v, change) for v in value]
+    return value
 
 
 def secrets_of(environ: Mapping[str, str] = os.environ) -> Secrets:

@@ -26,6 +26,7 @@ from typing import Any
 
 from hz.errors import ConfigError
 from hz.runners.pricing import PRICES, Price, price_table
+from hz.secrets import count_as_secret
 
 RUNNER_NAMES = ("offline", "model", "claude-code", "codex")
 MODEL_CLASSES = ("fast", "balanced", "deep")
@@ -97,9 +98,11 @@ class RunnerSettings:
         default = section.get("default", "offline")
         if default not in RUNNER_NAMES:
             raise ConfigError(f"runners.default must be one of {', '.join(RUNNER_NAMES)}, got {default!r}")
+        endpoint = _endpoint(_table(section.get("model", {}), "runners.model"))
+        count_as_secret(endpoint.key_env)  # `MY_LLM` holds a key too: scrubbed, and kept from runner CLIs
         return cls(
             default=default,
-            endpoint=_endpoint(_table(section.get("model", {}), "runners.model")),
+            endpoint=endpoint,
             claude_code=_cli(_table(section.get("claude-code", {}), "runners.claude-code"), "claude"),
             codex=_cli(_table(section.get("codex", {}), "runners.codex"), "codex"),
             prices=price_table(raw),

@@ -7,7 +7,7 @@ from typing import Any
 
 from hz.errors import HzError
 from hz.runners.base import BudgetExceeded, RunnerError, ThinkResult
-from hz.secrets import scrub
+from hz.secrets import scrub, secrets_of
 from hz.session.bodies import append_body, read_body
 from hz.session.kinds import STEPS
 from hz.turn import history, steering
@@ -128,7 +128,9 @@ def think(journal: Journal, turn: Turn, deps: Deps) -> None:
     except RunnerError as exc:
         turn.usage = _usage(exc.usage)
         raise Finished(finish(journal, turn, deps, disposition="failed", reason="runner", error=exc.message)) from None
-    turn.outcome, turn.usage = result.outcome.model_dump(mode="json"), _usage(result.usage)
+    # a model may write out the key its endpoint was sent (an echo): never into a draft, body or report
+    turn.outcome = secrets_of(deps.environ).redact_value(result.outcome.model_dump(mode="json"))
+    turn.usage = _usage(result.usage)
     append_body(journal.directory, turn.id, {"outcome": turn.outcome, "usage": turn.usage})
     kind = turn.outcome["kind"]
     checkpoint(
@@ -197,7 +199,8 @@ def summarise_if_due(journal: Journal, turn: Turn, deps: Deps) -> None:
         return  # the next turn tries again; a missing summary never blocks a turn
     if result.outcome.summary is None:
         return
-    write_summary(journal, turn, result.outcome.summary.model_dump(mode="json"), keep=settings.summary_keep_turns)
+    summary = secrets_of(deps.environ).redact_value(result.outcome.summary.model_dump(mode="json"))
+    write_summary(journal, turn, summary, keep=settings.summary_keep_turns)
     usage = _usage(result.usage)
     journal.append("usage", {"kind": "summary", **usage}, turn=turn.id, key=None)
 

@@ -20,6 +20,7 @@ environment (so no remote, configured or not, reaches a command-running transpor
 from __future__ import annotations
 
 import ipaddress
+import os
 import re
 import subprocess
 from pathlib import Path
@@ -34,7 +35,8 @@ _NAME = r"[A-Za-z0-9][A-Za-z0-9._-]*"
 _REMOTE_NAME = re.compile(rf"^{_NAME}$")
 _HOST = re.compile(rf"^(?:{_NAME}|\[[0-9A-Fa-f:.]+\])$")
 # git's own test for "scp-like": a colon and no slash before it (connect.c, url_is_local_not_ssh)
-_SCP = re.compile(rf"^(?:{_NAME}@)?(?:{_NAME}|\[[^\]/]+\]):.*$", re.DOTALL)
+# (ssh reads a host, user or path that starts with `-` as an option; git refuses one, and so does hz)
+_SCP = re.compile(rf"^(?:{_NAME}@)?(?:{_NAME}|\[(?:{_NAME}@)?[0-9A-Za-z:][^\]/@]*\]):(?!-).*$", re.DOTALL)
 # git runs `git-remote-<transport>` for `<transport>::<address>` (transport.c, transport_get)
 _HELPER = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*::")
 _USERINFO = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]*://)[^/\s]*@")
@@ -69,21 +71,30 @@ def check_committed_remote(root: Path, text: str, origin: str) -> str:
 
 
 def _inside(root: Path, text: str) -> bool:
-    path = _local_path(text)
-    if path is None:
-        return False
-    repo = root.resolve()
-    where = (root / path).resolve()
-    return where == repo or repo in where.parents
+    """Whether any path git may open for `text` lies in the repository, as written or after links.
+
+    Git ignores the host of a `file://host/path` URL and decodes its escapes, and for a local path it
+    tries `<path>`, `<path>.git`, `<path>/.git` and `<path>.git/.git` in turn; a committed link can make
+    one spelling point away while git opens another, so every one of them must stay out.
+    """
+    bases = {os.path.abspath(root), os.path.realpath(root)}
+    for path in _local_paths(text):
+        for spelling in (path, path + ".git", path + "/.git", path + ".git/.git"):
+            joined = os.path.join(os.path.abspath(root), spelling)
+            for where in (os.path.normpath(joined), os.path.realpath(joined)):
+                if any(where == base or where.startswith(base.rstrip("/") + "/") for base in bases):
+                    return True
+    return False
 
 
-def _local_path(text: str) -> str | None:
-    """The path git reads `text` as when it names a local repository, else None."""
+def _local_paths(text: str) -> list[str]:
+    """The paths git may read `text` as when it names a local repository; none for a remote one."""
     if text[:7].lower() == "file://":
-        return unquote(text[7:])
+        rest = unquote(text[7:])  # git decodes a URL before it splits it
+        return [rest, *(rest[at:] for at, char in enumerate(rest) if char == "/")]  # any host git skips
     if "://" in text or _HELPER.match(text) or _scp_like(text):
-        return None
-    return text
+        return []
+    return [text]
 
 
 def _configured(root: Path, name: str) -> bool:
@@ -136,10 +147,13 @@ def _url_refusal(text: str) -> str | None:
     try:
         parts = urlsplit(text)
         host = parts.hostname or ""
+        parts.port  # noqa: B018 (a port that is no number raises here: `ssh://host:-p/x`)
     except ValueError as exc:
         return f"it is not a well-formed URL ({exc})"
     if (host or scheme != "file") and not _HOST.match(_bracketed(host)):
         return f"{parts.netloc.rpartition('@')[2]!r} is not a host name"
+    if unquote(parts.username or "").startswith("-"):
+        return "its user starts with '-', which ssh would read as an option"
     return None
 
 

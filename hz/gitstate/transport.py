@@ -114,6 +114,7 @@ class Git:
             "--quiet",
             "--no-tags",
             "--no-write-fetch-head",
+            "--no-recurse-submodules",  # a submodule's URL is not the team's remote: nothing else is fetched
             "--",
             _checked(remote),
             *refspecs,

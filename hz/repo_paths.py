@@ -212,6 +212,17 @@ def kind_of(mode: int) -> str:
     return next((words for test, words in kinds if test(mode)), "not a file")
 
 
+def read_file(root: Path, path: str, limit: int = MAX_FILE_BYTES) -> bytes | Refusal:
+    """The bytes of the repository's file `path` as the rule reads an input: through links only while
+    they stay inside the repository and out of `.git`, a regular file, at most `limit` bytes.
+
+    For the files hz reads on its own account (a contract, `hz.toml`, the playbook): a committed link
+    must not turn one into `.git/config`, a file elsewhere on the machine, a FIFO or `/dev/zero`.
+    """
+    found = resolve(root, path, "input")
+    return found if isinstance(found, Refusal) else read_regular(found, limit)
+
+
 def read_regular(real: Path, limit: int = MAX_FILE_BYTES) -> bytes | Refusal:
     """The bytes of a regular file at a link-free path, at most `limit` of them.
 

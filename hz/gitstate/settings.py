@@ -26,6 +26,7 @@ from typing import Any
 
 from hz.errors import ConfigError
 from hz.gitstate.remote_spec import check_committed_remote
+from hz.repo_paths import Refusal, walk
 
 HZ_TOML = "hz.toml"
 MAX_BYTES = 1 << 20  # a settings file; anything larger is not one
@@ -82,17 +83,21 @@ def read_hz_toml(root: Path) -> dict[str, Any] | None:
     path = root / HZ_TOML
     if not os.path.lexists(path):
         return None
-    text = _read_bounded(path)
+    real = walk(root, HZ_TOML, follow=True)  # a committed link may not make it .git/config or a file elsewhere
+    if isinstance(real, Refusal):
+        raise ConfigError(f"{path}: {real.reason}", hint=real.hint)
+    text = _read_bounded(real, path)
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}", hint=_FIX_HINT) from exc
 
 
-def _read_bounded(path: Path) -> str:
-    """The text of a regular file of at most MAX_BYTES (a FIFO or /dev/zero would hang a plain read)."""
+def _read_bounded(real: Path, path: Path) -> str:
+    """The text of a regular file of at most MAX_BYTES (a FIFO or /dev/zero would hang a plain read);
+    `real` is where it is read, `path` how messages name it."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
     except OSError as exc:
         raise ConfigError(f"{path}: cannot be read: {exc.strerror}", hint=_FIX_HINT) from exc
     try:

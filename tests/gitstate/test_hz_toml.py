@@ -122,13 +122,14 @@ def _device(path: Path) -> None:
     path.symlink_to("/dev/zero")
 
 
+OUT = "remove the link, or copy the file in"
 BAD_FILES = {
-    "fifo": (_fifo, "not a regular file"),  # a plain read would wait for a writer forever
-    "directory": (_directory, "not a regular file"),
-    "/dev/zero": (_device, "not a regular file"),  # a plain read would never end
-    "latin-1": (_latin1, "not UTF-8 text (byte 20)"),
-    "huge": (_huge, "larger than 1048576 bytes"),
-    "dangling symlink": (_dangling, "cannot be read: No such file or directory"),
+    "fifo": (_fifo, "not a regular file", FIX),  # a plain read would wait for a writer forever
+    "directory": (_directory, "not a regular file", FIX),
+    "/dev/zero": (_device, "leads out of the repository through the link hz.toml", OUT),  # a read never ends
+    "latin-1": (_latin1, "not UTF-8 text (byte 20)", FIX),
+    "huge": (_huge, "larger than 1048576 bytes", FIX),
+    "dangling symlink": (_dangling, "cannot be read: No such file or directory", FIX),
 }
 
 
@@ -136,11 +137,11 @@ BAD_FILES = {
 @pytest.mark.parametrize("command", COMMANDS, ids=" ".join)
 def test_a_file_hz_cannot_read_is_named_not_a_hang_or_a_crash(name: str, command: tuple[str, ...], repo: Path,
                                                                hz: Any) -> None:  # fmt: skip
-    make, message = BAD_FILES[name]
+    make, message, hint = BAD_FILES[name]
     make(repo / "hz.toml")
     result = hz(*command)
     assert (result.exit_code, result.out) == (1, "")
-    assert result.err == f"error: {repo / 'hz.toml'}: {message}\n  hint: {FIX}\n"
+    assert result.err == f"error: {repo / 'hz.toml'}: {message}\n  hint: {hint}\n"
 
 
 def test_no_file_means_the_defaults(repo: Path, hz: Any) -> None:

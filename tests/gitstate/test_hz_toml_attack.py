@@ -1,0 +1,53 @@
+"""A committed `hz.toml` that is a link: hz reads it only where the repository's path rule allows.
+
+A link into `.git` would make hz parse the member's `.git/config` (which parses as TOML when it has
+only a `[core]` table) and go on with defaults read from it; a link out of the repository would make a
+file elsewhere on the machine the team's settings. Both are named errors; a link to another file of
+the repository is read as that file.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.gitstate.factory import git
+
+COMMANDS = [("state", "log"), ("lease", "list")]
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=" ".join)
+def test_hz_toml_linked_into_git_is_refused(command: tuple[str, ...], repo: Path, hz: Any) -> None:
+    assert "[core]" in (repo / ".git" / "config").read_text()
+    os.symlink(".git/config", repo / "hz.toml")
+    result = hz(*command)
+    assert (result.exit_code, result.out) == (1, "")
+    assert result.err == (
+        f"error: {repo / 'hz.toml'}: leads into .git through the link hz.toml\n"
+        "  hint: remove the link; hz never reads .git\n"
+    )
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=" ".join)
+def test_hz_toml_linked_out_of_the_repository_is_refused(command: tuple[str, ...], repo: Path, hz: Any) -> None:
+    outside = repo.parent / "elsewhere.toml"
+    outside.write_text("[state]\nlease_ttl_s = 60\n")
+    os.symlink(outside, repo / "hz.toml")
+    result = hz(*command)
+    assert (result.exit_code, result.out) == (1, "")
+    assert result.err == (
+        f"error: {repo / 'hz.toml'}: leads out of the repository through the link hz.toml\n"
+        "  hint: remove the link, or copy the file in\n"
+    )
+
+
+def test_hz_toml_linked_to_a_file_of_the_repository_is_that_file(repo: Path, bare: Path, hz: Any) -> None:
+    (repo / "config").mkdir()
+    (repo / "config" / "hz.toml").write_text(f"[state]\nremote = {str(bare)!r}\n")
+    os.symlink("config/hz.toml", repo / "hz.toml")
+    git("-C", str(repo), "remote")  # no remote configured: the only way to reach `bare` is the file
+    result = hz("lease", "list")
+    assert (result.exit_code, result.out, result.err) == (0, f"no leases on {bare}\n", "")

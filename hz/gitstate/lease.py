@@ -129,6 +129,10 @@ def acquire(
 def plan(team: TeamRemote, claim: Claim, now: datetime, settings: StateSettings) -> Plan | Outcome:
     """Look (one fetch of the lease ref) and decide; owner first: a delegate or an
     Actions run waits `settings.grace` past `due` and never takes a slot already finished on hz/state."""
+    if (claim.role == "actions") != claim.holder.startswith("actions:"):
+        raise HzError(
+            f"{claim.holder} cannot hold a lease as {claim.role}", hint="the role actions is an Actions run's"
+        )
     if claim.role != "owner" and claim.due is not None and now < claim.due + settings.grace:
         return Outcome("early", None, None, claim.due + settings.grace)
     view = read_lease(team, claim.lease_id)

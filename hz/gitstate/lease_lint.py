@@ -1,11 +1,12 @@
 """The lint of lease refs: every commit on `refs/hz/lease/<id>` is one hz could have written, nothing else.
 
-A lease commit is fully determined by its record, its parent and one timestamp, so the lint rebuilds
-what hz would have written and refuses any difference: a tag, tree or blob where a commit belongs, a
+A lease commit is fully determined by its record, its parent and one timestamp, so the lint holds each
+part to what hz writes and refuses any difference: a tag, tree or blob where a commit belongs, a
 merge, a header hz never writes (`gpgsig`, `x-…`), a signature other than `hz <hz>`, a message other than
 `lease <id> token <n> <state>`, a tree holding more or less than `lease.json`, a record that is not the
 canonical serialisation of `LeaseRecord` (which rules out duplicate keys, spacing and extra fields), a
-record for another lease, times out of order or too far out, and tokens that do not follow the chain.
+record for another lease, a role that does not go with its holder (`actions` is an Actions run's and
+only its), times out of order or too far out, and tokens that do not follow the chain.
 
 The pre-receive hook runs `check_lease` on every pushed commit (oldest first); clients run
 `read_tip` on the tip they fetched, so a ref the hook would refuse (written to a server without the hook,
@@ -226,6 +227,8 @@ def _record(data: bytes) -> LeaseRecord | Finding:
 def _fields(ref: str, record: LeaseRecord) -> Finding | None:
     if ref != LEASE_PREFIX + record.lease:
         return Finding("HZS014", f"the record is for lease {record.lease}, not for this ref")
+    if (record.role == "actions") != record.holder.startswith("actions:"):
+        return Finding("HZS014", f"role {record.role} does not go with holder {record.holder}")
     times = {name: parse_utc(getattr(record, name)) for name in ("slot", "acquired", "expires")}
     for name, moment in times.items():
         if not EARLIEST <= moment < LATEST:

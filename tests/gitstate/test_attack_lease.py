@@ -129,6 +129,12 @@ CREATIONS: dict[str, Attack] = {
     ),
     "an address as holder": (created(record(holder="priya@example.com")), "HZS014", invalid("holder")),
     "a spelled-out address": (created(record(holder="@priya at example dot com")), "HZS014", invalid("holder")),
+    "a member as actions": (
+        created(record(role="actions")),
+        "HZS014",
+        "role actions does not go with holder @ann/m-0000000a",
+    ),
+    "a run as owner": (created(record(holder="actions:42")), "HZS014", "role owner does not go with holder actions:42"),
     "a sentence as slot": (created(record(slot="the Friday one")), "HZS014", invalid("slot")),
     "token 2**53-1": (
         created(record(token=2**53 - 1)),

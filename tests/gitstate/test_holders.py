@@ -147,3 +147,13 @@ def test_a_damaged_note_of_a_held_lease_means_not_held_here(tmp_path: Path, guar
         1,
         f"error: this machine holds no lease {LEASE}\n  hint: acquire it first: hz lease acquire\n",
     )
+
+
+def test_a_member_cannot_take_a_lease_as_an_actions_run(tmp_path: Path, bare: Path) -> None:
+    result = Machine(tmp_path, "laptop", bare).hz("acquire", LEASE, "--slot", SLOT, "--role", "actions")
+    assert (result.returncode, result.stdout) == (1, "")
+    holder = "@priya/" + machine_id(tmp_path / "laptop" / "hz")
+    assert (
+        result.stderr
+        == f"error: {holder} cannot hold a lease as actions\n  hint: the role actions is an Actions run's\n"
+    )

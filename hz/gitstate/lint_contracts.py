@@ -16,10 +16,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from hz.gitstate.shapes import occasion
+from hz.gitstate.shapes import occasion, slot_time
 
 if TYPE_CHECKING:
     import pygit2
@@ -163,7 +162,8 @@ def _assets(event: Event) -> Iterator[tuple[str, str]]:
 
 
 def _filled(declared: Declared, slot: str) -> set[str]:
+    """Every target of the contract with its placeholders filled for `slot` (none for a slot that is no time)."""
     from hz.turn.drafts import expand_target
 
-    moment = datetime.fromisoformat(slot.replace("Z", "+00:00")).astimezone(UTC)
-    return {expand_target(target, moment) for target in declared.targets.values()}
+    moment = slot_time(slot)
+    return set() if moment is None else {expand_target(target, moment) for target in declared.targets.values()}

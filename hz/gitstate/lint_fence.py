@@ -20,13 +20,14 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from hz.gitstate.layout import LEASE_FILE, LEASE_PREFIX
+from hz.gitstate.shapes import SLOT, slot_time
 
 if TYPE_CHECKING:
     import pygit2
 
     from hz.gitstate.events import Event
 
-SLOT_SUFFIX = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2})?Z")
+SLOT_SUFFIX = re.compile(SLOT)
 SLOT_KINDS = frozenset({"turn.started", "turn.finished", "turn.skipped"})
 SYNC_PREFIX = "refs/hz/sync/"
 
@@ -150,6 +151,8 @@ def fence_problem(book: LeaseBook, event: Event) -> str | None:
     if not slots:
         return f"token {event.token} was never given by lease {event.lease}"
     slot = event_slot(event)
+    if slot is None and event.kind in SLOT_KINDS and SLOT_SUFFIX.fullmatch(event.key.split("@", 1)[1]):
+        return f"key {event.key} names no real time"
     if slot is not None and slot not in slots:
         return f"token {event.token} of lease {event.lease} was not given for slot {event.key.split('@', 1)[1]}"
     return None
@@ -166,4 +169,4 @@ def event_slot(event: Event) -> datetime | None:
     suffix = event.key.split("@", 1)[1]
     if event.kind not in SLOT_KINDS or not SLOT_SUFFIX.fullmatch(suffix):
         return None
-    return _slot_time(suffix)
+    return slot_time(suffix)

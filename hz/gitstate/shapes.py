@@ -10,19 +10,22 @@ blank-free alphabet here; the state lint compares them with the contracts on `ma
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime
 
 ULID = "[0-9A-HJKMNP-TV-Z]{26}"
 LOWER_ULID = "[0-9a-hjkmnp-tv-z]{26}"
 HASH = "sha256:[0-9a-f]{64}"
-SLOT = r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2})?Z"
-"""A slot as keys spell it: UTC to the minute (`2026-10-30T15:00Z`), or to the second as leases do."""
+SLOT = "[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(?::[0-9]{2})?Z"
+"""A slot as keys spell it: UTC to the minute (`2026-10-30T15:00Z`), or to the second as leases do.
+ASCII digits only: `\\d` would also match other scripts' digits (found by tests/gitstate/test_lint_property.py)."""
 IDENT = "[a-z][a-z0-9_]{0,63}"
 """An input or output name, as contracts declare them (hz.contract.model.Ident)."""
 REQUEST = f"(?:[a-z]{{1,8}}-)?(?:{ULID}|{LOWER_ULID})"
 """A minted id (a turn, a chat request `rq-<ulid>`)."""
 _SEGMENT = "[A-Za-z0-9_~+-][A-Za-z0-9._~+-]{0,63}"
-ASSET = f"[a-z][a-z0-9+.-]{{0,15}}:{_SEGMENT}(?:/{_SEGMENT}){{0,7}}"
-"""`<scheme>:<path>`: at most eight segments of at most 64 characters, none starting with a dot."""
+ASSET = f"[a-z][a-z0-9+-]{{0,15}}:{_SEGMENT}(?:/{_SEGMENT}){{0,7}}"
+"""`<scheme>:<path>`: at most eight segments of at most 64 characters, none starting with a dot. The
+scheme has no dot, so `<slot>@<scheme>:` in a draft key never reads as an address (`00Z@a.bb`)."""
 DRAFT = f"v[1-9][0-9]{{0,5}}@{SLOT}@{ASSET}"
 """The occasion of placing a draft: `v<contract version>@<slot>@<asset>`."""
 
@@ -59,3 +62,11 @@ def occasion(key: str) -> tuple[str, str]:
         if pattern.fullmatch(rest):
             return name, rest
     return "", rest
+
+
+def slot_time(text: str) -> datetime | None:
+    """The moment a slot names, or None for one of the right shape that is no time (`2026-13-40T…`)."""
+    try:
+        return datetime.fromisoformat(text.replace("Z", "+00:00")).astimezone(UTC)
+    except ValueError:
+        return None

@@ -48,7 +48,7 @@ AssetRef = Annotated[str, StringConstraints(pattern=shapes.ASSET_PATTERN, max_le
 Slug = Annotated[str, StringConstraints(pattern=shapes.SLUG_PATTERN)]
 """A declared name (an input of a contract), used as a map key."""
 
-_UTC_PATTERN = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?Z$"
+_UTC_PATTERN = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,6})?Z$"  # ASCII digits only
 
 
 def _parses(value: str) -> str:

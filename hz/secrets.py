@@ -63,12 +63,26 @@ def secret_values(environ: Mapping[str, str]) -> tuple[str, ...]:
     found: set[str] = set()
     for name, value in environ.items():
         if is_secret_name(name):
-            found.add(value)
+            found.update((value, *_url_escaped(value)))
         found.update(_url_credentials(value))
     user, token = environ.get("JIRA_USER"), environ.get("JIRA_TOKEN")
     if user and token:
         found.add(_basic(user, token))
     return tuple(sorted((v for v in found if len(v) >= MIN_LENGTH), key=lambda v: (-len(v), v)))
+
+
+_URL_SAFE = re.compile(r"[A-Za-z0-9_.~-]*")
+
+
+def _url_escaped(value: str) -> tuple[str, ...]:
+    """How a URL writes a token (`a/b+c` as `a%2Fb%2Bc`, the slash escaped or kept): servers quote it back
+    inside the links they answer with. Other encodings (base64 of the bare token, hex) are left alone:
+    only a server bent on it writes those, and that server holds the token already."""
+    if _URL_SAFE.fullmatch(value):
+        return ()
+    from urllib.parse import quote
+
+    return tuple({quote(value, safe=""), quote(value, safe="/")} - {value})
 
 
 def _url_credentials(value: str) -> Iterable[str]:
@@ -87,7 +101,7 @@ def _url_credentials(value: str) -> Iterable[str]:
     plain = unquote(password)  # a client sends the decoded form; the URL's text may hold %-escapes
     if len(plain) < MIN_LENGTH:  # `git@`, `x:@`: no credential, and its Basic form would be noise
         return ()
-    return (password, plain, _basic(unquote(user), plain) if user else _basic(plain, ""))
+    return (password, plain, *_url_escaped(plain), _basic(unquote(user), plain) if user else _basic(plain, ""))
 
 
 def _basic(user: str, password: str) -> str:

@@ -7,6 +7,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+from hz.secrets import redact_url
 from hz.sources.base import SourceSpec
 from hz.sources.watch import Group, Watch, watches_of
 
@@ -29,7 +30,7 @@ def duration(value: timedelta | None) -> str | None:
 
 def describe_spec(spec: SourceSpec) -> dict[str, Any]:
     return {
-        "uri": spec.uri,
+        "uri": redact_url(spec.uri),  # a feed's URI may carry its credential: never printed
         "query": spec.query,
         "window": duration(spec.window),
         "facets": list(spec.facets),
@@ -42,7 +43,7 @@ def spec_line(spec: SourceSpec) -> str:
     extras = [f"{k}: {v}" for k, v in describe_spec(spec).items() if k in {"query", "window", "stage"} and v]
     if spec.facets:
         extras.append("facets: " + ", ".join(spec.facets))
-    return spec.uri + (f"  ({'; '.join(extras)})" if extras else "")
+    return redact_url(spec.uri) + (f"  ({'; '.join(extras)})" if extras else "")
 
 
 def watchers(group: Group) -> list[dict[str, Any]]:

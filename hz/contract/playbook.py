@@ -12,10 +12,11 @@ would propose sources its authors may not have meant.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
 from hz.diagnostic import Diagnostic
@@ -55,23 +56,30 @@ def playbook_path(root: Path) -> Path:
 def load_playbook(root: Path) -> tuple[tuple[Hint, ...], list[Diagnostic]]:
     """The hints of the repository's playbook (none when it is absent or broken) and what is wrong."""
     from hz.contract.yamlload import YamlMarks, YamlProblem, load_mapping
+    from hz.repo_paths import read_file
 
-    path = playbook_path(root)
     shown = f"workflows/{PLAYBOOK_FILE}"
-    if not path.is_file():
+    if not os.path.lexists(playbook_path(root)):
         return (), []
+    data = read_file(root, shown)  # the path rule: no link into .git or out, no FIFO, bounded
+    if not isinstance(data, bytes):
+        return (), [_unreadable(shown, data.reason)]
     try:
-        text = path.read_bytes().decode("utf-8")
-        data = load_mapping(text)
+        text = data.decode("utf-8")
+        loaded = load_mapping(text)
     except YamlProblem as problem:
         where = "playbook" if problem.loc == "frontmatter" else problem.loc
         message = problem.message.replace("the frontmatter", "the playbook")
         return (), [Diagnostic(shown, problem.line, problem.column, problem.code, "error", where, message, _HINT)]
-    except (OSError, UnicodeDecodeError) as exc:
-        return (), [Diagnostic(shown, 1, 1, "HZC001", "error", "file", f"the playbook cannot be read: {exc}", _HINT)]
+    except UnicodeDecodeError as exc:
+        return (), [_unreadable(shown, str(exc))]
     checker = _Checker(shown, YamlMarks(text))
-    hints = checker.playbook(data)
+    hints = checker.playbook(loaded)
     return (hints, []) if not checker.found else ((), sorted(checker.found))
+
+
+def _unreadable(shown: str, reason: str) -> Diagnostic:
+    return Diagnostic(shown, 1, 1, "HZC001", "error", "file", f"the playbook cannot be read: {reason}", _HINT)
 
 
 @dataclass
@@ -152,11 +160,10 @@ class _Checker:
 
 
 def _inside_pattern(pattern: str) -> bool:
-    """A glob that cannot name anything outside the root: relative, no `..`, not into `.git`."""
-    if not pattern.strip() or pattern != pattern.strip() or "\\" in pattern or "\x00" in pattern:
-        return False
-    path = PurePosixPath(pattern)
-    return not path.is_absolute() and ".." not in path.parts and path.parts[:1] != (".git",)
+    """A glob the repository's path rule keeps as an input: relative, no `..`, never `.git` in any spelling."""
+    from hz.repo_paths import problem
+
+    return pattern == pattern.strip() and problem(pattern, "input") is None
 
 
 def _is_line(value: Any) -> bool:

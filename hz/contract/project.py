@@ -21,6 +21,7 @@ from hz.graph import Graph, build_graph
 
 if TYPE_CHECKING:
     from hz.contract.load import Contract
+    from hz.repo_paths import Refusal
 
 
 @dataclass(frozen=True)
@@ -137,14 +138,33 @@ def _load(file: ContractFile, defaults: Mapping[str, Any] | None) -> tuple[Contr
         message = "the file is a link that leads outside the repository; hz does not read it"
         problem = Diagnostic(file.display, 1, 1, "HZC001", "error", "file", message, "copy the contract in instead")
         return None, [problem]
+    data = _read(file)
+    if not isinstance(data, bytes):
+        message = f"the file {data.reason}; hz does not read it"
+        return None, [Diagnostic(file.display, 1, 1, "HZC001", "error", "file", message, data.hint)]
     try:
-        text = file.path.read_bytes().decode("utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = "is not UTF-8" if isinstance(exc, UnicodeDecodeError) else f"cannot be read: {exc.strerror}"
-        problem = Diagnostic(file.display, 1, 1, "HZC001", "error", "file", f"the file {reason}", "save it as UTF-8")
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        problem = Diagnostic(file.display, 1, 1, "HZC001", "error", "file", "the file is not UTF-8", "save it as UTF-8")
         return None, [problem]
     result = load_contract(Path(file.display), text=text, namespace=file.layer.namespace, defaults=defaults)
     return result.contract, list(result.diagnostics)
+
+
+def _read(file: ContractFile) -> bytes | Refusal:
+    """A contract's bytes by the repository's path rule: a link into `.git`, a FIFO, a device or a huge
+    file is refused (never read, never waited on); a file of the member's own layers is read bounded."""
+    from hz.repo_paths import Refusal, read_file, read_regular
+
+    base = file.layer.base
+    if base is None:
+        return read_regular(Path(os.path.realpath(file.path)))
+    if file.path.is_relative_to(base):  # walked from the root as written, so a message names the link
+        return read_file(base, file.path.relative_to(base).as_posix())
+    folder, real_base = Path(os.path.realpath(file.path.parent)), Path(os.path.realpath(base))
+    if not folder.is_relative_to(real_base):
+        return Refusal("lies outside the repository", "copy the contract in instead")
+    return read_file(real_base, (folder / file.path.name).relative_to(real_base).as_posix())
 
 
 def _assemble(entries: list[Entry], graph: Graph, overridden: Mapping[str, str]) -> tuple[CompiledContract, ...]:

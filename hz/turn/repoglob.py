@@ -1,9 +1,10 @@
 """Which files of the repository a path glob names, without ever looking outside the root.
 
 A glob is split at `/`; each part is matched with `fnmatch` against one name (`*` never crosses a `/`)
-and `**` stands for any number of folders, none included. The walk never enters `.git`, never follows a
-link to a folder, and keeps a linked file only when its real path is a file inside the root. It visits at
-most `budget` folder entries, so a glob over a huge tree costs a bounded amount once a day.
+and `**` stands for any number of folders, none included. The walk never enters `.git` (in any spelling
+`hz.repo_paths` knows: `.GIT`, `git~1`), never follows a link to a folder, and keeps a linked file only
+when its real path is a file inside the root and outside `.git`. It visits at most `budget` folder
+entries, so a glob over a huge tree costs a bounded amount once a day.
 """
 
 from __future__ import annotations
@@ -12,16 +13,18 @@ import os
 from fnmatch import fnmatchcase
 from pathlib import Path, PurePosixPath
 
+from hz.repo_paths import is_git_name
+
 LIMIT = 200  # matches kept per glob, the first ones in path order
 BUDGET = 20_000  # folder entries looked at per glob
 
 
 def parts(pattern: str) -> tuple[str, ...] | None:
-    """The glob's parts, or None for one that could leave the root (absolute, `..`)."""
+    """The glob's parts, or None for one that could leave the root (absolute, `..`) or name `.git`."""
     if not pattern or pattern.startswith("/") or "\\" in pattern or "\x00" in pattern:
         return None
     split = tuple(p for p in pattern.split("/") if p not in ("", "."))
-    if not split or ".." in split:
+    if not split or ".." in split or any(is_git_name(p) for p in split):
         return None
     return (*split, "*") if split[-1] == "**" else split
 
@@ -61,7 +64,7 @@ def matching_files(root: Path, pattern: str, *, limit: int = LIMIT, budget: int 
         budget -= len(entries)
         deeper: list[tuple[tuple[str, ...], int]] = []
         for entry in entries:
-            if entry.name != ".git":
+            if not is_git_name(entry.name):  # `.GIT` is `.git` on a case-insensitive disk
                 deeper += _step(glob, _expanded(glob, at), folder, entry, base, found)
         stack.extend(reversed(deeper))  # depth first in name order: a walk the budget cut short has the first
     return sorted(found)[:limit]
@@ -101,4 +104,5 @@ def _file_inside(entry: os.DirEntry[str], base: Path) -> bool:
     if not entry.is_symlink():
         return entry.is_file(follow_symlinks=False)
     real = Path(entry.path).resolve()
-    return real.is_relative_to(base) and real.is_file() and ".git" not in real.relative_to(base).parts
+    inside = real.is_relative_to(base) and not any(is_git_name(n) for n in real.relative_to(base).parts)
+    return inside and real.is_file()

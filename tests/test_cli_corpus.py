@@ -77,6 +77,7 @@ NOW_RANGE = "is not between the years 1970 and 8999 (UTC)"
 TEXT_TOO_LONG = "is 100000 characters long; one sentence is at most 1000"
 NOT_AN_ID = "is not a Heinzelmännchen id"
 NO_SUCH_AGENT = "no Heinzelmännchen named nope"
+V1 = "hz-home/heinzel/{agent}/contract/v1.prose.md"
 MOVE_ASIDE = "hint: move it aside; `hz codeowners --write` writes a regular file in its place"
 
 ROWS: list[Row] = [
@@ -305,6 +306,28 @@ ROWS: list[Row] = [
     ),
     row("heinzel", "retry", "weekly-note", LONG, code=2, says=TEXT_TOO_LONG),  # hung
     row("heinzel", "retry", "weekly-note", "\x1b[2J", code=2, says="holds the control character '\\x1b'"),
+    # heinzel: a damaged copy of a contract version in hz's home
+    row(
+        "heinzel", "wake", "weekly-note", plant={V1: Fifo()}, code=1, says="weekly-note has no readable contract v1: "
+    ),  # hung
+    row(
+        "heinzel",
+        "wake",
+        "weekly-note",
+        plant={V1: Link("/dev/zero")},
+        code=1,
+        says="v1.prose.md: is a character device, not a regular file",
+    ),  # hung
+    row(
+        "heinzel",
+        "amend",
+        "weekly-note",
+        "--from",
+        "{run}/weekly-note.prose.md",
+        plant={V1: NOT_UTF8},
+        code=1,
+        says="v1.prose.md: not UTF-8 text (byte 12 is 0xff)\n  hint: the copy in hz's home is damaged",
+    ),  # was 3
     # heinzel: names and ids
     row("heinzel", "pause", "--", "nope", code=1, says=NO_SUCH_AGENT),
     row("heinzel", "wake", "--", "hz-garbage", code=1, says="hint: hz heinzel list shows them all"),
@@ -374,7 +397,7 @@ def test_bad_input_exits_1_or_2_with_a_message(case: Row, template: tuple[Path, 
     base, agent = template
     run = tmp_path / "run"
     shutil.copytree(base, run, symlinks=True)
-    _plant(run, case.plant)
+    _plant(run, {path.replace("{agent}", agent): what for path, what in case.plant.items()})
     environ = _environ(run, case.env)
     argv = [a.replace("{run}", str(run)).replace("{agent}", agent) for a in case.argv]
     done = _hz(argv, run / case.cwd, environ)

@@ -23,10 +23,11 @@ from hz.errors import HzError
 from hz.fsio import atomic_write
 from hz.heinzel.lifecycle import next_due
 from hz.heinzel.states import require
-from hz.heinzel.versions import amendment_path, compile_text, facts, load_version, store_version
+from hz.heinzel.versions import DAMAGED_COPY, amendment_path, compile_text, facts, load_version, store_version
 from hz.heinzel.widening import widened
 from hz.session.index import Row
 from hz.session.store import Store
+from hz.textfile import read_text_file
 
 Append = Callable[[str, dict[str, Any]], object]
 
@@ -130,7 +131,7 @@ def approve(
         )
     directory = store.agent_dir(row["id"])
     path = amendment_path(directory, amendment_id)
-    text = path.read_text(encoding="utf-8")
+    text = read_text_file(path, hint=DAMAGED_COPY)
     contract = compile_text(text, label=str(path), namespace=row["namespace"])
     version = int(row["contract_version"]) + 1
     store_version(directory, version, text, contract)

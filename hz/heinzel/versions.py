@@ -28,6 +28,9 @@ class ContractInvalid(HzError):
     """A contract text that does not compile; the message holds its diagnostics."""
 
 
+DAMAGED_COPY = "the copy in hz's home is damaged: restore it, or retire the agent and create it again"
+
+
 def version_path(agent_dir: Path, version: int) -> Path:
     return agent_dir / CONTRACT / f"v{version}.prose.md"
 
@@ -84,10 +87,14 @@ def store_version(agent_dir: Path, version: int, text: str, contract: Contract) 
 
 
 def read_version(agent_dir: Path, version: int) -> str:
-    try:
-        return version_path(agent_dir, version).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise HzError(f"contract v{version} is missing from {agent_dir / CONTRACT}") from None
+    """A stored version's text. A damaged copy (a FIFO, a device, a folder, bytes that are not UTF-8 in
+    its place) is an error that names the file, never a hang or a crash."""
+    from hz.textfile import read_text_file
+
+    path = version_path(agent_dir, version)
+    if not path.exists():
+        raise HzError(f"contract v{version} is missing from {agent_dir / CONTRACT}")
+    return read_text_file(path, hint=DAMAGED_COPY)
 
 
 def load_version(agent_dir: Path, version: int, namespace: str) -> Contract:

@@ -26,12 +26,13 @@ def load_plan(
     agent_dir: Path, row: Mapping[str, Any], version: int, *, root: Path | None, default_tz: str = "UTC"
 ) -> Plan:
     from hz.contract.load import load_text
+    from hz.textfile import UnreadableFile, read_text_file
 
     path = contract_path(agent_dir, version)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ContractMissing(f"{row['name']} has no contract v{version} at {path}") from None
+    try:  # bounded and type-checked: a FIFO or /dev/zero in its place would hang the tick
+        text = read_text_file(path, hint="hz heinzel show it")
+    except UnreadableFile as exc:
+        raise ContractMissing(f"{row['name']} has no readable contract v{version}: {exc.message}") from None
     result = load_text(text, path=str(path), namespace=str(row.get("namespace") or "me"))
     if result.contract is None:
         first = result.diagnostics[0].message if result.diagnostics else "it does not load"

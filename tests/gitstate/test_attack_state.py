@@ -15,15 +15,23 @@ import subprocess
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import pygit2
 import pytest
 
 from hz.canonical import canonical_json
 from hz.gitstate.events import DraftPlaced, Event, TurnEnded, path_of
+from hz.gitstate.identity import whoami
 from hz.gitstate.layout import event_path
+from hz.gitstate.lease import acquire
 from hz.gitstate.lease_record import LeaseRecord
+from hz.gitstate.reader import history
+from hz.gitstate.remote import TeamRemote
+from hz.gitstate.settings import StateSettings
+from hz.gitstate.writer import StateWriter
 from tests.gitstate import plumbing
 from tests.gitstate.factory import finished, git, hz_id, new_clone, sha, started, turn_id
 
@@ -124,10 +132,10 @@ def created(**changes: Any) -> dict[str, Any]:
     return raw_of(BASE, key=key, data__keys=[key], **changes)
 
 
-def draft(asset: str, token: int = 1) -> Event:
-    key = f"{AGENT}@v1@2026-10-30T15:00Z@{asset}"
+def draft(asset: str, token: int = 1, slot: str = SLOT) -> Event:
+    key = f"{AGENT}@v1@{slot.removesuffix(':00Z')}Z@{asset}"
     data = DraftPlaced(turn=turn_id(1), key=key, asset=asset, hash=sha("d"))
-    return Event.make("draft.placed", id=AGENT, key=key, ts=SLOT, lease=AGENT, token=token, data=data)
+    return Event.make("draft.placed", id=AGENT, key=key, ts=slot, lease=AGENT, token=token, data=data)
 
 
 GOOD_DRAFT = draft("state:reports/2026-10-30.md")
@@ -165,7 +173,7 @@ def text_commit(team: Team) -> str:
 def ended(key_slot: str, token: int, **inputs: str) -> Event:
     event = finished(AGENT, key_slot, token)
     data = TurnEnded.model_validate({**event.data, "input_fps": inputs or event.data["input_fps"]})
-    return Event.make("turn.finished", id=AGENT, key=event.key, ts=SLOT, lease=AGENT, token=token, data=data)
+    return Event.make("turn.finished", id=AGENT, key=event.key, ts=key_slot, lease=AGENT, token=token, data=data)
 
 
 SENTENCE_SLUG = ended(SLOT, 1, priya_asked_for_risks_first=sha("x"))
@@ -335,3 +343,24 @@ def test_a_path_that_is_not_utf8_is_refused_by_name(team: Team) -> None:
     done = plumbing.push(team.clone, team.remote, f"{bad}:refs/heads/hz/state")
     assert done.returncode == 1
     assert findings(plumbing.remote_lines(done.stderr)) == [("HZS001", "a file outside the layout")]
+
+
+def test_what_hz_itself_writes_passes_the_hook_with_fences_and_contracts(tmp_path: Path, team: Team) -> None:
+    """hz's own writer: a take-over of the lease for the next slot and the turn's receipts, in one push."""
+    now = datetime(2026, 10, 30, 15, 30, tzinfo=UTC)
+    slot = "2026-10-30T15:30:00Z"
+    env = {"HZ_HOME": str(tmp_path / "home-bob"), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    member = TeamRemote(new_clone(tmp_path / "bob"), str(team.remote), env)
+    settings = StateSettings(lease_ttl_s=600, clock_skew_s=30)
+    won = acquire(member, AGENT, slot=slot, identity=whoami({"HZ_HANDLE": "bob"}), role="owner", now=now,
+                  settings=settings)  # fmt: skip
+    assert won.won and won.record is not None and won.record.token == 2
+    writer = StateWriter(member, settings)
+    writer.queue(started(AGENT, slot, 2), draft("state:reports/2026-10-30.md", 2, slot), ended(slot, 2, prs=sha("p")))
+    result = writer.flush(now + timedelta(minutes=1))
+    assert (len(result.landed), result.fenced, result.pending) == (3, set(), 0)
+    tip = git("--git-dir", str(team.remote), "rev-parse", "hz/state").strip()
+    landed = list(history(pygit2.Repository(str(team.remote)), tip))
+    assert [(e.event.kind, e.event.token, e.void) for e in landed] == [
+        ("turn.started", 1, False), ("turn.started", 2, False), ("draft.placed", 2, False), ("turn.finished", 2, False)
+    ]  # fmt: skip

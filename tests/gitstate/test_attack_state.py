@@ -364,3 +364,25 @@ def test_what_hz_itself_writes_passes_the_hook_with_fences_and_contracts(tmp_pat
     assert [(e.event.kind, e.event.token, e.void) for e in landed] == [
         ("turn.started", 1, False), ("turn.started", 2, False), ("draft.placed", 2, False), ("turn.finished", 2, False)
     ]  # fmt: skip
+
+
+def test_a_forged_high_token_voids_nothing_for_readers(
+    tmp_path: Path, hz: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past a remote without the hook: the forged event is void itself and the real ones after it are not."""
+    clone = new_clone(tmp_path / "clone")
+    record = LeaseRecord(lease=AGENT, holder="@ann", role="owner", token=1, slot=SLOT,
+                         acquired="2026-10-30T14:59:00Z", expires="2026-10-30T15:09:00Z")  # fmt: skip
+    lease = plumbing.commit(clone, plumbing.tree(clone, {b"lease.json": record.line()}),
+                            message=f"lease {AGENT} token 1 held\n".encode())  # fmt: skip
+    files: dict[str, bytes] = {}
+    tip: tuple[str, ...] = ()
+    for event in (BASE, FORGED, ended(SLOT, 1)):  # real, forged (token 999), real again
+        files[path_of(event)] = event.line()
+        tip = (plumbing.commit(clone, plumbing.tree(clone, plumbing.nested(files)), tip),)  # type: ignore[arg-type]
+    git("-C", str(clone), "update-ref", f"refs/hz/lease/{AGENT}", lease)
+    git("-C", str(clone), "update-ref", "refs/heads/hz/state", tip[0])
+    monkeypatch.chdir(clone)
+    result = hz("state", "log", "--no-fetch", "--json", "--remote", str(tmp_path / "nowhere.git"))
+    assert result.exit_code == 0, result.err
+    assert [(e["event"]["token"], e["void"]) for e in json.loads(result.out)] == [(1, False), (999, True), (1, False)]

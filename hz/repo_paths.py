@@ -81,8 +81,9 @@ def fill_slot(target: str, slot: datetime) -> str:
 
 def folded(name: str) -> str:
     """A name as a case-insensitive file system compares it: folded, without trailing dots and spaces,
-    without an NTFS stream suffix (`.git::$INDEX_ALLOCATION` is `.git` on Windows)."""
-    return name.partition(":")[0].casefold().rstrip(". ")
+    without an NTFS stream suffix (`.git::$INDEX_ALLOCATION` is `.git` on Windows). Upper-cased first,
+    as NTFS compares, where the dotless `ı` is `I`: `.gıt` is `.git` there, yet `casefold` keeps the `ı`."""
+    return name.partition(":")[0].upper().casefold().rstrip(". ")
 
 
 def is_git_name(name: str) -> bool:

@@ -42,6 +42,7 @@ def private_home(environ: Mapping[str, str] = os.environ) -> Path:
     hz does not change the mode of a folder the user chose (it may be their own home directory).
     """
     home = hz_home(environ)
+    _check_parents(home, os.getuid())
     try:
         found = os.lstat(home)
     except FileNotFoundError:
@@ -50,6 +51,37 @@ def private_home(environ: Mapping[str, str] = os.environ) -> Path:
         return private_dir(home)
     _check_home(home, found)
     return home
+
+
+def _check_parents(home: Path, uid: int) -> None:
+    """The folders above the home, as written and where its links lead, must be safe from other users.
+
+    Whoever can write a folder can rename what is in it and put their own in its place, so a private
+    home inside a folder others can write is not private. A shared folder with the sticky bit (/tmp) is
+    fine: others can add names there but not move the user's. A folder owned by another user is refused
+    too, except for root: a CI container runs as root in a home of the runner's user (/github/home).
+    """
+    import stat
+
+    written = Path(os.path.abspath(home)).parents
+    for folder in dict.fromkeys([*written, *Path(os.path.realpath(home)).parents]):
+        try:
+            found = os.stat(folder)
+        except OSError:  # missing (hz makes it, 0700) or not reachable (the home's own checks say why)
+            continue
+        if found.st_mode & 0o022 and not found.st_mode & stat.S_ISVTX:
+            mode = stat.S_IMODE(found.st_mode)
+            raise UnsafeHome(
+                f"hz's data folder {home} is in {folder}, which other users can write (mode {mode:04o}):"
+                " they could replace it",
+                hint=f"chmod go-w {folder}, or point HZ_HOME at a folder of your own",
+            )
+        if uid != 0 and found.st_uid not in (0, uid):
+            raise UnsafeHome(
+                f"hz's data folder {home} is in {folder}, which belongs to another user (uid {found.st_uid}):"
+                " they could replace it",
+                hint="point HZ_HOME at a folder of your own",
+            )
 
 
 def _check_home(home: Path, found: os.stat_result) -> None:

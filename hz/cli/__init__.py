@@ -99,15 +99,16 @@ def _write_crash_log() -> Path | None:
     import traceback
     from datetime import UTC, datetime
 
-    from hz.config import hz_home
+    from hz.config import private_home
     from hz.fsio import atomic_write
     from hz.secrets import scrub
 
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
-    path = hz_home() / "logs" / f"crash-{stamp}-{os.getpid()}.log"
-    try:
-        atomic_write(path, scrub(traceback.format_exc()))
-    except OSError:
-        print(scrub(traceback.format_exc()), file=sys.stderr)
+    trace = scrub(traceback.format_exc())
+    try:  # a home others can write is refused here too: they could read the log or plant its folder
+        path = private_home() / "logs" / f"crash-{stamp}-{os.getpid()}.log"
+        atomic_write(path, trace)
+    except (OSError, HzError):
+        print(trace, end="", file=sys.stderr)
         return None
     return path

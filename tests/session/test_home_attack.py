@@ -1,0 +1,143 @@
+"""Attacks on "a damaged home": homes others can swap, and files in it replaced by what they should not be.
+
+Issue 14, finding 8. Each attack is made for real on disk (links, FIFOs, folders, modes, owners; the
+tests run as root in CI, so owners are changed with chown) and run through the real CLI or `guarded`.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hz.cli import guarded
+
+Hz = Callable[..., Any]
+TICK = ("tick", "--now", "2026-10-26T09:00Z")
+
+
+def _crash() -> int:
+    raise RuntimeError("an unforeseen bug")
+
+
+def test_a_crash_log_is_never_written_into_a_home_others_can_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    home = tmp_path / "shared"
+    home.mkdir()
+    home.chmod(0o777)
+    monkeypatch.setenv("HZ_HOME", str(home))
+
+    assert guarded(_crash) == 3
+
+    assert list(home.iterdir()) == []
+    err = capsys.readouterr().err
+    assert err.startswith("Traceback (most recent call last):\n")
+    assert err.endswith(
+        "RuntimeError: an unforeseen bug\nhz hit a bug; the traceback is above (no crash log could be written)\n"
+    )
+
+
+def test_a_crash_log_is_private(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home = tmp_path / "new" / "home"
+    monkeypatch.setenv("HZ_HOME", str(home))
+
+    assert guarded(_crash) == 3
+
+    [log] = (home / "logs").iterdir()
+    modes = [stat.S_IMODE(p.stat().st_mode) for p in (tmp_path / "new", home, home / "logs", log)]
+    assert modes == [0o700, 0o700, 0o700, 0o600]
+
+
+@pytest.mark.parametrize("exists", [True, False])
+def test_a_home_in_a_folder_others_can_write_is_refused(
+    exists: bool, tmp_path: Path, hz: Hz, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # whoever can write the parent can rename the home away and put a folder of theirs in its place
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    home = shared / "hz"
+    if exists:
+        home.mkdir(mode=0o700)
+    monkeypatch.setenv("HZ_HOME", str(home))
+
+    result = hz(*TICK)
+
+    assert (result.exit_code, result.out) == (1, "")
+    assert result.err == (
+        f"error: hz's data folder {home} is in {shared}, which other users can write (mode 0777): they could"
+        f" replace it\n  hint: chmod go-w {shared}, or point HZ_HOME at a folder of your own\n"
+    )
+    assert list(shared.iterdir()) == ([home] if exists else [])
+    assert not exists or list(home.iterdir()) == []
+
+
+def test_a_home_reached_through_a_link_is_checked_where_it_really_is(
+    tmp_path: Path, hz: Hz, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    (shared / "hz").mkdir(mode=0o700)
+    (tmp_path / "mine").mkdir(mode=0o700)
+    (tmp_path / "mine" / "hz").symlink_to(shared / "hz")
+    monkeypatch.setenv("HZ_HOME", str(tmp_path / "mine" / "hz"))
+
+    result = hz(*TICK)
+
+    assert (result.exit_code, result.err.splitlines()[0]) == (
+        1,
+        f"error: hz's data folder {tmp_path / 'mine' / 'hz'} is in {shared}, which other users can write"
+        " (mode 0777): they could replace it",
+    )
+
+
+def test_a_home_in_a_shared_folder_with_the_sticky_bit_is_used(
+    tmp_path: Path, hz: Hz, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # /tmp is shared and sticky: others may add names there but never rename or remove the user's
+    shared = tmp_path / "tmp"
+    shared.mkdir()
+    shared.chmod(0o1777)
+    monkeypatch.setenv("HZ_HOME", str(shared / "hz"))
+
+    result = hz(*TICK)
+
+    assert (result.exit_code, result.err) == (0, "")
+    assert stat.S_IMODE((shared / "hz").stat().st_mode) == 0o700
+
+
+@pytest.mark.skipif(os.getuid() != 0, reason="the CI case: root in a container, the home under the runner's folder")
+def test_root_uses_a_home_under_a_folder_of_another_user(
+    tmp_path: Path, hz: Hz, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # GitHub's container jobs run as root with HOME=/github/home, a folder of the runner's uid (1001)
+    runner_home = tmp_path / "github" / "home"
+    runner_home.mkdir(parents=True)
+    os.chown(runner_home, 1001, 1001)
+    monkeypatch.setenv("HZ_HOME", str(runner_home / ".local" / "share" / "heinzel"))
+
+    result = hz(*TICK)
+
+    assert (result.exit_code, result.err) == (0, "")
+
+
+@pytest.mark.skipif(os.getuid() != 0, reason="giving a folder to another user needs root")
+def test_a_home_under_a_folder_of_another_user_is_refused_to_anyone_but_root(tmp_path: Path) -> None:
+    from hz.config import UnsafeHome, _check_parents
+
+    theirs = tmp_path / "theirs"
+    theirs.mkdir(mode=0o755)
+    os.chown(theirs, 4321, 4321)
+    with pytest.raises(UnsafeHome) as refused:
+        _check_parents(theirs / "hz", 1234)  # as user 1234: the folder's owner could swap the home
+    assert refused.value.render() == (
+        f"error: hz's data folder {theirs / 'hz'} is in {theirs}, which belongs to another user (uid 4321): they"
+        " could replace it\n  hint: point HZ_HOME at a folder of your own"
+    )
+    _check_parents(theirs / "hz", 0)  # root: the CI case above

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import click
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hz.cli import params
@@ -422,6 +422,41 @@ def test_codeowners_write_never_writes_through_a_planted_temporary_name(
     assert (done.returncode, done.stdout) == (0, "wrote CODEOWNERS (1 contract)\n"), done.stderr
     assert (run / "victim").read_text() == "keep me\n"
     assert "@tester" in (run / "repo" / "CODEOWNERS").read_text()
+
+
+# --- open-ended input: any text in these places exits 0, 1 or 2, never 3 ---
+
+TEMPLATES = [
+    ("workflow", "show", "--", "{}"),
+    ("workflow", "new", "--", "{}"),
+    ("workflow", "new", "fine", "--owner", "{}"),
+    ("heinzel", "show", "--", "{}"),
+    ("heinzel", "pause", "--", "{}"),
+    ("heinzel", "rename", "nope", "--", "{}"),
+    ("heinzel", "dismiss", "nope", "--", "{}"),
+    ("heinzel", "amend", "nope", "--from", "/dev/null", "--why", "{}"),
+    ("state", "log", "--no-fetch", "--id", "{}"),
+    ("approve", "--", "{}"),
+    ("reject", "--", "{}"),
+    ("tick", "--now", "{}"),
+    ("daemon", "run", "--ticks", "1", "--interval", "{}"),
+]
+EDGES = ["", " ", "-", "--", "nan", "inf", "-inf", "1e309", "-1", "0", "99999999999999999999", "\n", "x" * 5000,
+         "0001-01-01T00:00:00Z", "9999-12-31T23:59:59Z", "hz-" + "Z" * 26, "../../etc/passwd", "/dev/zero"]  # fmt: skip
+ARGUMENT = st.one_of(
+    st.sampled_from(EDGES),
+    st.text(st.characters(codec="utf-8", exclude_characters="\x00"), max_size=30),  # argv holds no NUL
+)
+
+
+@pytest.mark.parametrize("template", TEMPLATES, ids=[" ".join(t) for t in TEMPLATES])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(value=ARGUMENT)
+def test_any_argument_exits_0_1_or_2(hz: object, repo: Path, template: tuple[str, ...], value: str) -> None:
+    argv = [value if part == "{}" else part for part in template]
+    result = hz(*argv)  # type: ignore[operator]
+    assert result.exit_code in (0, 1, 2), (argv, result.err)
+    assert "Traceback" not in result.err
 
 
 # --- the checks behind the rows, over open-ended input ---

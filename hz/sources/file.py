@@ -4,7 +4,8 @@ Paths are relative to the repository root and obey the repository's path rule (`
 absolute path, no `..`, nothing in `.git`, no link that leads out of the repository or into `.git`, and
 only regular files of at most `MAX_FILE_BYTES`. A single path that breaks the rule is an error. A glob
 reads every file it names that keeps the rule and skips the others by name: one planted link, FIFO or
-huge file never fails the whole input, and never reaches the model either. `.git` is never matched.
+huge file never fails the whole input, and never reaches the model either. `.git` is never matched. A
+glob's files together stay within `MAX_FILE_BYTES`; the ones past it are skipped by name too.
 
 Facets: `text` (path -> canonical text; a file that is not UTF-8 is represented by its byte fingerprint),
 `paths` (the sorted paths read) and, only when a glob skipped something, `skipped` (path -> why), so an
@@ -13,11 +14,12 @@ input that skips nothing reads and fingerprints as it always did.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
 from hz.canonical import fingerprint_bytes
-from hz.repo_paths import PathRefused, Refusal, check, problem, read_regular, walk
+from hz.repo_paths import MAX_FILE_BYTES, PathRefused, Refusal, check, problem, read_regular, walk
 from hz.sources.base import FetchContext, Fetched, SourceError, SourceSpec, no_query
 from hz.sources.canonical import canonical_text
 from hz.sources.fileglob import is_glob, matching
@@ -62,17 +64,43 @@ def _one(spec: SourceSpec, root: Path, path: str) -> str:
 
 
 def _glob(root: Path, pattern: str) -> dict[str, Any]:
-    """Path -> text for each file the glob names and the rule keeps; path -> {"skipped": why} for the rest."""
+    """Path -> text for each file the glob names and the rule keeps; path -> {"skipped": why} for the rest.
+
+    The files are read in path order and together stay within `MAX_FILE_BYTES`, the bound of one file:
+    the input goes whole into one prompt, so a glob over many big files (a planted folder of them under
+    an innocent glob) must not make hz hold, or send, more than one big file would.
+    """
     records: dict[str, Any] = {}
+    left = MAX_FILE_BYTES
     for path in matching(root, pattern):
         real = walk(root, path, follow=True)
         if isinstance(real, Path) and not real.exists():
             continue  # a link to nothing names no file
         if isinstance(real, Path) and real.is_dir():
             real = Refusal("is a link to a folder, which a glob never enters", "name the folder itself in the glob")
-        data = read_regular(real) if isinstance(real, Path) else real
+        data = real if isinstance(real, Refusal) else _over(real, left) or read_regular(real)
+        if isinstance(data, bytes) and len(data) > left:  # it grew since it was looked at
+            data = _past_total()
+        if isinstance(data, bytes):
+            left -= len(data)
         records[path] = {SKIPPED: data.reason} if isinstance(data, Refusal) else _text(data)
     return records
+
+
+def _over(real: Path, left: int) -> Refusal | None:
+    """The refusal of a file that fits the bound of one file but not what the glob has left."""
+    try:
+        size = os.lstat(real).st_size
+    except OSError:
+        return None  # read_regular names the problem
+    return _past_total() if left < size <= MAX_FILE_BYTES else None
+
+
+def _past_total() -> Refusal:
+    return Refusal(
+        f"would take the glob past {MAX_FILE_BYTES // 1024} KiB for all its files together (read in path order)",
+        "narrow the glob, or split the input",
+    )
 
 
 def _refused(spec: SourceSpec, refusal: Refusal) -> SourceError:

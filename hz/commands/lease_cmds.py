@@ -51,7 +51,7 @@ def normalize_slot(value: str) -> str:
 
 def list_command(ctx: LeaseContext, as_json: bool) -> int:
     """Every lease on the remote; a lease ref hz did not write is listed as damaged, and exits 1."""
-    from hz.gitstate.lease_lint import DamagedLease
+    from hz.gitstate.lease_lint import HINT_DAMAGED, DamagedLease
 
     team, _ = _team(ctx)
     tips = team.git.ls_remote(team.remote, f"{LEASE_PREFIX}*")
@@ -63,20 +63,13 @@ def list_command(ctx: LeaseContext, as_json: bool) -> int:
         lines = [_as_line(lease_id, read) for lease_id, _, read in rows]
         click.echo("\n".join(lines) if lines else f"no leases on {team.label}")
     damaged = [lease_id for lease_id, _, read in rows if isinstance(read, str)]
-    if damaged:
+    if damaged:  # after the listing: the healthy leases are worth seeing too
         ref = LEASE_PREFIX + damaged[0] if len(damaged) == 1 else f"{LEASE_PREFIX}<id>"
         raise DamagedLease(
             f"{len(damaged)} damaged lease ref{'s' if len(damaged) > 1 else ''} on {team.label}: {', '.join(damaged)}",
-            hint=HINT.format(ref=ref),
+            hint=HINT_DAMAGED.format(ref=ref),
         )
     return EXIT_OK
-
-
-HINT = (
-    "hz cannot take these leases (their slots wait), and members cannot remove them: the pre-receive hook "
-    "refuses deleting a lease. An admin of the server deletes the ref there (`git update-ref -d {ref}` in "
-    "the bare repository); the next acquire starts it again"
-)
 
 
 def _read(team: TeamRemote, ref: str, tip: str) -> LeaseRecord | str:

@@ -31,11 +31,6 @@ from tests.gitstate.lease_plumbing import (
 )
 
 HINT = (
-    "  hint: hz cannot take these leases (their slots wait), and members cannot remove them: the pre-receive "
-    f"hook refuses deleting a lease. An admin of the server deletes the ref there (`git update-ref -d {REF}` "
-    "in the bare repository); the next acquire starts it again\n"
-)
-ACQUIRE_HINT = (
     "  hint: members cannot repair it (the pre-receive hook refuses deleting a lease): an admin of the server "
     f"deletes the ref there, e.g. `git update-ref -d {REF}` in the bare repository, and the next acquire "
     "starts the lease again\n"
@@ -107,7 +102,7 @@ def test_acquire_of_a_damaged_lease_exits_1(
     oid = plant(tmp_path, bare, build)
     result = hz("lease", "acquire", LEASE, "--slot", "2026-10-30T15:00:00Z")
     assert (result.exit_code, result.out) == (1, "")
-    assert result.err == f"error: lease ref {REF} is damaged: {why.format(c=oid[:12])}\n{ACQUIRE_HINT}"
+    assert result.err == f"error: lease ref {REF} is damaged: {why.format(c=oid[:12])}\n{HINT}"
 
 
 def test_a_healthy_lease_lists_beside_a_damaged_one(tmp_path: Path, team: Path, bare: Path, hz: Any) -> None:
@@ -128,7 +123,7 @@ def test_a_token_at_the_bound_cannot_be_taken_over(tmp_path: Path, team: Path, b
     assert hz("lease", "list").exit_code == 0
     result = hz("lease", "acquire", LEASE, "--slot", format_utc(past))
     assert (result.exit_code, result.out) == (1, "")
-    assert result.err == f"error: lease ref {REF} is damaged: token 2147483647 leaves no room\n{ACQUIRE_HINT}"
+    assert result.err == f"error: lease ref {REF} is damaged: token 2147483647 leaves no room\n{HINT}"
 
 
 def machine() -> str:

@@ -5,7 +5,9 @@ absolute path, no `..`, nothing in `.git`, no link that leads out of the reposit
 only regular files of at most `MAX_FILE_BYTES`. A single path that breaks the rule is an error. A glob
 reads every file it names that keeps the rule and skips the others by name: one planted link, FIFO or
 huge file never fails the whole input, and never reaches the model either. `.git` is never matched. A
-glob's files together stay within `MAX_FILE_BYTES`; the ones past it are skipped by name too.
+glob's files together stay within `MAX_FILE_BYTES`; the ones past it are skipped by name too. A glob
+never reads a file git ignores (`hz.gitignored`: a member's `.env`), nor a link to one; a single path
+may name one, but not reach one through a link.
 
 Facets: `text` (path -> canonical text; a file that is not UTF-8 is represented by its byte fingerprint),
 `paths` (the sorted paths read) and, only when a glob skipped something, `skipped` (path -> why), so an
@@ -19,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from hz.canonical import fingerprint_bytes
+from hz.gitignored import ignored
 from hz.repo_paths import MAX_FILE_BYTES, PathRefused, Refusal, check, problem, read_regular, walk
 from hz.sources.base import FetchContext, Fetched, SourceError, SourceSpec, no_query
 from hz.sources.canonical import canonical_text
@@ -57,6 +60,9 @@ def _one(spec: SourceSpec, root: Path, path: str) -> str:
         raise _refused(spec, refused.refusal) from None
     if not real.exists():
         raise SourceError("not-found", f"{spec.uri}: no such file in the repository")
+    linked = _inside(root, real)
+    if linked != path and ignored(root, [linked]):  # the path is the author's choice; a link's end is not
+        raise SourceError("bad-source", f"{spec.uri}: {path} {LINKED_IGNORED.reason}", hint=LINKED_IGNORED.hint)
     data = read_regular(real)
     if isinstance(data, Refusal):
         raise SourceError("bad-source", f"{spec.uri}: {path} {data.reason}", hint=data.hint)
@@ -72,12 +78,14 @@ def _glob(root: Path, pattern: str) -> dict[str, Any]:
     """
     records: dict[str, Any] = {}
     left = MAX_FILE_BYTES
-    for path in matching(root, pattern):
-        real = walk(root, path, follow=True)
-        if isinstance(real, Path) and not real.exists():
+    found = {path: _found(root, path) for path in matching(root, pattern)}
+    ends = {path: _inside(root, real) for path, real in found.items() if isinstance(real, Path)}
+    local = ignored(root, [*found, *ends.values()])
+    for path, real in found.items():
+        if real is None:
             continue  # a link to nothing names no file
-        if isinstance(real, Path) and real.is_dir():
-            real = Refusal("is a link to a folder, which a glob never enters", "name the folder itself in the glob")
+        if path in local or ends.get(path) in local:
+            real = IGNORED
         data = real if isinstance(real, Refusal) else _over(real, left) or read_regular(real)
         if isinstance(data, bytes) and len(data) > left:  # it grew since it was looked at
             data = _past_total()
@@ -85,6 +93,21 @@ def _glob(root: Path, pattern: str) -> dict[str, Any]:
             left -= len(data)
         records[path] = {SKIPPED: data.reason} if isinstance(data, Refusal) else _text(data)
     return records
+
+
+def _found(root: Path, path: str) -> Path | Refusal | None:
+    """Where a path the glob names leads by the rule (None: a link to nothing)."""
+    real = walk(root, path, follow=True)
+    if isinstance(real, Path) and not real.exists():
+        return None
+    if isinstance(real, Path) and real.is_dir():
+        return Refusal("is a link to a folder, which a glob never enters", "name the folder itself in the glob")
+    return real
+
+
+def _inside(root: Path, real: Path) -> str:
+    """A link-free path of the repository, relative to its root (as git names it)."""
+    return real.relative_to(os.path.realpath(root)).as_posix()
 
 
 def _over(real: Path, left: int) -> Refusal | None:
@@ -101,6 +124,16 @@ def _past_total() -> Refusal:
         f"would take the glob past {MAX_FILE_BYTES // 1024} KiB for all its files together (read in path order)",
         "narrow the glob, or split the input",
     )
+
+
+IGNORED = Refusal(
+    "is, or links to, a file git ignores here (a member's local file, such as .env), which a glob never reads",
+    "commit the file, or name it on its own",
+)
+LINKED_IGNORED = Refusal(
+    "links to a file git ignores here (a member's local file, such as .env), which hz never reads through a link",
+    "name the file itself, or commit it",
+)
 
 
 def _refused(spec: SourceSpec, refusal: Refusal) -> SourceError:

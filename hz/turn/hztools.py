@@ -6,7 +6,8 @@ operation without an implementation yet (the feeds, trackers and other contracts
 offered. Every tool here only reads, so each is `replay_safe`: after a crash it may run again.
 
 Both tools stay inside the repository root: paths are resolved (symlinks included) and must land under
-it, outside `.git` (whose config may hold credentials). What they return is data for the model, never
+it, outside `.git` (whose config may hold credentials), and the file tool reads no file git ignores (a
+member's `.env`, through a link or not). What they return is data for the model, never
 instructions; the runner hands it back as a tool result.
 """
 
@@ -21,6 +22,7 @@ from typing import Any
 
 from hz.errors import HzError
 from hz.gitenv import git_env
+from hz.gitignored import ignored
 from hz.repo_paths import is_git_name
 from hz.runners.base import ToolSpec
 
@@ -103,6 +105,8 @@ def file_text(root: Path) -> ToolSpec:
         if not isinstance(path, str):
             raise ToolRefused("path is required: a file relative to the repository root")
         inside = _relative(root, path)
+        if ignored(root, [inside]):  # a model told by a planted file to read `.env` gets nothing
+            raise ToolRefused(f"{path} is a file git ignores here (a local file such as .env), which tools do not read")
         try:
             # never blocks (a FIFO), and only a regular file is read (never a device or a FIFO)
             fd = os.open(root / inside, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)

@@ -1,17 +1,26 @@
-"""`file:` globs attacked by volume: many files, each within the bound of one file, planted under an
-innocent glob. Before, each was read whole, so twenty planted 1 MiB files put 20 MiB into one prompt."""
+"""`file:` inputs attacked by volume and through a member's local secrets.
+
+- Many files, each within the bound of one file, planted under an innocent glob: before, each was read
+  whole, so twenty planted 1 MiB files put 20 MiB into one prompt.
+- A member's `.env` (ignored by git, never committed) swept up by a glob, or reached through a committed
+  link `docs/notes.md -> ../.env`, or read by the model's `hz:file.text.read` when a planted document
+  tells it to: before, all three sent the secret to the model.
+"""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from hz.repo_paths import MAX_FILE_BYTES
+from hz.sources.base import SourceError
 from hz.sources.cache import SourceCache
+from hz.turn.hztools import ToolRefused, file_text
 from tests.deadline import within
-from tests.sources.helpers import fetch
+from tests.sources.helpers import fetch, git, new_repo
 
 PAST = "would take the glob past 1024 KiB for all its files together (read in path order)"
 
@@ -54,3 +63,57 @@ def test_a_glob_under_the_bound_reads_as_before(tree: Path, cache: SourceCache) 
         "text": {"docs/a.md": "# A", "docs/b.md": "# B"},
         "paths": ["docs/a.md", "docs/b.md"],
     }
+
+
+# --- a member's local secrets: files git ignores, reached by a glob or by a planted link ---------------
+
+SECRET = "OPENAI_API_KEY=sk-planted0read0of0a0local0env"
+SWEPT = "is, or links to, a file git ignores here (a member's local file, such as .env), which a glob never reads"
+
+
+@pytest.fixture
+def checkout(tmp_path: Path) -> Path:
+    """A real repository with a member's ignored `.env`, and a committed link to it under docs/."""
+    root = new_repo(tmp_path / "checkout")
+    (root / ".gitignore").write_text(".env\n*.local.md\n")
+    (root / ".env").write_text(SECRET + "\n")
+    (root / "docs").mkdir()
+    (root / "docs" / "a.md").write_text("# A\n")
+    (root / "docs" / "mine.local.md").write_text(SECRET + "\n")
+    os.symlink("../.env", root / "docs" / "notes.md")  # the planted line of a hostile commit
+    git(root, "add", ".gitignore", "docs/a.md", "docs/notes.md")
+    git(root, "commit", "-q", "-m", "docs")
+    return root
+
+
+def test_a_glob_never_sweeps_up_an_ignored_file_or_a_link_to_one(checkout: Path, cache: SourceCache) -> None:
+    facets = _facets("file:docs/*.md", checkout, cache)
+    assert facets == {
+        "text": {"docs/a.md": "# A"},
+        "paths": ["docs/a.md"],
+        "skipped": {"docs/mine.local.md": SWEPT, "docs/notes.md": SWEPT},
+    }
+    assert SECRET not in str(_facets("file:*", checkout, cache))
+
+
+def test_a_single_path_never_reaches_an_ignored_file_through_a_link(checkout: Path, cache: SourceCache) -> None:
+    with within(5), pytest.raises(SourceError) as caught:
+        fetch("file:docs/notes.md", cache, root=checkout)
+    assert caught.value.render() == (
+        "error: file:docs/notes.md: docs/notes.md links to a file git ignores here (a member's local file, "
+        "such as .env), which hz never reads through a link\n  hint: name the file itself, or commit it"
+    )
+
+
+def test_an_ignored_file_a_contract_names_itself_is_its_authors_choice(checkout: Path, cache: SourceCache) -> None:
+    assert _facets("file:docs/mine.local.md", checkout, cache)["text"] == {"docs/mine.local.md": SECRET}
+
+
+@pytest.mark.parametrize("path", [".env", "docs/notes.md", "docs/../.env", "docs/mine.local.md"])
+def test_the_file_tool_reads_no_ignored_file(checkout: Path, path: str) -> None:
+    with pytest.raises(ToolRefused) as caught:
+        file_text(checkout).call({"path": path})
+    assert caught.value.message == (
+        f"{path} is a file git ignores here (a local file such as .env), which tools do not read"
+    )
+    assert file_text(checkout).call({"path": "docs/a.md"}) == "# A\n"

@@ -424,6 +424,44 @@ def test_codeowners_write_never_writes_through_a_planted_temporary_name(
     assert "@tester" in (run / "repo" / "CODEOWNERS").read_text()
 
 
+def test_closed_stdout_still_does_the_work(template: tuple[Path, str], tmp_path: Path) -> None:
+    base, _ = template
+    run = tmp_path / "run"
+    shutil.copytree(base, run, symlinks=True)
+    closed = ["sh", "-c", 'exec "$@" >&-', "sh", sys.executable, "-m", "hz", "heinzel", "pause", "weekly-note"]
+    done = subprocess.run(closed, cwd=run / "repo", env=_environ(run, {}), capture_output=True, text=True, timeout=20)
+    assert (done.returncode, done.stderr) == (0, "")  # was 3
+    listed = _hz(["heinzel", "list"], run / "repo", _environ(run, {}))
+    assert re.search(r"^me:weekly-note +paused ", listed.stdout, re.MULTILINE)
+
+
+def test_a_full_disk_is_an_error_not_a_bug(template: tuple[Path, str], tmp_path: Path) -> None:
+    base, _ = template
+    run = tmp_path / "run"
+    shutil.copytree(base, run, symlinks=True)
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", "hz", "workflow", "show", "repo-digest", "--json"],
+                              cwd=run / "repo", env=_environ(run, {}), stdout=full, stderr=subprocess.PIPE,
+                              text=True, timeout=20, check=False)  # fmt: skip
+    said = "error: hz could not write: No space left on device\n  hint: free some space, then run it again\n"
+    assert (done.returncode, done.stderr) == (1, said)  # was 3
+
+
+def test_a_reader_that_leaves_stops_the_output_quietly() -> None:
+    """`hz … | head -1`: the rest of a long output is dropped with exit 1, no traceback, no crash log."""
+    talk = (
+        "import sys, click\nfrom hz.cli import guarded\n"
+        "sys.exit(guarded(lambda: [click.echo('x' * 999) for _ in range(999)] and 0))"
+    )
+    reader, writer = os.pipe()
+    with subprocess.Popen([sys.executable, "-c", talk], stdout=writer, stderr=subprocess.PIPE) as process:
+        os.close(writer)
+        os.read(reader, 10)
+        os.close(reader)
+        assert process.stderr is not None
+        assert (process.wait(timeout=20), process.stderr.read()) == (1, b"")
+
+
 # --- open-ended input: any text in these places exits 0, 1 or 2, never 3 ---
 
 TEMPLATES = [

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from hz.errors import EXIT_BUG, EXIT_INTERRUPTED, HzError
+from hz.errors import EXIT_BUG, EXIT_ERROR, EXIT_INTERRUPTED, HzError
 
 if TYPE_CHECKING:
     from hz.cli.group import LazyGroup, root
@@ -68,7 +68,17 @@ def main(argv: Sequence[str] | None = None) -> NoReturn:
     from hz.cli.fastpath import fast_tick
 
     work = fast_tick(args)
+    _fill_closed_streams()
     sys.exit(run(args) if work is None else guarded(work))
+
+
+def _fill_closed_streams() -> None:
+    """Started with stdout or stderr closed (`hz tick >&-`), Python has None for the stream and every
+    print would crash; such output goes nowhere instead, and the work is still done."""
+    if sys.stdout is None:
+        sys.stdout = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - lives as long as the process
+    if sys.stderr is None:
+        sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115
 
 
 def guarded(work: Callable[[], int]) -> int:
@@ -86,11 +96,41 @@ def guarded(work: Callable[[], int]) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
-    except Exception:
+    except Exception as exc:
+        if isinstance(exc, OSError) and (said := _environment_failed(exc)) is not None:
+            print(said, end="", file=sys.stderr)
+            return EXIT_ERROR
         log = _write_crash_log()
         where = "above (no crash log could be written)" if log is None else f"in {log}"
         print(f"hz hit a bug; the traceback is {where}", file=sys.stderr)
         return EXIT_BUG
+
+
+def _environment_failed(exc: OSError) -> str | None:
+    """What to say when a write failed for a reason outside hz: the reader of a pipe left (`hz … | head`),
+    or the disk is full (`hz … > /dev/full`). None: any other OSError, a bug."""
+    import errno
+
+    if exc.errno == errno.EPIPE and _reader_gone(sys.stdout):  # the rest stops quietly, as with other tools
+        devnull = os.open(os.devnull, os.O_WRONLY)  # so the flush at exit does not fail again
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return ""
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return f"error: hz could not write: {exc.strerror}\n  hint: free some space, then run it again\n"
+    return None
+
+
+def _reader_gone(stream: Any) -> bool:
+    """Whether `stream` is a pipe nobody reads any more (a broken pipe to git is a bug, not this)."""
+    import select
+
+    try:
+        poller = select.poll()
+        poller.register(stream.fileno(), select.POLLOUT)
+        return any(events & select.POLLERR for _, events in poller.poll(0))
+    except (AttributeError, OSError, ValueError):
+        return False
 
 
 def _write_crash_log() -> Path | None:

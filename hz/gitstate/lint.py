@@ -30,7 +30,7 @@ from pydantic import ValidationError
 from hz.diagnostic import Diagnostic
 from hz.gitstate.events import PAYLOADS, Event, path_of
 from hz.gitstate.layout import MAX_LINE_BYTES, is_event_path
-from hz.gitstate.lint_commit import commit_findings, tree_findings
+from hz.gitstate.lint_commit import commit_findings, said_count, tree_findings
 from hz.gitstate.lint_text import EMAIL, banned_field, field_names, first_address
 from hz.gitstate.shapes import occasion
 
@@ -206,6 +206,12 @@ def check_commit(repo: pygit2.Repository, commit: Any, context: LintContext | No
         return found + shape  # paths outside the layout: the per-file diff below has nothing sane to read
     base: Any = parent_tree if parent_tree is not None else repo[repo.TreeBuilder().write()]
     diff: Any = repo.diff(base, commit.tree)
+    added = sum(1 for delta in diff.deltas if delta.status_char() == "A")
+    if added and (said := said_count(commit)) is not None and said != added:
+        hint = "hz writes 'hz-state: N events' with N the events it adds"
+        found.append(
+            _diag("<commit>", "HZS012", where, f"the message says {said} events, the commit adds {added}", hint)
+        )
     for delta in diff.deltas:
         status = delta.status_char()
         path = delta.new_file.path if status == "A" else delta.old_file.path

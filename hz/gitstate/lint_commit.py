@@ -100,6 +100,12 @@ def commit_findings(commit: Any) -> list[Diagnostic]:
     return found
 
 
+def said_count(commit: Any) -> int | None:
+    """How many events the message of an hz-shaped commit says it adds (None: not hz's message)."""
+    message = RawCommit.parse(bytes(commit.read_raw())).message
+    return int(message.split()[1]) if MESSAGE.fullmatch(message) else None
+
+
 def _expected_order(raw: RawCommit) -> tuple[bytes, ...]:
     return (b"tree",) + (b"parent",) * len(raw.values(b"parent")) + (b"author", b"committer")
 

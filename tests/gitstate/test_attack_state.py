@@ -203,6 +203,8 @@ ROUTES = [
     Route("empty fan folder", with_tree({b"ab": {}}), "HZS001", "an empty folder"),
     Route("NUL in the message", raw_commit(b"hz-state: 1 event\n\0Priya earns 95k\n"), "HZS012",
           "commit message is free text"),
+    Route("a number in the message", raw_commit(b"hz-state: 424242 events\n"), "HZS012",
+          "the message says 424242 events, the commit adds 1"),
     Route("extra header x-secret", raw_commit(extra=b"x-secret priya-salary-95k\n"), "HZS012",
           "commit header x-secret is not hz's"),
     Route("gpgsig header", raw_commit(extra=b"gpgsig -----BEGIN PGP SIGNATURE-----\n Priya Raman\n "

@@ -88,9 +88,19 @@ def read_hz_toml(root: Path) -> dict[str, Any] | None:
         raise ConfigError(f"{path}: {real.reason}", hint=real.hint)
     text = _read_bounded(real, path)
     try:
-        return tomllib.loads(text)
+        document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}", hint=_FIX_HINT) from exc
+    _no_lookalike(path, document)
+    return document
+
+
+def _no_lookalike(path: Path, document: dict[str, Any]) -> None:
+    """`[State]` or `["state "]` is another table to TOML, so the team's `[state]` would be missing and
+    team contracts would run unleased on every member's machine; a table that differs only so is an error."""
+    for key in document:
+        if key != "state" and key.strip().casefold() == "state":
+            raise ConfigError(f"{path}: the table {key!r} is not [state] (TOML keys are exact)", hint=_FIX_HINT)
 
 
 def _read_bounded(real: Path, path: Path) -> str:

@@ -51,3 +51,20 @@ def test_hz_toml_linked_to_a_file_of_the_repository_is_that_file(repo: Path, bar
     git("-C", str(repo), "remote")  # no remote configured: the only way to reach `bare` is the file
     result = hz("lease", "list")
     assert (result.exit_code, result.out, result.err) == (0, f"no leases on {bare}\n", "")
+
+
+@pytest.mark.parametrize("header", ["[State]", "[STATE]", '["state "]', '[" state"]'])
+def test_a_state_table_spelt_another_way_is_an_error_not_coordination_off(header: str, repo: Path, hz: Any) -> None:
+    """TOML takes `[State]` for another table: the team's `[state]` would be missing, and a tick would run
+    every team contract unleased on every member's machine."""
+    (repo / "hz.toml").write_text(f'{header}\nremote = "origin"\n')
+    key = header.strip("[]").strip('"')
+    result = hz("lease", "list")
+    assert (result.exit_code, result.out) == (1, "")
+    assert result.err == (
+        f"error: {repo / 'hz.toml'}: the table {key!r} is not [state] (TOML keys are exact)\n"
+        "  hint: fix hz.toml at the repository root (TOML, https://toml.io); team contracts wait until it parses\n"
+    )
+    from hz.turn.team import configured
+
+    assert configured(repo) is True  # an unreadable file counts as configured: team slots wait

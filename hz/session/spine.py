@@ -88,12 +88,49 @@ class SpineRead:
 
 def read_spine(path: Path | str, *, offset: int = 0, head: str | None = None, last_seq: int = 0) -> SpineRead:
     try:
-        with open(path, "rb") as handle:
-            handle.seek(offset)
-            data = handle.read()
+        fd = _open_spine(Path(path), os.O_RDONLY)
     except FileNotFoundError:
         return SpineRead(end=offset, head=head, last_seq=last_seq)
+    except NotAFile as exc:  # read as a spine that breaks before its first line: the agent is frozen
+        read = SpineRead(end=offset, head=head, last_seq=last_seq)
+        read.problems.append(exc.problem(last_seq + 1, offset))
+        return read
+    with open(fd, "rb") as handle:
+        handle.seek(offset)
+        data = handle.read()
     return parse_spine(data, offset=offset, head=head, last_seq=last_seq)
+
+
+class NotAFile(Exception):
+    """Something other than a regular file hz wrote is where the spine belongs (a link, a FIFO, a folder)."""
+
+    def __init__(self, path: Path, kind: str) -> None:
+        super().__init__(f"{path.name} is {kind}, not a file hz wrote")
+        self.why = str(self)
+
+    def problem(self, seq: int, offset: int) -> Problem:
+        return Problem("broken", seq, offset, self.why)
+
+
+def _open_spine(path: Path, flags: int) -> int:
+    """The spine's descriptor, opened without following a link or waiting on a FIFO, and only when it
+    is a regular file: a link may lead to another agent's spine or to /dev/zero, a FIFO never ends."""
+    import errno
+    import stat
+
+    try:
+        fd = os.open(path, flags | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, FILE_MODE)
+    except OSError as exc:
+        kinds = {errno.ELOOP: "a symbolic link", errno.EISDIR: "a folder"}
+        if exc.errno not in kinds:
+            raise
+        raise NotAFile(path, kinds[exc.errno]) from None
+    mode = os.fstat(fd).st_mode
+    if stat.S_ISREG(mode):
+        return fd
+    os.close(fd)
+    shapes = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe"), (stat.S_ISSOCK, "a socket"))
+    raise NotAFile(path, next((kind for test, kind in shapes if test(mode)), "a device"))
 
 
 def parse_spine(data: bytes, *, offset: int = 0, head: str | None = None, last_seq: int = 0) -> SpineRead:
@@ -258,8 +295,13 @@ class SpineWriter:
         try:
             mark_pending(directory)
             path = directory / SPINE
-            created = not path.exists()
-            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC, FILE_MODE)
+            created = not os.path.lexists(path)
+            fd = _open_spine(path, os.O_RDWR | os.O_CREAT | os.O_APPEND)
+        except NotAFile as exc:
+            os.close(lock_fd)
+            from hz.session.frozen import FrozenSpine
+
+            raise FrozenSpine(directory.name, exc.problem(1, 0).render()) from None
         except BaseException:
             os.close(lock_fd)
             raise

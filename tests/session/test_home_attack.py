@@ -7,14 +7,19 @@ tests run as root in CI, so owners are changed with chown) and run through the r
 from __future__ import annotations
 
 import os
+import shutil
 import stat
+import subprocess
+import sys
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from hz.cli import guarded
+from tests.turn.agents import adopt, contract_text
 
 Hz = Callable[..., Any]
 TICK = ("tick", "--now", "2026-10-26T09:00Z")
@@ -141,3 +146,67 @@ def test_a_home_under_a_folder_of_another_user_is_refused_to_anyone_but_root(tmp
         " could replace it\n  hint: point HZ_HOME at a folder of your own"
     )
     _check_parents(theirs / "hz", 0)  # root: the CI case above
+
+
+# --- files of an agent replaced by what hz never writes ----------------------------------------------
+
+ADOPTED = datetime(2026, 10, 26, 9, 0, tzinfo=UTC)
+DUE = ("tick", "--now", "2026-10-30T15:30Z")  # the weekly note's first slot is due
+
+
+def _hz(*argv: str) -> subprocess.CompletedProcess[str]:
+    """A real `hz` process, so that a hang is a failed test (timeout) rather than a stuck run."""
+    return subprocess.run(
+        [sys.executable, "-m", "hz", *argv], capture_output=True, text=True, timeout=30, env=dict(os.environ)
+    )
+
+
+def _agent(repo: Path) -> Path:
+    agent = adopt(contract_text(), now=ADOPTED)
+    return Path(os.environ["HZ_HOME"]) / "heinzel" / agent
+
+
+def _other_spine(agent: Path) -> Path:
+    other = agent.parent / "hz-01M8QE1M2GFV87FX1VDR00OTHR"
+    shutil.copytree(agent, other)
+    return other / "session.jsonl"
+
+
+SPINE_SWAPS: dict[str, tuple[Callable[[Path], None], str]] = {
+    "named pipe": (lambda p: os.mkfifo(p), "a named pipe"),
+    "link to /dev/zero": (lambda p: p.symlink_to("/dev/zero"), "a symbolic link"),
+    "link to another spine": (lambda p: p.symlink_to(_other_spine(p.parent)), "a symbolic link"),
+    "folder": (lambda p: p.mkdir(), "a folder"),
+}
+
+
+@pytest.mark.parametrize("swap", list(SPINE_SWAPS))
+def test_a_spine_that_is_not_a_file_freezes_its_agent(swap: str, repo: Path) -> None:
+    agent = _agent(repo)
+    spine = agent / "session.jsonl"
+    original = spine.read_bytes()
+    spine.unlink()
+    make, kind = SPINE_SWAPS[swap]
+    make(spine)
+    reason = f"seq 1: session.jsonl is {kind}, not a file hz wrote"
+
+    tick = _hz(*DUE)
+    assert (tick.returncode, tick.stderr, tick.stdout) == (
+        1,
+        "",
+        f"weekly-note: frozen: its spine breaks at {reason}\n"
+        "  hint: hz heinzel repair weekly-note sets the untrusted lines aside (or restore the line from a backup)\n",
+    )
+    listed = _hz("heinzel", "list")
+    assert (listed.returncode, listed.stderr) == (0, "")
+    assert listed.stdout.endswith(f"warning: the session of {agent.name} breaks at {reason} (hz heinzel show it)\n")
+    repaired = _hz("heinzel", "repair", agent.name)
+    assert (repaired.returncode, repaired.stdout) == (1, "")
+    assert repaired.stderr.startswith(f"error: {agent.name}: its session breaks at {reason}\n")
+    assert _hz("heinzel", "reindex").returncode == 0
+    assert not (repo / "notes").exists()  # no turn ran, nothing was drafted or spent
+
+    spine.unlink() if not spine.is_dir() else spine.rmdir()  # the user puts the file back, as the hint says
+    spine.write_bytes(original)
+    assert _hz("heinzel", "reindex").returncode == 0
+    assert _hz(*DUE).stdout == "weekly-note: started -> drafted\n"

@@ -21,6 +21,7 @@ without following a last link, and never more than `MAX_FILE_BYTES`.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import stat
@@ -211,6 +212,60 @@ def kind_of(mode: int) -> str:
         (stat.S_ISLNK, "a link"),
     ]
     return next((words for test, words in kinds if test(mode)), "not a file")
+
+
+def write_file(root: Path, path: str, data: bytes, mode: int) -> None:
+    """Replace the repository file `path` with `data` atomically, never through a link.
+
+    The rule was checked just before (`check`), but a folder can be swapped for a link between that
+    check and the write (a `git checkout` of a hostile branch running meanwhile). So the write never
+    names a path: each folder is opened from the one before it with `O_NOFOLLOW` (made when missing),
+    the temporary file is created in the last one with `O_EXCL | O_NOFOLLOW`, and renamed over the
+    file's name there. A folder that became a link fails the write (PathRefused); a last part that
+    became a link is replaced by the file, never written through.
+    """
+    names = path.split("/")
+    folder = os.open(os.path.realpath(root), os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        for index, name in enumerate(names[:-1]):
+            inner = _enter(folder, name, "/".join(names[: index + 1]), path)
+            os.close(folder)
+            folder = inner
+        _replace_in(folder, names[-1], data, mode)
+    except OSError as exc:  # the folder was removed meanwhile, the disk is full, …
+        raise PathRefused(
+            path, Refusal(f"cannot be written ({exc.strerror})", "check the folder, then try again")
+        ) from None
+    finally:
+        os.close(folder)
+
+
+def _enter(parent: int, name: str, shown: str, path: str) -> int:
+    """The folder `name` of the open folder `parent`, opened without following a link; made when missing."""
+    try:
+        with contextlib.suppress(FileExistsError):
+            os.mkdir(name, 0o777, dir_fd=parent)  # the user's umask decides, as for any folder they make
+        return os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=parent)
+    except OSError as exc:
+        refusal = Refusal(f"cannot be written: {shown} is no longer a plain folder ({exc.strerror})", _INSIDE)
+        raise PathRefused(path, refusal) from None
+
+
+def _replace_in(folder: int, name: str, data: bytes, mode: int) -> None:
+    temporary = f".{name}.{os.urandom(6).hex()}.tmp"
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, mode, dir_fd=folder)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            os.fchmod(handle.fileno(), mode)  # the mode exactly, whatever the umask
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, name, src_dir_fd=folder, dst_dir_fd=folder)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary, dir_fd=folder)
+        raise
+    os.fsync(folder)
 
 
 def read_file(root: Path, path: str, limit: int = MAX_FILE_BYTES) -> bytes | Refusal:

@@ -19,7 +19,7 @@ from typing import Literal
 from hz.canonical import fingerprint_bytes
 from hz.errors import HzError
 from hz.fsio import atomic_write
-from hz.repo_paths import PATH_SCHEMES, PathRefused, check, fill_slot
+from hz.repo_paths import PATH_SCHEMES, PathRefused, check, fill_slot, write_file
 
 TAG_MARK = "🧝 DRAFT"
 _TAG_RE = re.compile(
@@ -96,6 +96,14 @@ def place(path: Path, tag: Tag, text: str) -> str:
     """Write the draft under its tag, replacing the file atomically; returns the draft's hash."""
     body = text if text.endswith("\n") else text + "\n"
     atomic_write(path, tag.line() + "\n" + body, mode=0o644)
+    return draft_hash(body)
+
+
+def place_in(root: Path, relative: str, tag: Tag, text: str) -> str:
+    """`place` for the act step: the file `relative` of the repository `root`, written without ever
+    following a link, however the folders changed since the path rule was checked (`write_file`)."""
+    body = text if text.endswith("\n") else text + "\n"
+    write_file(root, relative, (tag.line() + "\n" + body).encode("utf-8"), 0o644)
     return draft_hash(body)
 
 

@@ -7,13 +7,14 @@ working tree (`hz.turn.drafts`), a team contract on a `hz/draft/<agent>/<slot>` 
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Protocol
 
 from hz.errors import HzError
-from hz.repo_paths import PATH_SCHEMES
+from hz.repo_paths import PATH_SCHEMES, PathRefused
 from hz.turn import drafts
 from hz.turn.plan import Plan
 
@@ -53,9 +54,16 @@ class FileTarget:
         return drafts.find_placed(self.path, key)
 
     def write(self, tag: drafts.Tag, text: str) -> str:
-        # the rule once more, at the last moment: a link planted since the target was made is refused
-        drafts.target_path(self.root, self.asset, self.slot, team=self.team)
-        return drafts.place(self.path, tag, text)
+        # the rule once more, at the last moment: a link planted since the target was made is refused,
+        # and one planted after that is never followed by the write itself
+        real = drafts.target_path(self.root, self.asset, self.slot, team=self.team)
+        relative = real.relative_to(os.path.realpath(self.root)).as_posix()
+        try:
+            return drafts.place_in(self.root, relative, tag, text)
+        except PathRefused as refused:
+            raise drafts.DraftTargetError(
+                f"the target {self.asset!r} {refused.refusal.reason}", hint=refused.hint
+            ) from None
 
     def current(self) -> str | None:
         try:

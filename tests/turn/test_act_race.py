@@ -1,0 +1,114 @@
+"""The act step's write, attacked between its last check and the write itself (TOCTOU).
+
+`FileTarget.write` checks the path rule right before writing, but a folder of the target can be swapped
+for a link after that check (a `git checkout` of a hostile branch where `reports` is a link, running
+meanwhile). Before, the write named the path (`atomic_write`), so the kernel followed whatever link was
+there by then; now `repo_paths.write_file` opens each folder from the one before with `O_NOFOLLOW`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import stat
+import threading
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from hz.fsio import atomic_write
+from hz.repo_paths import PathRefused, write_file
+from hz.turn.drafts import DraftTargetError, Tag
+from hz.turn.targets import target_at
+
+SLOT = datetime(2026, 10, 30, 15, 0, tzinfo=UTC)
+KEY = "hz-01KB7M3Q8RZ4W2N6YDXG5T0HCA@v1@x"
+UNTOUCHED = "not hz's to touch\n"
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> tuple[Path, Path]:
+    root, outside = tmp_path / "repo", tmp_path / "outside"
+    (root / ".git").mkdir(parents=True)
+    (root / ".git" / "config").write_text("[core]\n")
+    outside.mkdir()
+    (outside / "weekly.md").write_text(UNTOUCHED)
+    return root, outside
+
+
+def test_a_write_that_names_the_path_follows_a_link_swapped_in(tree: tuple[Path, Path]) -> None:
+    """The control: once the check is passed, a path-named write goes wherever the link now leads."""
+    root, outside = tree
+    (root / "reports").symlink_to(outside, target_is_directory=True)
+    atomic_write(root / "reports" / "weekly.md", "drafted\n", mode=0o644)
+    assert (outside / "weekly.md").read_text() == "drafted\n"
+
+
+@pytest.mark.parametrize("leads", ["outside", ".git"])
+def test_the_write_never_enters_a_folder_that_became_a_link(tree: tuple[Path, Path], leads: str) -> None:
+    root, outside = tree
+    (root / "reports").symlink_to(outside if leads == "outside" else root / ".git", target_is_directory=True)
+    with pytest.raises(PathRefused) as caught:
+        write_file(root, "reports/weekly.md", b"drafted\n", 0o644)
+    assert caught.value.message == (
+        "'reports/weekly.md' cannot be written: reports is no longer a plain folder (Not a directory)"
+    )
+    assert (outside / "weekly.md").read_text() == UNTOUCHED
+    assert sorted(p.name for p in outside.iterdir()) == ["weekly.md"]
+    assert sorted(p.name for p in (root / ".git").iterdir()) == ["config"]
+
+
+def test_a_last_part_that_became_a_link_is_replaced_not_written_through(tree: tuple[Path, Path]) -> None:
+    root, outside = tree
+    (root / "reports").mkdir()
+    (root / "reports" / "weekly.md").symlink_to(outside / "weekly.md")
+    write_file(root, "reports/weekly.md", b"drafted\n", 0o644)
+    assert (outside / "weekly.md").read_text() == UNTOUCHED
+    placed = root / "reports" / "weekly.md"
+    assert (placed.is_symlink(), placed.read_text(), stat.S_IMODE(placed.stat().st_mode)) == (False, "drafted\n", 0o644)
+
+
+def test_missing_folders_are_made_and_nothing_else_is_left(tree: tuple[Path, Path]) -> None:
+    root, _ = tree
+    write_file(root, "reports/2026/weekly.md", b"drafted\n", 0o644)
+    assert (root / "reports" / "2026" / "weekly.md").read_text() == "drafted\n"
+    assert os.listdir(root / "reports" / "2026") == ["weekly.md"]
+
+
+def test_a_folder_flipping_to_a_link_during_many_writes_never_sends_one_outside(tree: tuple[Path, Path]) -> None:
+    """The race itself: a thread swaps `reports` between a folder and a link out while drafts are written."""
+    root, outside = tree
+    (root / "reports").mkdir()
+    target = target_at(root, "personal", "hz-x", "file:reports/weekly.md", SLOT)
+    stop = threading.Event()
+
+    def flip() -> None:
+        folder = root / "reports"
+        while not stop.is_set():
+            with contextlib.suppress(OSError):  # the writer makes the folder too, now and then
+                shutil.rmtree(folder)
+                folder.symlink_to(outside, target_is_directory=True)
+                time.sleep(0.0001)
+                folder.unlink()
+                folder.mkdir()
+
+    flipper = threading.Thread(target=flip)
+    flipper.start()
+    written = refused = 0
+    try:
+        deadline = time.monotonic() + 1.5
+        while time.monotonic() < deadline:
+            try:
+                target.write(Tag("weekly-note", 1, KEY), "drafted")
+                written += 1
+            except DraftTargetError:  # a refusal with a message, never an OSError (exit 3)
+                refused += 1
+    finally:
+        stop.set()
+        flipper.join()
+    assert written + refused > 50
+    assert (outside / "weekly.md").read_text() == UNTOUCHED
+    assert sorted(p.name for p in outside.iterdir()) == ["weekly.md"]

@@ -29,17 +29,17 @@ scheme has no dot, so `<slot>@<scheme>:` in a draft key never reads as an addres
 DRAFT = f"v[1-9][0-9]{{0,5}}@{SLOT}@{ASSET}"
 """The occasion of placing a draft: `v<contract version>@<slot>@<asset>`."""
 
-OCCASIONS = {
+OCCASIONS = {  # in the order `occasion` tries them: the fixed words first, so `discovered:<hash>` is no input
     "slot": SLOT,
-    "input": f"{IDENT}:{HASH}",
     "discovered": f"discovered:{HASH}",
-    "request": REQUEST,
     "created": "created",
     "version": "v[1-9][0-9]{0,5}",
     "retry": f"retry:{REQUEST}:{REQUEST}",
     "stale": f"stale:{IDENT}:{SLOT}",
-    "draft": DRAFT,
     "approval": f"approval:hz-{ULID}@{DRAFT}",
+    "draft": DRAFT,
+    "request": REQUEST,
+    "input": f"{IDENT}:{HASH}",
 }
 KEY = f"hz-{ULID}@(?:{'|'.join(OCCASIONS.values())})"
 

@@ -111,3 +111,31 @@ def test_what_the_lint_accepts_is_exactly_what_hz_writes(data: st.DataObject) ->
     again.payload()  # every value in its field's shape (the models forbid anything else)
     assert first_address(raw) is None
     assert all(s.isascii() and not any(c.isspace() for c in s) for s in _strings(raw))
+
+
+def test_every_key_the_turn_engine_mints_has_a_shape_the_lint_knows() -> None:
+    """The key grammar follows hz.turn.causes: a new key form there must be added to hz.gitstate.shapes."""
+    from datetime import UTC, datetime
+
+    from hz.turn import causes
+
+    agent, turn, request = (
+        "hz-01JB8Z0V6S8M2D5W4T1XKQ9R3N",
+        "01JB8Z0V6S8M2D5W4T1XKQ9R3P",
+        "rq-01jb8z0v6s8m2d5w4t1xkq9r3q",
+    )
+    slot = datetime(2026, 10, 30, 15, tzinfo=UTC)
+    draft = causes.place_draft_key(agent, 3, causes.format_slot(slot), "state:reports/2026-W44.md")
+    keys = {
+        "slot": causes.schedule_key(agent, slot),
+        "input": causes.source_changed_key(agent, "prs", "sha256:" + "0" * 64),
+        "discovered": causes.discovered_key(agent, "sha256:" + "1" * 64),
+        "request": causes.asked_key(agent, request),
+        "approval": causes.approval_key(agent, draft),
+        "created": causes.created_key(agent),
+        "retry": causes.retry_key(agent, turn, request),
+        "stale": causes.stale_key(agent, "report", slot),
+        "draft": draft,
+    }
+    assert {form: shapes.occasion(key)[0] for form, key in keys.items()} == {form: form for form in keys}
+    assert all(re.fullmatch(shapes.KEY, key) for key in keys.values())

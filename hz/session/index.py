@@ -156,14 +156,15 @@ class Index(Queries):
         except FileNotFoundError:
             return []
         base = str(self.root)  # plain strings: pathlib costs more than the stat for 10,000 spines
-        return sorted(n for n in names if n.startswith("hz-") and os.path.isfile(os.path.join(base, n, SPINE)))
+        # lexists, not isfile: a spine that is a link or a FIFO is still an agent's, read as frozen
+        return sorted(n for n in names if n.startswith("hz-") and os.path.lexists(os.path.join(base, n, SPINE)))
 
     def refresh(self, *, full: bool = False) -> int:
         """Catch up dirty agents (after a crash), or with `full` every spine whose size moved."""
         if full:
             stored = {r["agent"]: r["size"] for r in self.db.execute("SELECT agent, size FROM spines")}
             present = self.spine_ids()
-            changed = [a for a in present if stored.get(a) != (self.root / a / SPINE).stat().st_size]
+            changed = [a for a in present if stored.get(a) != os.lstat(self.root / a / SPINE).st_size]
             gone = set(stored) - set(present)
         else:
             changed, gone = pending(self.root), set()

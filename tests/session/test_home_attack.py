@@ -204,6 +204,7 @@ def test_a_spine_that_is_not_a_file_freezes_its_agent(swap: str, repo: Path) -> 
     assert (repaired.returncode, repaired.stdout) == (1, "")
     assert repaired.stderr.startswith(f"error: {agent.name}: its session breaks at {reason}\n")
     assert _hz("heinzel", "reindex").returncode == 0
+    assert _hz("heinzel", "list").stdout == listed.stdout  # a rebuilt index still knows it, frozen
     assert not (repo / "notes").exists()  # no turn ran, nothing was drafted or spent
 
     spine.unlink() if not spine.is_dir() else spine.rmdir()  # the user puts the file back, as the hint says

@@ -11,10 +11,11 @@ from __future__ import annotations
 import errno
 import fcntl
 import os
+import stat
 import time
 from pathlib import Path
 
-from hz.errors import LockTimeout
+from hz.errors import HzError, LockTimeout
 from hz.fsio import FILE_MODE, fsync_dir, private_dir
 
 SPINE = "session.jsonl"  # the agent folder's files: the spine, its lock, and the marks for the index
@@ -59,7 +60,16 @@ def try_lock(directory: Path) -> int | None:
 
 def lock(path: Path, timeout: float) -> int:
     """The exclusive flock on `path`, waiting at most `timeout` seconds; the caller closes the fd."""
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, FILE_MODE)
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, FILE_MODE)
+    except OSError as exc:
+        if exc.errno not in (errno.ELOOP, errno.EISDIR):
+            raise
+        raise _not_a_lock(path, "a symbolic link" if exc.errno == errno.ELOOP else "a folder") from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):  # a FIFO or a device: not the file every other hz process locks
+        os.close(fd)
+        raise _not_a_lock(path, "a named pipe" if stat.S_ISFIFO(mode) else "a device")
     deadline = time.monotonic() + timeout
     while True:
         try:
@@ -76,3 +86,11 @@ def lock(path: Path, timeout: float) -> int:
                 hint="it is released when that turn ends; a chat message waits in the inbox meanwhile",
             )
         time.sleep(_POLL_S)
+
+
+def _not_a_lock(path: Path, kind: str) -> HzError:
+    """A lock file replaced by something else: refused, since locking it would not exclude other writers."""
+    return HzError(
+        f"the lock {path} is {kind}, not the file hz locks",
+        hint=f"no hz process can hold it: remove it (rm -r {path}) and hz makes a new one",
+    )

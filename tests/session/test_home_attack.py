@@ -211,3 +211,32 @@ def test_a_spine_that_is_not_a_file_freezes_its_agent(swap: str, repo: Path) -> 
     spine.write_bytes(original)
     assert _hz("heinzel", "reindex").returncode == 0
     assert _hz(*DUE).stdout == "weekly-note: started -> drafted\n"
+
+
+LOCK_SWAPS: dict[str, tuple[Callable[[Path], None], str]] = {
+    "folder": (lambda p: p.mkdir(), "a folder"),
+    "link": (lambda p: p.symlink_to(p.parent.parent / "elsewhere"), "a symbolic link"),
+    "named pipe": (lambda p: os.mkfifo(p), "a named pipe"),
+}
+
+
+@pytest.mark.parametrize("swap", list(LOCK_SWAPS))
+def test_a_lock_that_is_not_a_file_is_named_and_nothing_runs(swap: str, repo: Path) -> None:
+    agent = _agent(repo)
+    lock = agent / "lock"
+    lock.unlink(missing_ok=True)
+    make, kind = LOCK_SWAPS[swap]
+    make(lock)
+    error = f"the lock {lock} is {kind}, not the file hz locks"
+
+    tick = _hz(*DUE)
+    assert (tick.returncode, tick.stderr, tick.stdout) == (1, "", f"weekly-note: error: {error}\n")
+    repaired = _hz("heinzel", "repair", "weekly-note")
+    assert (repaired.returncode, repaired.stdout, repaired.stderr) == (
+        1,
+        "",
+        f"error: {error}\n  hint: no hz process can hold it: remove it (rm -r {lock}) and hz makes a new one\n",
+    )
+    assert not (agent.parent.parent / "elsewhere").exists() and not (repo / "notes").exists()
+    shutil.rmtree(lock) if lock.is_dir() and not lock.is_symlink() else lock.unlink()
+    assert _hz(*DUE).stdout == "weekly-note: started -> drafted\n"

@@ -22,6 +22,7 @@ without following a last link, and never more than `MAX_FILE_BYTES`.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import re
 import stat
@@ -173,7 +174,10 @@ def walk(root: Path, path: str, *, follow: bool) -> Path | Refusal:
         if stat.S_ISLNK(mode):
             if not follow:
                 return Refusal(f"passes through the link {shown}", "name the file itself, not a link to it")
-            real = Path(os.path.realpath(here))
+            try:
+                real = Path(os.path.realpath(here))
+            except OSError as exc:  # the link changed while it was followed (realpath reads it twice)
+                return Refusal(f"changed while hz followed the link {shown} ({exc.strerror})", "try again")
             refusal = _link_problem(base, real, shown)
             if refusal is not None:
                 return refusal
@@ -245,7 +249,7 @@ def _enter(parent: int, name: str, shown: str, path: str) -> int:
     try:
         with contextlib.suppress(FileExistsError):
             os.mkdir(name, 0o777, dir_fd=parent)  # the user's umask decides, as for any folder they make
-        return os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=parent)
+        return os.open(name, _FOLDER, dir_fd=parent)
     except OSError as exc:
         refusal = Refusal(f"cannot be written: {shown} is no longer a plain folder ({exc.strerror})", _INSIDE)
         raise PathRefused(path, refusal) from None
@@ -276,15 +280,17 @@ def read_file(root: Path, path: str, limit: int = MAX_FILE_BYTES) -> bytes | Ref
     must not turn one into `.git/config`, a file elsewhere on the machine, a FIFO or `/dev/zero`.
     """
     found = resolve(root, path, "input")
-    return found if isinstance(found, Refusal) else read_regular(found, limit)
+    return found if isinstance(found, Refusal) else read_regular(found, limit, root=root)
 
 
-def read_regular(real: Path, limit: int = MAX_FILE_BYTES) -> bytes | Refusal:
+def read_regular(real: Path, limit: int = MAX_FILE_BYTES, *, root: Path | None = None) -> bytes | Refusal:
     """The bytes of a regular file at a link-free path, at most `limit` of them.
 
     The type is checked before opening (opening a device can have effects), the open never blocks (a
     FIFO swapped in meanwhile cannot hang hz) and never follows a last link, and the open file is
-    checked again, so what is read is the regular file that was looked at.
+    checked again, so what is read is the regular file that was looked at. With the repository `root`
+    (`real` lies under its real path), each folder is opened from the one before without following a
+    link: a folder swapped for a link into `.git` after the rule was checked fails the read.
     """
     try:
         before = os.lstat(real)
@@ -295,7 +301,7 @@ def read_regular(real: Path, limit: int = MAX_FILE_BYTES) -> bytes | Refusal:
             )
         if before.st_size > limit:
             return _too_large(limit)
-        fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
+        fd = open_below(root, real) if root is not None else os.open(real, _READ)
     except OSError as exc:
         return Refusal(f"cannot be read ({exc.strerror})", "check the file's permissions")
     with os.fdopen(fd, "rb") as handle:
@@ -304,6 +310,27 @@ def read_regular(real: Path, limit: int = MAX_FILE_BYTES) -> bytes | Refusal:
             return Refusal("changed while hz read it", "try again once nothing rewrites the file")
         data = handle.read(limit + 1)
     return _too_large(limit) if len(data) > limit else data
+
+
+_READ = os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC
+_FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def open_below(root: Path, real: Path) -> int:
+    """`real` opened for reading from the real root down, no part of it followed as a link (OSError)."""
+    base = os.path.realpath(root)
+    names = real.relative_to(base).parts
+    if not names:
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR))  # the root itself
+    folder = os.open(base, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        for name in names[:-1]:
+            inner = os.open(name, _FOLDER, dir_fd=folder)
+            os.close(folder)
+            folder = inner
+        return os.open(names[-1], _READ, dir_fd=folder)
+    finally:
+        os.close(folder)
 
 
 def _too_large(limit: int) -> Refusal:

@@ -63,7 +63,7 @@ def _one(spec: SourceSpec, root: Path, path: str) -> str:
     linked = _inside(root, real)
     if linked != path and ignored(root, [linked]):  # the path is the author's choice; a link's end is not
         raise SourceError("bad-source", f"{spec.uri}: {path} {LINKED_IGNORED.reason}", hint=LINKED_IGNORED.hint)
-    data = read_regular(real)
+    data = read_regular(real, root=root)
     if isinstance(data, Refusal):
         raise SourceError("bad-source", f"{spec.uri}: {path} {data.reason}", hint=data.hint)
     return _text(data)
@@ -86,7 +86,7 @@ def _glob(root: Path, pattern: str) -> dict[str, Any]:
             continue  # a link to nothing names no file
         if path in local or ends.get(path) in local:
             real = IGNORED
-        data = real if isinstance(real, Refusal) else _over(real, left) or read_regular(real)
+        data = real if isinstance(real, Refusal) else _over(real, left) or read_regular(real, root=root)
         if isinstance(data, bytes) and len(data) > left:  # it grew since it was looked at
             data = _past_total()
         if isinstance(data, bytes):

@@ -23,7 +23,7 @@ from typing import Any
 from hz.errors import HzError
 from hz.gitenv import git_env
 from hz.gitignored import ignored
-from hz.repo_paths import is_git_name
+from hz.repo_paths import is_git_name, open_below
 from hz.runners.base import ToolSpec
 
 MAX_COMMITS = 100
@@ -109,7 +109,7 @@ def file_text(root: Path) -> ToolSpec:
             raise ToolRefused(f"{path} is a file git ignores here (a local file such as .env), which tools do not read")
         try:
             # never blocks (a FIFO), and only a regular file is read (never a device or a FIFO)
-            fd = os.open(root / inside, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+            fd = open_below(root, Path(os.path.realpath(root)) / inside)  # no folder followed as a link
         except OSError as exc:
             raise ToolRefused(f"cannot read {path}: {exc.strerror}") from None
         if not stat.S_ISREG(os.fstat(fd).st_mode):
@@ -145,7 +145,10 @@ def _relative(root: Path, path: str) -> str:
     base = root.resolve()
     if not path or "\x00" in path:
         raise ToolRefused("path must name something inside the repository")
-    target = (base / path).resolve()
+    try:
+        target = (base / path).resolve()
+    except OSError as exc:  # a link that changed while it was followed
+        raise ToolRefused(f"cannot read {path}: {exc.strerror}") from None
     try:
         inside = target.relative_to(base)
     except ValueError:

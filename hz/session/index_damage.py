@@ -42,16 +42,29 @@ def damage_of(exc: sqlite3.DatabaseError) -> str | None:
 def check_file(path: Path) -> int | None:
     """The inode of the index file, None when there is none yet.
 
-    Only a regular file is an index: sqlite would fail on a directory, or wait on a FIFO."""
+    Only a regular file is an index, and only regular files may sit beside it as its `-wal` and `-shm`:
+    sqlite would fail on a directory or a link, or wait on a FIFO."""
+    inode = _regular(path, None)
+    for suffix in COMPANIONS:
+        _regular(Path(f"{path}{suffix}"), inode, suffix)
+    return inode
+
+
+COMPANIONS = ("-wal", "-shm")  # sqlite's log and shared memory beside the index
+
+
+def _regular(path: Path, inode: int | None, suffix: str = "") -> int | None:
     try:
         found = os.lstat(path)
     except FileNotFoundError:
         return None
-    if not stat.S_ISREG(found.st_mode):
-        mode = found.st_mode
-        kind = "a directory" if stat.S_ISDIR(mode) else "a symbolic link" if stat.S_ISLNK(mode) else "not a file"
-        raise DamagedIndex(f"{kind} in its place", found.st_ino)
-    return found.st_ino
+    if stat.S_ISREG(found.st_mode):
+        return found.st_ino
+    mode = found.st_mode
+    kind = "a directory" if stat.S_ISDIR(mode) else "a symbolic link" if stat.S_ISLNK(mode) else "not a file"
+    if suffix:
+        raise DamagedIndex(f"{kind} in place of its {suffix} file", inode)
+    raise DamagedIndex(f"{kind} in its place", found.st_ino)
 
 
 @cache
@@ -73,26 +86,25 @@ def set_aside(path: Path, inode: int | None, now: datetime | None = None) -> Pat
     """Rename the damaged index (and its -wal, -shm) to `<name>.corrupt-<UTC time>`; its new path.
 
     `inode` is the file found damaged: when another process has already set it aside and made a new
-    one, that new one is left alone (None is returned).
+    one, that new one is left alone (None is returned). With no index file, a stray -wal or -shm is
+    set aside alone. Links are moved as links: nothing they point at is changed.
     """
     try:
-        found = os.lstat(path).st_ino
+        found: int | None = os.lstat(path).st_ino
     except FileNotFoundError:
-        return None
+        found = None
     if inode is not None and found != inode:
         return None
     stamp = (now or datetime.now(UTC)).astimezone(UTC).strftime("%Y%m%dT%H%M%S%fZ")
     aside = path.with_name(f"{path.name}.corrupt-{stamp}")
-    os.rename(path, aside)
-    if not aside.is_symlink():  # a link's own mode means nothing, and chmod would follow it
-        os.chmod(aside, DIR_MODE if aside.is_dir() else FILE_MODE)
-    for suffix in ("-wal", "-shm"):  # a stale log next to a new file would be replayed into it
-        try:
-            os.rename(f"{path}{suffix}", f"{aside}{suffix}")
-        except FileNotFoundError:
-            continue
-        os.chmod(f"{aside}{suffix}", FILE_MODE)
-    return aside
+    moved = [(path, aside)] if found is not None else []
+    # a stale log next to a new file would be replayed into it
+    moved += [(Path(f"{path}{s}"), Path(f"{aside}{s}")) for s in COMPANIONS if os.path.lexists(f"{path}{s}")]
+    for source, target in moved:
+        os.rename(source, target)
+        if not target.is_symlink():  # a link's own mode means nothing, and chmod would follow it
+            os.chmod(target, DIR_MODE if target.is_dir() else FILE_MODE)
+    return aside if moved else None
 
 
 def tell(path: Path, why: str, aside: Path | None) -> None:

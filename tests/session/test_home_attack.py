@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from hz.cli import guarded
+from hz.session.index_damage import COMPANIONS
 from tests.turn.agents import adopt, contract_text
 
 Hz = Callable[..., Any]
@@ -239,4 +240,34 @@ def test_a_lock_that_is_not_a_file_is_named_and_nothing_runs(swap: str, repo: Pa
     )
     assert not (agent.parent.parent / "elsewhere").exists() and not (repo / "notes").exists()
     shutil.rmtree(lock) if lock.is_dir() and not lock.is_symlink() else lock.unlink()
+    assert _hz(*DUE).stdout == "weekly-note: started -> drafted\n"
+
+
+@pytest.mark.parametrize("index", ["kept", "gone"])
+@pytest.mark.parametrize("companion", ["-wal", "-shm"])
+def test_a_link_beside_the_index_is_set_aside_and_what_it_points_at_is_untouched(
+    companion: str, index: str, repo: Path, tmp_path: Path
+) -> None:
+    agent = _agent(repo)
+    root = agent.parent
+    assert _hz("heinzel", "list").returncode == 0  # an index with its log
+    outside = tmp_path / "outside"
+    outside.write_bytes(b"someone else's file\n")
+    outside.chmod(0o644)
+    if index == "gone":
+        (root / "index.sqlite").unlink()
+    for suffix in COMPANIONS:
+        (root / f"index.sqlite{suffix}").unlink(missing_ok=True)
+    (root / f"index.sqlite{companion}").symlink_to(outside)
+
+    listed = _hz("heinzel", "list")
+
+    assert (listed.returncode, listed.stdout.splitlines()[1].split()[:2]) == (0, ["me:weekly-note", "asleep"])
+    [aside] = [p.name for p in root.iterdir() if ".corrupt-" in p.name and p.name.endswith(companion)]
+    assert listed.stderr == (
+        f"warning: the index {root / 'index.sqlite'} was damaged (a symbolic link in place of its {companion} file);"
+        f" kept it as {aside.removesuffix(companion)} and rebuilt it from the spines\n"
+    )
+    assert (outside.read_bytes(), stat.S_IMODE(outside.stat().st_mode)) == (b"someone else's file\n", 0o644)
+    assert (root / aside).readlink() == outside
     assert _hz(*DUE).stdout == "weekly-note: started -> drafted\n"

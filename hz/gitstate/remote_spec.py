@@ -81,7 +81,11 @@ def _inside(root: Path, text: str) -> bool:
     for path in _local_paths(text):
         for spelling in (path, path + ".git", path + "/.git", path + ".git/.git"):
             joined = os.path.join(os.path.abspath(root), spelling)
-            for where in (os.path.normpath(joined), os.path.realpath(joined)):
+            try:
+                real = os.path.realpath(joined)
+            except OSError:  # a link that changed while it was followed: fail closed
+                return True
+            for where in (os.path.normpath(joined), real):
                 if any(where == base or where.startswith(base.rstrip("/") + "/") for base in bases):
                     return True
     return False

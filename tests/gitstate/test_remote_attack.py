@@ -23,20 +23,22 @@ from tests.gitstate.test_remote_injection import INSIDE, hostile_toml, plant, re
 
 marker = injection.marker  # the fixture: a file only a hijacked git creates
 
-# (what is committed next to the planted repository, the remote of hz.toml); `{repo}` is its path
+# (a link committed next to the planted repository, where it leads, the remote of hz.toml); `{repo}` is
+# the repository's path
 PLANTED = {
-    "file-url-host": ("h", "file://h{repo}/planted.git"),  # git drops the host `h`; hz read `h/…` as a path
-    "dot-git-suffix": ("p", "p"),  # `p` is a dangling link out, git falls back to `p.git`, planted
+    "file-url-host": ("h", "/nonexistent", "file://h{repo}/planted.git"),  # git drops the host `h`
+    "dot-git-suffix": ("p", "/nonexistent", "p"),  # `p` leads out, git falls back to `p.git`, planted
+    "link-inside": ("l", "planted.git", "l"),  # held before too: the link is resolved
 }
 
 
 def _plant(repo: Path, marker: Path, case: str) -> str:
-    """Plant the repository of `case` (a dangling link to /nonexistent next to it); the remote to name."""
-    link, remote = PLANTED[case]
+    """Plant the repository of `case` and the link next to it; the remote to name."""
+    link, leads, remote = PLANTED[case]
     plant(repo, marker)
     if case == "dot-git-suffix":
         (repo / "planted.git").rename(repo / "p.git")
-    os.symlink("/nonexistent", repo / link)
+    os.symlink(leads, repo / link)
     return remote.format(repo=repo)
 
 

@@ -196,13 +196,22 @@ def _link_problem(base: Path, real: Path, shown: str) -> Refusal | None:
 
 
 def _not_a_file(real: Path) -> Refusal | None:
+    """Why an existing target is no file to draft over: not a regular one, or more than hz keeps to put
+    back when the draft is rejected (`MAX_FILE_BYTES`)."""
     try:
-        mode = os.lstat(real).st_mode
+        info = os.lstat(real)
     except FileNotFoundError:
         return None
     except OSError as exc:
         return Refusal(f"cannot be looked at ({exc.strerror})", "check the file's permissions")
-    return None if stat.S_ISREG(mode) else Refusal(f"is {kind_of(mode)}, not a regular file", _INSIDE)
+    if not stat.S_ISREG(info.st_mode):
+        return Refusal(f"is {kind_of(info.st_mode)}, not a regular file", _INSIDE)
+    if info.st_size > MAX_FILE_BYTES:
+        return Refusal(
+            f"is larger than {MAX_FILE_BYTES // 1024} KiB, more than hz keeps to put back if the draft is rejected",
+            "draft into a smaller or a new file",
+        )
+    return None
 
 
 def kind_of(mode: int) -> str:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Protocol
 
 from hz.errors import HzError
-from hz.repo_paths import PATH_SCHEMES, PathRefused
+from hz.repo_paths import PATH_SCHEMES, PathRefused, Refusal, read_regular
 from hz.turn import drafts
 from hz.turn.plan import Plan
 
@@ -66,10 +66,23 @@ class FileTarget:
             ) from None
 
     def current(self) -> str | None:
+        """What the file holds before the draft (kept to put back on a reject); None when there is none.
+
+        Read by the rule (bounded, no folder followed as a link), since it goes into the turn's body: a
+        folder swapped for a link into `.git` must not copy `.git/config` there.
+        """
+        data = read_regular(self.path, root=self.root)
+        if isinstance(data, Refusal):
+            if not os.path.lexists(self.path):
+                return None
+            raise drafts.DraftTargetError(f"the target {self.asset!r} {data.reason}", hint=data.hint)
         try:
-            return self.path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            return None
+            return data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise drafts.DraftTargetError(
+                f"the target {self.asset!r} holds no UTF-8 text, so hz could not put it back after a reject",
+                hint="draft into a text file",
+            ) from None
 
     def observe(self, key: str) -> drafts.Observation:
         return drafts.observe(self.path, key)

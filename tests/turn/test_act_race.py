@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from hz.fsio import atomic_write
-from hz.repo_paths import PathRefused, write_file
+from hz.repo_paths import MAX_FILE_BYTES, PathRefused, target_problem, write_file
 from hz.turn.drafts import DraftTargetError, Tag
 from hz.turn.targets import target_at
 
@@ -112,3 +112,66 @@ def test_a_folder_flipping_to_a_link_during_many_writes_never_sends_one_outside(
     assert written + refused > 50
     assert (outside / "weekly.md").read_text() == UNTOUCHED
     assert sorted(p.name for p in outside.iterdir()) == ["weekly.md"]
+
+
+SECRET = "ghp_planted0credential0in0the0remote0url"
+
+
+def test_what_the_target_held_is_never_read_through_a_folder_swapped_in(tree: tuple[Path, Path]) -> None:
+    """The act step keeps a target's old text in the turn's body (to put back on a reject); a folder
+    swapped for a link into `.git` meanwhile copied `.git/config` there (finding 2, by a race)."""
+    root, _ = tree
+    (root / ".git" / "config").write_text(f'[remote "origin"]\n\turl = https://priya:{SECRET}@example.invalid/x\n')
+    (root / "reports").mkdir()
+    (root / "reports" / "config").write_text("last week\n")
+    target = target_at(root, "personal", "hz-x", "file:reports/config", SLOT)
+    stop = threading.Event()
+
+    def flip() -> None:
+        reports, kept = root / "reports", root / "reports.kept"
+        while not stop.is_set():
+            with contextlib.suppress(OSError):
+                reports.rename(kept)
+                reports.symlink_to(root / ".git", target_is_directory=True)
+                time.sleep(0.0001)
+                reports.unlink()
+                kept.rename(reports)
+
+    flipper = threading.Thread(target=flip)
+    flipper.start()
+    seen: list[str | None] = []
+    try:
+        deadline = time.monotonic() + 1.0
+        while time.monotonic() < deadline:
+            with contextlib.suppress(DraftTargetError):
+                seen.append(target.current())
+    finally:
+        stop.set()
+        flipper.join()
+    assert "last week\n" in seen
+    assert not any(SECRET in text for text in seen if text is not None)
+
+
+def test_a_target_too_big_to_keep_is_refused_before_the_think(tree: tuple[Path, Path]) -> None:
+    root, _ = tree
+    (root / "reports").mkdir()
+    (root / "reports" / "weekly.md").write_bytes(b"x" * (MAX_FILE_BYTES + 1))
+    with pytest.raises(DraftTargetError) as caught:
+        target_at(root, "personal", "hz-x", "file:reports/weekly.md", SLOT)
+    assert caught.value.message == (
+        "the target 'file:reports/weekly.md' is larger than 1024 KiB, "
+        "more than hz keeps to put back if the draft is rejected"
+    )
+    assert target_problem("file:reports/weekly.md", "target", root) is not None  # validation says so too
+
+
+def test_a_target_that_is_no_text_is_a_refusal_not_a_crash(tree: tuple[Path, Path]) -> None:
+    root, _ = tree
+    (root / "reports").mkdir()
+    (root / "reports" / "weekly.md").write_bytes(b"\xff\xfe binary")
+    target = target_at(root, "personal", "hz-x", "file:reports/weekly.md", SLOT)
+    with pytest.raises(DraftTargetError) as caught:
+        target.current()
+    assert caught.value.message == (
+        "the target 'file:reports/weekly.md' holds no UTF-8 text, so hz could not put it back after a reject"
+    )

@@ -14,6 +14,7 @@ never follows a symlink (O_NOFOLLOW, lstat) and is idempotent.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import stat
@@ -25,6 +26,7 @@ from typing import Any
 import orjson
 
 from hz.canonical import fingerprint_bytes
+from hz.errors import HzError
 from hz.fsio import FILE_MODE, fsync_dir, private_dir
 from hz.secrets import secrets_of
 
@@ -57,8 +59,7 @@ def body_path(agent_dir: Path, turn: str) -> Path:
 def append_body(agent_dir: Path, turn: str, record: dict[str, Any]) -> None:
     path = body_path(agent_dir, turn)
     private_dir(path.parent)
-    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
-    fd = os.open(path, flags, FILE_MODE)
+    fd = _open_for_append(path)
     try:
         if os.fstat(fd).st_size == 0:
             os.write(fd, orjson.dumps({"hz_body": 1, "turn": turn}) + b"\n")
@@ -70,28 +71,81 @@ def append_body(agent_dir: Path, turn: str, record: dict[str, Any]) -> None:
     fsync_dir(path.parent)
 
 
+def _open_for_append(path: Path) -> int:
+    """The body for appending; refused (exit 1) when a link, a FIFO or a folder is in its place, rather
+    than writing through the link, waiting for a reader or failing on an error nobody foresaw."""
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+    try:
+        fd = os.open(path, flags, FILE_MODE)
+    except OSError as exc:
+        if exc.errno not in (errno.ELOOP, errno.EISDIR, errno.ENXIO):  # ENXIO: a FIFO nobody reads
+            raise
+        raise _not_a_body(path) from None
+    if stat.S_ISREG(os.fstat(fd).st_mode):
+        return fd
+    os.close(fd)
+    raise _not_a_body(path)
+
+
+def _not_a_body(path: Path) -> HzError:
+    return HzError(
+        f"the turn body {path} is not a file hz wrote (a link, a FIFO or a folder is in its place)",
+        hint=f"move {path} away; hz writes a new one",
+    )
+
+
 def body_ref(agent_dir: Path, turn: str) -> BodyRef | None:
-    data = _read_nofollow(body_path(agent_dir, turn))
+    try:
+        data = _read_nofollow(body_path(agent_dir, turn))
+    except NotABody:
+        return None
     return None if data is None else BodyRef(fingerprint_bytes(data), len(data))
 
 
 def read_body(agent_dir: Path, turn: str, expected: str | None = None) -> BodyRead:
-    data = _read_nofollow(body_path(agent_dir, turn))
+    try:
+        data = _read_nofollow(body_path(agent_dir, turn))
+    except NotABody:
+        return BodyRead("changed")
     if data is None:
         return BodyRead("expired")
     if expected is not None and fingerprint_bytes(data) != expected:
         return BodyRead("changed")
-    records = [orjson.loads(line) for line in data.splitlines()[1:] if line]
-    return BodyRead("present", records)
+    return BodyRead("present", [r for r in map(_record, data.splitlines()[1:]) if r is not None])
+
+
+def _record(line: bytes) -> dict[str, Any] | None:
+    """A line of the body as written; None for one that is not (a hand or a disk changed it): a body only
+    informs, so a damaged line is a gap, never a failed command."""
+    try:
+        value = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+# The most a body may hold to be read: far above what a turn writes (its prompt is bounded by the token
+# cap, a few MB; each input by the 1 MiB `file:` bound), far below what would exhaust memory when a
+# file of gigabytes (or a sparse one) sits where a body belongs.
+MAX_BODY_BYTES = 128 * 1024 * 1024
+
+
+class NotABody(Exception):
+    """Something in a body's place that hz never wrote: a FIFO, a folder, a device, a file too large."""
 
 
 def _read_nofollow(path: Path) -> bytes | None:
+    """The body's bytes; None when there is none (expired, or a link: never followed)."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
-    except (FileNotFoundError, OSError):
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)  # a FIFO: no wait
+    except OSError:
         return None
+    found = os.fstat(fd)
+    if not stat.S_ISREG(found.st_mode) or found.st_size > MAX_BODY_BYTES:
+        os.close(fd)
+        raise NotABody(path)
     with os.fdopen(fd, "rb") as handle:
-        return handle.read()
+        return handle.read(MAX_BODY_BYTES + 1)
 
 
 def prune_bodies(agent_dir: Path, *, now: datetime, retention_days: int) -> list[Path]:

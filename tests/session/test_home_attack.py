@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from hz.cli import guarded
+from hz.session.bodies import MAX_BODY_BYTES
 from hz.session.index_damage import COMPANIONS
 from tests.turn.agents import adopt, contract_text
 
@@ -271,3 +272,47 @@ def test_a_link_beside_the_index_is_set_aside_and_what_it_points_at_is_untouched
     assert (outside.read_bytes(), stat.S_IMODE(outside.stat().st_mode)) == (b"someone else's file\n", 0o644)
     assert (root / aside).readlink() == outside
     assert _hz(*DUE).stdout == "weekly-note: started -> drafted\n"
+
+
+# --- turn bodies -------------------------------------------------------------------------------------
+
+BODY_SWAPS: dict[str, Callable[[Path], None]] = {
+    "named pipe": lambda p: os.mkfifo(p),
+    "folder": lambda p: p.mkdir(),
+    "link": lambda p: p.symlink_to(p.parent.parent.parent / "elsewhere.jsonl"),
+    "huge": lambda p: os.truncate(p, MAX_BODY_BYTES + 1) if p.touch() is None else None,  # sparse: no disk
+    "garbled": lambda p: p.write_bytes(b'{"hz_body":1,"turn":"t-1"}\n{"placing": \x00\n[1, 2]\n{"kept": 1}\n'),
+}
+
+
+@pytest.mark.parametrize("swap", list(BODY_SWAPS))
+def test_a_body_that_is_not_what_hz_wrote_is_read_as_a_gap_without_waiting(swap: str, tmp_path: Path) -> None:
+    body = tmp_path / "turns" / "t-1.jsonl"
+    body.parent.mkdir()
+    BODY_SWAPS[swap](body)
+    # a child process, so that a read that waits forever fails the test instead of stopping the run
+    code = "from pathlib import Path; from hz.session.bodies import read_body, body_ref; import sys\n"
+    code += "r = read_body(Path(sys.argv[1]), 't-1'); print(r.status, r.records, body_ref(Path(sys.argv[1]), 't-1'))"
+    done = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=30)
+
+    expected = {
+        "link": "expired [] None",  # never followed: as if it were gone
+        "garbled": "present [{'kept': 1}] BodyRef",
+    }.get(swap, "changed [] None")
+    assert (done.returncode, done.stderr, done.stdout.split("(")[0].strip()) == (0, "", expected)
+
+
+@pytest.mark.parametrize("swap", ["named pipe", "folder", "link"])
+def test_a_body_that_is_not_a_file_is_never_written_through(swap: str, tmp_path: Path) -> None:
+    body = tmp_path / "turns" / "t-1.jsonl"
+    body.parent.mkdir()
+    BODY_SWAPS[swap](body)
+    code = "from pathlib import Path; from hz.session.bodies import append_body; import sys\n"
+    code += "append_body(Path(sys.argv[1]), 't-1', {'think': 'x'})"
+    done = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=30)
+
+    assert done.returncode == 1
+    assert done.stderr.splitlines()[-1] == (
+        f"hz.errors.HzError: the turn body {body} is not a file hz wrote (a link, a FIFO or a folder is in its place)"
+    )
+    assert not (tmp_path / "elsewhere.jsonl").exists()

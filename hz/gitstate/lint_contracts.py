@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
     from hz.gitstate.events import Event
 
-MAIN_REF = "refs/heads/main"
+MAIN_REFS = ("refs/heads/main", "refs/heads/master")
 FOLDER = "workflows"
 SUFFIX = ".prose.md"
 MAX_CONTRACT_BYTES = 256 * 1024
@@ -49,12 +49,10 @@ class MainContracts:
 
     @classmethod
     def read(cls, repo: pygit2.Repository, *, strict: bool) -> MainContracts | None:
-        """The contracts at the tip of `main`, or None when the repository has no `main`."""
-        try:
-            tip: Any = repo.references[MAIN_REF].peel()
-        except (KeyError, ValueError):
-            return None
-        if tip.type_str != "commit":
+        """The contracts at the tip of `main` (else `master`, as hz.sources.contract reads it), or None
+        when the repository has neither."""
+        tip = _main_tip(repo)
+        if tip is None:
             return None
         declared: dict[str, Declared] = {}
         for text in _contract_texts(repo, tip.tree):
@@ -77,6 +75,16 @@ class MainContracts:
             if asset not in _filled(declared, slot):
                 return f"asset {asset!r} is not a target of the contract on main"
         return None
+
+
+def _main_tip(repo: pygit2.Repository) -> Any | None:
+    for ref in MAIN_REFS:
+        try:
+            tip: Any = repo.references[ref].peel()
+        except (KeyError, ValueError):
+            continue
+        return tip if tip.type_str == "commit" else None
+    return None
 
 
 def _contract_texts(repo: pygit2.Repository, root: Any) -> Iterator[str]:

@@ -11,6 +11,7 @@ import shutil
 import stat
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -21,6 +22,8 @@ import pytest
 from hz.cli import guarded
 from hz.session.bodies import MAX_BODY_BYTES
 from hz.session.index_damage import COMPANIONS
+from hz.session.lock import lock
+from hz.session.spine import read_spine
 from tests.turn.agents import adopt, contract_text
 
 Hz = Callable[..., Any]
@@ -316,3 +319,38 @@ def test_a_body_that_is_not_a_file_is_never_written_through(swap: str, tmp_path:
         f"hz.errors.HzError: the turn body {body} is not a file hz wrote (a link, a FIFO or a folder is in its place)"
     )
     assert not (tmp_path / "elsewhere.jsonl").exists()
+
+
+# --- a repair and a tick at the same time --------------------------------------------------------------
+
+
+def test_a_repair_and_a_tick_at_once_take_turns_on_the_lock(repo: Path) -> None:
+    agent = _agent(repo)
+    assert _hz(*DUE).stdout == "weekly-note: started -> drafted\n"
+    spine = agent / "session.jsonl"
+    lines = spine.read_bytes().split(b"\n")
+    lines[4] = lines[4].replace(b'"step":"gather"', b'"step":"Gather"')  # seq 5 changed: frozen
+    assert lines[4] != spine.read_bytes().split(b"\n")[4]
+    spine.write_bytes(b"\n".join(lines))
+
+    held = lock(agent / "lock", 0)  # both must wait for it, so that they start at once
+    command = [sys.executable, "-m", "hz"]
+    later = ("tick", "--now", "2026-10-30T16:00Z")
+    started = [subprocess.Popen([*command, *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+               for argv in (("heinzel", "repair", "weekly-note"), later)]  # fmt: skip
+    time.sleep(1.0)
+    os.close(held)
+    (repair_out, repair_err), (tick_out, tick_err) = (p.communicate(timeout=60) for p in started)
+
+    assert (started[0].returncode, repair_err) == (0, ""), repair_out
+    assert repair_out.startswith("weekly-note: kept seq 1-")
+    # the tick either saw the frozen spine before the repair, or the repaired one after it: never the tail
+    assert tick_out in {
+        "weekly-note: frozen: its spine breaks at seq 5: the line was changed after it was written\n"
+        "  hint: hz heinzel repair weekly-note sets the untrusted lines aside (or restore the line from a backup)\n",
+        "nothing due\n",  # the index had not seen the edit (same size), and the slot was done
+        "weekly-note: resumed -> drafted\n",
+        "weekly-note: started -> drafted\n",
+    }, tick_err
+    read = read_spine(spine)
+    assert read.problems == [] and [e.kind for e in read.events].count("spine.repaired") == 1

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,8 @@ import pytest
 from tests.sources.contracts import contract_text
 from tests.sources.helpers import commit, days_ago, git
 from tests.sources.server import Reply, Request, Server, payload, static
+from tests.sources.test_secret_echo import FAKE_CLAUDE, NOTHING, NOW
+from tests.turn.agents import adopt
 
 Hz = Callable[..., Any]
 FEED_PASS = "feed-pass-0123"
@@ -101,3 +104,38 @@ def test_a_token_echoed_percent_escaped_is_scrubbed(
         assert form not in result.out
         assert _home_leaks(form) == []
     assert "token [redacted] and [redacted] header Basic [redacted]" in result.out
+
+
+def test_a_token_committed_to_the_repository_is_read_but_never_reaches_the_model_or_a_body(
+    repo: Path, hz: Hz, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The repository's own content is the user's: the source cache may keep it as the repository does.
+    Everything that leaves hz (prompt, body, spine, index, output) is scrubbed of the environment's secrets."""
+    token = "ghp_committedToken00042"
+    monkeypatch.setenv("GITHUB_TOKEN", token)
+    fake = tmp_path / "fake"
+    fake.mkdir()
+    (fake / "claude").write_text(f"#!{sys.executable}\n" + FAKE_CLAUDE % repr(NOTHING))
+    (fake / "claude").chmod(0o755)
+    config = Path(os.environ["HZ_CONFIG_HOME"])
+    config.mkdir(parents=True, exist_ok=True)
+    (config / "config.toml").write_text(
+        f'[runners]\ndefault = "claude-code"\n[runners.claude-code]\ncommand = "{fake / "claude"}"\n'
+    )
+    commit(repo, "docs/setup.md", f"export GITHUB_TOKEN={token}\n", days_ago(1), f"add setup (token {token})")
+    inputs: dict[str, dict[str, Any]] = {
+        "doc": {"source": "file:docs/setup.md"},
+        "log": {"source": "git:.", "window": "1w"},
+    }
+    text = contract_text("reader", inputs).replace("scope: personal", 'scope: personal\n  schedule: "0 9 * * MON"')
+    adopt(text, now=NOW, namespace="me")
+
+    result = hz("tick", "--now", NOW.isoformat())
+
+    assert (result.exit_code, result.err) == (0, ""), result.out
+    prompt = json.loads((fake / "call.json").read_text())["stdin"]
+    assert "export GITHUB_TOKEN=[redacted]" in prompt and "add setup (token [redacted])" in prompt
+    assert token not in prompt
+    home = Path(os.environ["HZ_HOME"])
+    kept = {Path(p).relative_to(home).parts[:2] for p in _home_leaks(token)}
+    assert kept == {("heinzel", "sources")}  # the cache of the repository's own files and log, as git keeps them

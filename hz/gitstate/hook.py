@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 HOOK_MARK = "# installed by hz state install-hook"
 HZ_PREFIX = "refs/hz/"
 REPLACE_PREFIX = "refs/replace/"
+FOREIGN_HINT = "hz writes refs/heads/hz/state and refs/hz/lease/<hz id> only; push other work to a branch or tag"
 _UPDATE = re.compile(r"(?P<old>[0-9a-f]{40}|[0-9a-f]{64}) (?P<new>[0-9a-f]{40}|[0-9a-f]{64}) (?P<ref>refs/\S+)")
 
 
@@ -73,7 +74,7 @@ def check_updates(repo: pygit2.Repository, lines: Iterable[str]) -> list[Diagnos
         elif ref.startswith(LEASE_PREFIX):
             found.extend(check_lease(repo, ref, old, new))
         elif problem := foreign_ref(ref):
-            found.append(_refusal(ref, problem, "HZS016"))
+            found.append(Diagnostic(ref, 1, 1, "HZS016", "error", ref, problem, FOREIGN_HINT))
     return found
 
 

@@ -253,6 +253,25 @@ def write_file(root: Path, path: str, data: bytes, mode: int) -> None:
         os.close(folder)
 
 
+def remove_file(root: Path, path: str) -> None:
+    """Remove the repository file `path`, reached as `write_file` reaches it: never through a link."""
+    names = path.split("/")
+    folder = os.open(os.path.realpath(root), os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        for index, name in enumerate(names[:-1]):
+            try:
+                inner = os.open(name, _FOLDER, dir_fd=folder)
+            except OSError as exc:
+                shown = "/".join(names[: index + 1])
+                refusal = Refusal(f"cannot be removed: {shown} is no longer a plain folder ({exc.strerror})", _INSIDE)
+                raise PathRefused(path, refusal) from None
+            os.close(folder)
+            folder = inner
+        os.unlink(names[-1], dir_fd=folder)
+    finally:
+        os.close(folder)
+
+
 def _enter(parent: int, name: str, shown: str, path: str) -> int:
     """The folder `name` of the open folder `parent`, opened without following a link; made when missing."""
     try:

@@ -41,7 +41,7 @@ def approve(key: str, *, environ: Mapping[str, str], now: datetime, out: TextIO 
                 hint="merge that branch into main (a pull request); the next tick sees it approved",
             )
         assert isinstance(target, FileTarget)
-        drafts.strip_tag(target.path, key)
+        drafts.strip_tag(target.path, key, target.root)  # by the path rule, never through a link
     out.write(f"approved {target.place} as it stands; the next tick learns from your edits\n")
     return EXIT_OK
 
@@ -62,6 +62,6 @@ def reject(key: str, *, environ: Mapping[str, str], now: datetime, out: TextIO =
         else:
             assert isinstance(target, FileTarget)
             previous = item.record.get("previous")
-            drafts.withdraw(target.path, key, previous if isinstance(previous, str) else None)
+            drafts.withdraw(target.path, key, previous if isinstance(previous, str) else None, target.root)
     out.write(f"rejected {key}; {target.place} is back to what it was\n")
     return EXIT_OK

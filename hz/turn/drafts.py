@@ -9,6 +9,7 @@ engine records what these functions report.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -19,7 +20,7 @@ from typing import Literal
 from hz.canonical import fingerprint_bytes
 from hz.errors import HzError
 from hz.fsio import atomic_write
-from hz.repo_paths import PATH_SCHEMES, PathRefused, check, fill_slot, write_file
+from hz.repo_paths import PATH_SCHEMES, PathRefused, Refusal, check, fill_slot, read_regular, remove_file, write_file
 
 TAG_MARK = "🧝 DRAFT"
 _TAG_RE = re.compile(
@@ -70,25 +71,48 @@ def target_path(root: Path, target: str, slot: datetime, *, team: bool = False) 
         raise DraftTargetError(f"the target {target!r} {refused.refusal.reason}", hint=refused.hint) from None
 
 
-def read_tag(path: Path) -> Tag | None:
+def read_tag(path: Path, root: Path | None = None) -> Tag | None:
     try:
-        with path.open("r", encoding="utf-8") as handle:
-            first = handle.readline()
-    except (FileNotFoundError, UnicodeDecodeError):
+        text = _text(path, root)
+    except UnicodeDecodeError:
         return None
-    return Tag.parse(first)
+    return None if text is None else Tag.parse(text.split("\n", 1)[0])
+
+
+def _text(path: Path, root: Path | None) -> str | None:
+    """The text of a placed draft's file, None when there is none. With the repository `root`, read by
+    the path rule (bounded, no folder followed as a link): a folder swapped for a link into `.git` since
+    the target was checked must not hand `.git`'s files to the approval (and so to the model)."""
+    if root is None:
+        try:
+            return path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return None
+    data = read_regular(path, root=root)
+    if isinstance(data, Refusal):
+        if not os.path.lexists(path):
+            return None
+        raise DraftTargetError(f"{path} {data.reason}", hint=data.hint)
+    return data.decode("utf-8")
+
+
+def _write(path: Path, text: str, root: Path | None) -> None:
+    if root is None:
+        atomic_write(path, text, mode=0o644)
+    else:  # never through a link, whatever changed since the check (`write_file`)
+        write_file(root, path.relative_to(os.path.realpath(root)).as_posix(), text.encode("utf-8"), 0o644)
 
 
 def draft_hash(text: str) -> str:
     return fingerprint_bytes(text.encode("utf-8"))
 
 
-def find_placed(path: Path, key: str) -> str | None:
+def find_placed(path: Path, key: str, root: Path | None = None) -> str | None:
     """The hash of the draft placed under `key` at `path`, or None when no such tag is there."""
-    tag = read_tag(path)
+    tag = read_tag(path, root)
     if tag is None or tag.key != key:
         return None
-    body = path.read_text(encoding="utf-8").split("\n", 1)
+    body = (_text(path, root) or "").split("\n", 1)
     return draft_hash(body[1] if len(body) > 1 else "")
 
 
@@ -113,37 +137,41 @@ class Observation:
     approved_text: str | None = None
 
 
-def observe(path: Path, key: str) -> Observation:
+def observe(path: Path, key: str, root: Path | None = None) -> Observation:
     """What became of the draft placed under `key`: still pending, approved (tag gone), or rejected (file gone)."""
-    if not path.exists():
+    text = _text(path, root)
+    if text is None:
         return Observation("rejected")
-    tag = read_tag(path)
+    tag = read_tag(path, root)
     if tag is None:
-        return Observation("approved", path.read_text(encoding="utf-8"))
+        return Observation("approved", text)
     if tag.key == key:
         return Observation("pending")
     return Observation("superseded")
 
 
-def strip_tag(path: Path, key: str) -> str:
+def strip_tag(path: Path, key: str, root: Path | None = None) -> str:
     """Approve as is: delete the tag line of the draft placed under `key`; returns the approved text."""
-    tag = read_tag(path)
-    if tag is None or tag.key != key:
+    text = _text(path, root)
+    tag = None if text is None else Tag.parse(text.split("\n", 1)[0])
+    if text is None or tag is None or tag.key != key:
         raise HzError(f"no pending draft {key} in {path}", hint="hz drafts lists the drafts that wait")
-    text = path.read_text(encoding="utf-8").split("\n", 1)[1]
-    atomic_write(path, text, mode=0o644)
-    return text
+    approved = text.split("\n", 1)[1]
+    _write(path, approved, root)
+    return approved
 
 
-def withdraw(path: Path, key: str, previous: str | None) -> None:
+def withdraw(path: Path, key: str, previous: str | None, root: Path | None = None) -> None:
     """Reject: put back what the file held before the draft, or remove a file the draft created."""
-    tag = read_tag(path)
+    tag = read_tag(path, root)
     if tag is None or tag.key != key:
         raise HzError(f"no pending draft {key} in {path}", hint="hz drafts lists the drafts that wait")
-    if previous is None:
+    if previous is not None:
+        _write(path, previous, root)
+    elif root is None:
         path.unlink()
-    else:
-        atomic_write(path, previous, mode=0o644)
+    else:  # never through a folder swapped for a link since the check
+        remove_file(root, path.relative_to(os.path.realpath(root)).as_posix())
 
 
 def approve_draft(key: str, *, environ: Mapping[str, str], now: datetime) -> int:

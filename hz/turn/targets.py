@@ -51,7 +51,7 @@ class FileTarget:
     team: bool = False
 
     def lookup(self, key: str) -> str | None:
-        return drafts.find_placed(self.path, key)
+        return drafts.find_placed(self.path, key, self.root)
 
     def write(self, tag: drafts.Tag, text: str) -> str:
         # the rule once more, at the last moment: a link planted since the target was made is refused,
@@ -85,7 +85,7 @@ class FileTarget:
             ) from None
 
     def observe(self, key: str) -> drafts.Observation:
-        return drafts.observe(self.path, key)
+        return drafts.observe(self.path, key, self.root)
 
 
 def target_for(plan: Plan, output: str, slot: datetime) -> Target:

@@ -49,13 +49,14 @@ def _race(root: Path, read: Callable[[], str | None]) -> list[str]:
                 time.sleep(0.0001)
                 docs.unlink()
                 kept.rename(docs)
+            time.sleep(0.0002)  # the folder stays a folder a moment too, so reads also get through
 
     flipper = threading.Thread(target=flip)
     flipper.start()
     seen: list[str] = []
     try:
-        deadline = time.monotonic() + 1.0
-        while time.monotonic() < deadline:
+        started = time.monotonic()
+        while time.monotonic() < started + 1 or (not seen and time.monotonic() < started + 10):
             text = read()
             if text is not None:
                 seen.append(text)

@@ -388,3 +388,23 @@ def test_a_forged_high_token_voids_nothing_for_readers(
     result = hz("state", "log", "--no-fetch", "--json", "--remote", str(tmp_path / "nowhere.git"))
     assert result.exit_code == 0, result.err
     assert [(e["event"]["token"], e["void"]) for e in json.loads(result.out)] == [(1, False), (999, True), (1, False)]
+
+
+def test_an_agent_no_contract_names_or_another_agents_lease_is_refused(team: Team) -> None:
+    """With `main` present, receipts are for its contracts only, each under its own lease."""
+    other = hz_id(8)
+    record = LeaseRecord(lease=other, holder="@mallory", role="owner", token=1, slot="2026-10-31T15:00:00Z",
+                         acquired="2026-10-30T14:59:00Z", expires="2026-10-30T15:09:00Z")  # fmt: skip
+    lease = plumbing.commit(team.clone, plumbing.tree(team.clone, {b"lease.json": record.line()}),
+                            message=f"lease {other} token 1 held\n".encode())  # fmt: skip
+    stray = started(other, "2026-10-31T15:00:00Z", 1)
+    borrowed = raw_of(ended("2026-10-31T15:00:00Z", 1), lease=other)  # AGENT's future slot under mallory's lease
+    for data, message in (
+        (stray.line(), f"no contract on main has the id {other.removeprefix('hz-')}"),
+        (canonical(borrowed), f"written under lease {other}, not its own lease {AGENT}"),
+    ):
+        bad = adds(data, event_path(*(json.loads(data)[k] for k in ("id", "kind", "key"))))(team)
+        done = plumbing.push(team.clone, team.remote, f"{bad}:refs/heads/hz/state", f"{lease}:refs/hz/lease/{other}")
+        assert done.returncode == 1
+        code = "HZS019" if "contract" in message else "HZS017"
+        assert findings(plumbing.remote_lines(done.stderr)) == [(code, message)]

@@ -3,8 +3,9 @@
 A glob is split at `/`; each part is matched with `fnmatch` against one name (`*` never crosses a `/`)
 and `**` stands for any number of folders, none included. The walk never enters `.git` (in any spelling
 `hz.repo_paths` knows: `.GIT`, `git~1`), never follows a link to a folder, and keeps a linked file only
-when its real path is a file inside the root and outside `.git`. It visits at most `budget` folder
-entries, so a glob over a huge tree costs a bounded amount once a day.
+when its real path is a file inside the root and outside `.git`, and never a file git ignores (a
+member's `.env`, build output). It visits at most `budget` folder entries, so a glob over a huge tree
+costs a bounded amount once a day.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import os
 from fnmatch import fnmatchcase
 from pathlib import Path, PurePosixPath
 
+from hz.gitignored import ignored
 from hz.repo_paths import is_git_name
 
 LIMIT = 200  # matches kept per glob, the first ones in path order
@@ -67,7 +69,8 @@ def matching_files(root: Path, pattern: str, *, limit: int = LIMIT, budget: int 
             if not is_git_name(entry.name):  # `.GIT` is `.git` on a case-insensitive disk
                 deeper += _step(glob, _expanded(glob, at), folder, entry, base, found)
         stack.extend(reversed(deeper))  # depth first in name order: a walk the budget cut short has the first
-    return sorted(found)[:limit]
+    local = ignored(base, found)  # a member's `.env` or build output is no source to propose to the team
+    return sorted(found - local)[:limit]
 
 
 def _expanded(glob: tuple[str, ...], at: int) -> list[int]:

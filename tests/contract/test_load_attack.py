@@ -115,3 +115,12 @@ def test_the_discovery_walk_never_enters_or_lists_git_in_another_spelling(repo: 
     os.symlink("../.GIT/config.md", repo / "docs" / "b.md")
     assert matching_files(repo, "**/*.md") == ["docs/a.md"]
     assert matching_files(repo, ".GIT/*") == []
+
+
+def test_discovery_never_proposes_a_file_git_ignores(repo: Path) -> None:
+    (repo / ".gitignore").write_text(".env\n*.log\n")
+    (repo / ".env").write_text("OPENAI_API_KEY=sk-local\n")
+    (repo / "docs").mkdir()
+    (repo / "docs" / "a.md").write_text("a\n")
+    (repo / "docs" / "debug.log").write_text("local noise\n")
+    assert matching_files(repo, "**") == [".gitignore", "docs/a.md"]

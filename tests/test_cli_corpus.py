@@ -79,6 +79,14 @@ NOT_AN_ID = "is not a Heinzelmännchen id"
 NO_SUCH_AGENT = "no Heinzelmännchen named nope"
 V1 = "hz-home/heinzel/{agent}/contract/v1.prose.md"
 MOVE_ASIDE = "hint: move it aside; `hz codeowners --write` writes a regular file in its place"
+TOO_LONG_AGO = "is longer than 3650d, the longest duration hz takes"
+INPUT = '  inputs:\n    log:\n      source: "git:."\n      window: {}\n  outputs:'
+
+
+def wide(window: str) -> str:
+    """A contract whose one input reaches `window` back."""
+    return contract_text("wide").replace("  outputs:", INPUT.format(window))
+
 
 ROWS: list[Row] = [
     # the root and unknown commands
@@ -154,6 +162,31 @@ ROWS: list[Row] = [
         },
         code=1,
         says="cannot migrate: line 2: the frontmatter holds more than",
+    ),  # was 3
+    row(
+        "workflow",
+        "validate",
+        plant={WF + "wide.prose.md": wide("99999999999w")},
+        code=1,
+        says=f"wide.prose.md:15:15  HZC002  hz.inputs.log.window\n  '99999999999w' {TOO_LONG_AGO}\n  hint: write "
+        "at most 3650d (or 521w): ten years is the longest window, recheck, backoff or timeout\n"
+        "3 contracts checked: 1 error",  # the other contracts are still checked
+    ),  # was 3
+    row(
+        "workflow", "validate", plant={WF + "wide.prose.md": wide("9" * 5000 + "w")}, code=1, says=TOO_LONG_AGO
+    ),  # was 3
+    row(
+        "graph",
+        plant={WF + "wide.prose.md": wide("500000w")},
+        code=0,
+        says="some contracts have errors; `hz workflow validate` shows them",
+    ),  # was 3
+    row(
+        "workflow",
+        "migrate",
+        plant={WF + "wide.prose.md": wide("99999999999w")},
+        code=0,
+        says="wide.prose.md: schema 1",
     ),  # was 3
     row("workflow", "list", plant={WF + "x.prose.md": Link("/dev/zero")}, code=0, says="repo-digest"),
     row("graph", plant={WF + "x.prose.md": Fifo()}, code=0, says="repo-digest"),
@@ -343,6 +376,27 @@ ROWS: list[Row] = [
     row("source", "fetch", "--", "file:.git/config", code=1, says="error:"),
     row("source", "fetch", "--", "bogus:x", code=1, says="error:"),
     row("source", "fetch", "git:.", "--window", "1x", code=1, says="hint: write a number and a unit"),
+    row(
+        "source",
+        "fetch",
+        "git:.",
+        "--window",
+        "99999999999w",
+        code=1,
+        says="--window '99999999999w' is longer than 3650d",
+    ),  # was 3
+    row(
+        "source",
+        "fetch",
+        "git:.",
+        "--window",
+        "9999999d",
+        code=1,
+        says="hint: write a number and a unit, at most 3650d",
+    ),  # was 3
+    row(
+        "source", "fetch", "git:.", "--window", "9" * 5000 + "s", code=1, says=f"--window '{'9' * 40}…' is longer"
+    ),  # was 3
     row("source", "fetch", "git:.", "--query", "--upload-pack=x", code=1, says="error:"),
     row("source", "diff", "nope", code=1, says="error:"),
     # drafts

@@ -84,13 +84,17 @@ def _watches(
 def _window(text: str | None) -> Any:
     if text is None:
         return None
+    from pydantic_core import PydanticCustomError
+
     from hz.contract.model import parse_duration
 
     try:
         return parse_duration(text)
-    except ValueError:
+    except PydanticCustomError as exc:
+        shown = text if len(text) <= 40 else text[:40] + "…"
+        said = "is longer than 3650d" if exc.type == "duration_too_long" else "is not a duration"
         raise HzError(
-            f"--window {text!r} is not a duration", hint="write a number and a unit: 90m, 12h, 7d, 2w"
+            f"--window {shown!r} {said}", hint="write a number and a unit, at most 3650d: 90m, 12h, 7d, 2w"
         ) from None
 
 

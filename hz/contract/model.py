@@ -68,11 +68,27 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, regex_engine="python-re", populate_by_name=True)
 
 
+# The longest duration any key takes (window, recheck, backoff, freshness, timeout): ten years. A
+# window reaches that far back from a slot; anything longer is a typo, and a few more digits would
+# overflow the calendar (a slot minus 99999999999w is before year 1).
+MAX_DURATION = timedelta(days=3650)
+_MAX_SECONDS = int(MAX_DURATION.total_seconds())
+_MAX_DIGITS = len(str(_MAX_SECONDS))  # more digits are too long whatever the unit; int() never sees 5000 of them
+
+
 def parse_duration(value: Any) -> Any:
     if isinstance(value, timedelta):
         return value
     if isinstance(value, str) and (match := re.fullmatch(DURATION_PATTERN, value)):
-        return timedelta(seconds=int(value[:-1]) * _DURATION_UNITS[match.group(1)])
+        number = value[:-1]
+        if len(number) <= _MAX_DIGITS:
+            # Compared as whole seconds: 142857143w is already too big for a timedelta.
+            seconds = int(number) * _DURATION_UNITS[match.group(1)]
+            if seconds <= _MAX_SECONDS:
+                return timedelta(seconds=seconds)
+        raise PydanticCustomError(
+            "duration_too_long", "'{value}' is longer than 3650d, the longest duration hz takes", {"value": value}
+        )
     raise PydanticCustomError("duration", "'{value}' is not " + PATTERN_NAMES[DURATION_PATTERN], {"value": value})
 
 

@@ -138,6 +138,8 @@ def _expected(error: Any) -> str:
     kind, ctx = error["type"], error.get("ctx") or {}
     if kind == "duration":
         return "a duration (such as 15m or 7d)"
+    if kind == "duration_too_long":
+        return "a duration of at most 3650d"
     if kind == "literal_error":
         return str(ctx.get("expected", "?"))
     if kind == "string_pattern_mismatch":
@@ -175,6 +177,7 @@ _MESSAGES: dict[str, Callable[[Any, dict[str, Any], Any], str]] = {
     "string_pattern_mismatch": lambda v, c, e: (
         f"{_shown(v)} is not {PATTERN_NAMES.get(c.get('pattern', ''), 'valid here')}"
     ),
+    "duration_too_long": lambda v, c, e: f"{_shown(v)} is longer than 3650d, the longest duration hz takes",
     "string_too_long": lambda v, c, e: f"is too long: at most {_limit(c, 'max_length')} characters",
     "string_too_short": lambda v, c, e: "must not be empty",
     "literal_error": lambda v, c, e: f"must be {c.get('expected', '?')}, not {_shown(v)}",
@@ -205,6 +208,7 @@ _HINTS: dict[str, str] = {
     "a zone is an IANA name such as Europe/Berlin",
     "hzc016": "name an input of hz.inputs, or <input>.<facet> with a facet that input lists",
     "duration": "write a whole number and a unit: 30s, 15m, 2h, 7d or 1w",
+    "duration_too_long": "write at most 3650d (or 521w): ten years is the longest window, recheck, backoff or timeout",
     "unique": "list each value once",
     "publish_output": "name one of the outputs under hz.outputs",
     "missing": "add the key; see docs/schemas/contract-frontmatter-1.json",

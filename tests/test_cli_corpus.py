@@ -79,6 +79,7 @@ NOT_AN_ID = "is not a Heinzelmännchen id"
 NO_SUCH_AGENT = "no Heinzelmännchen named nope"
 V1 = "hz-home/heinzel/{agent}/contract/v1.prose.md"
 MOVE_ASIDE = "hint: move it aside; `hz codeowners --write` writes a regular file in its place"
+VERSION = "the version must be a whole number from 1 to 999999999"
 TOO_LONG_AGO = "is longer than 3650d, the longest duration hz takes"
 INPUT = '  inputs:\n    log:\n      source: "git:."\n      window: {}\n  outputs:'
 
@@ -370,6 +371,16 @@ ROWS: list[Row] = [
     row("heinzel", "dismiss", "weekly-note", "--", "999999999999999999999", code=1, says="has no lesson"),
     row("heinzel", "dismiss", "nope", "1", code=1, says=NO_SUCH_AGENT),
     row("heinzel", "list", "--state", "bogus", code=2, says="Invalid value for '--state'"),
+    row(
+        "heinzel", "list", "--contract", "x@99999999999999999999", code=1, says=f"--contract 'x@{'9' * 20}': {VERSION}"
+    ),  # was 3
+    row(
+        "heinzel", "list", "--contract", "x@" + "9" * 5000, code=1, says=f"--contract 'x@{'9' * 58}'…: {VERSION}"
+    ),  # was 3
+    row("heinzel", "list", "--contract", "x@\u00b2", code=1, says=f"--contract 'x@²': {VERSION}"),  # was 3
+    row("heinzel", "list", "--contract", "x@", code=1, says=f"--contract 'x@': {VERSION}\n  hint: write NAME or NAME@"),
+    row("heinzel", "list", "--contract", "@", code=1, says="--contract '@': names no contract"),
+    row("heinzel", "list", "--contract", "@3", code=1, says="--contract '@3': names no contract"),
     # sources
     row("source", "fetch", "--", "file:/dev/zero", code=1, says="error:"),
     row("source", "fetch", "--", "file:fifo", plant={"repo/fifo": Fifo()}, code=1, says="error:"),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Collection, Mapping
 from datetime import UTC, datetime
 from typing import Any, TextIO
@@ -13,18 +14,32 @@ from hz.session.index import Row
 from hz.session.queries import ListLine
 from hz.session.store import Store
 
+# A contract version is the count of its approved versions: nine digits is far beyond any real one,
+# and keeps the number inside SQLite's integers and Python's int-from-text limit.
+_VERSION = re.compile(r"v?([1-9][0-9]{0,8})")
+_CONTRACT_HINT = "write NAME or NAME@VERSION, e.g. --contract weekly-report@2"
+
 
 def parse_contract(value: str | None) -> tuple[str | None, int | None]:
-    """`NAME[@VERSION]` with VERSION as `3` or `v3`."""
-    if not value:
+    """`NAME[@VERSION]` with VERSION as `3` or `v3`; an empty name or version is refused, not ignored."""
+    if value is None:
         return None, None
-    name, _, version = value.partition("@")
-    if not version:
+    name, at, version = value.partition("@")
+    if not name:
+        raise HzError(f"--contract {_shown(value)}: names no contract", hint=_CONTRACT_HINT)
+    if not at:
         return name, None
-    digits = version.removeprefix("v")
-    if not digits.isdigit():
-        raise HzError(f"--contract {value}: the version must be a number", hint="e.g. --contract weekly-report@2")
-    return name, int(digits)
+    digits = _VERSION.fullmatch(version)  # ASCII digits only: str.isdigit() also takes '²'
+    if digits is None:
+        raise HzError(
+            f"--contract {_shown(value)}: the version must be a whole number from 1 to 999999999",
+            hint=_CONTRACT_HINT,
+        )
+    return name, int(digits.group(1))
+
+
+def _shown(value: str) -> str:
+    return repr(value) if len(value) <= 60 else repr(value[:60]) + "…"
 
 
 def shown_state(row: Row, frozen: Collection[str]) -> str:

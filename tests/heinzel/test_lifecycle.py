@@ -121,8 +121,8 @@ def test_list_filters_by_artifact_and_contract_version(hz: Any, contract_file: P
     wrong = hz("heinzel", "list", "--contract", "weekly-report@latest")
     assert wrong.exit_code == 1
     assert wrong.err == (
-        "error: --contract weekly-report@latest: the version must be a number\n"
-        "  hint: e.g. --contract weekly-report@2\n"
+        "error: --contract 'weekly-report@latest': the version must be a whole number from 1 to 999999999\n"
+        "  hint: write NAME or NAME@VERSION, e.g. --contract weekly-report@2\n"
     )
     table = hz("heinzel", "list").out.splitlines()
     assert table[0].split() == ["NAME", "STATE", "VERSION", "NEXT", "DUE", "PENDING", "TODAY", "ID"]

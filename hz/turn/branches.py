@@ -19,6 +19,7 @@ from pathlib import Path
 
 from hz.errors import HzError
 from hz.gitenv import git_env
+from hz.repo_paths import MAX_FILE_BYTES
 from hz.turn import drafts
 
 ZERO = "0" * 40
@@ -39,6 +40,13 @@ def _git(root: Path, *args: str, stdin: bytes | None = None, env: dict[str, str]
     if done.returncode != 0:
         raise GitFailed(f"git {' '.join(args[:2])} failed: {done.stderr.decode(errors='replace').strip()}")
     return done.stdout.decode("utf-8", errors="replace").strip()
+
+
+def _git_bytes(root: Path, *args: str) -> bytes:
+    done = subprocess.run(["git", "-C", str(root), *args], capture_output=True, env=git_env(), check=False)
+    if done.returncode != 0:
+        raise GitFailed(f"git {' '.join(args[:2])} failed: {done.stderr.decode(errors='replace').strip()}")
+    return done.stdout
 
 
 def _rev(root: Path, ref: str) -> str | None:
@@ -92,10 +100,39 @@ class BranchTarget:
         return None
 
     def _file_at(self, rev: str) -> str | None:
+        """The text of the target at `rev`, None when it has none there.
+
+        What is there comes from a commit anyone on the team can make, and goes into the turn's body and
+        the approval: a folder or a submodule, a blob beyond `MAX_FILE_BYTES` or one that is no UTF-8
+        text is a DraftTargetError with its reason, never read whole and never a crash.
+        """
+        spec = f"{rev}:{self.path}"
+        kind, size = self._object(spec)
+        if kind is None:
+            return None
+        if kind != "blob":
+            raise self._refused(f"is a {'folder' if kind == 'tree' else 'submodule'} on {rev}, not a file")
+        if size > MAX_FILE_BYTES:
+            raise self._refused(f"is larger than {MAX_FILE_BYTES // 1024} KiB on {rev}")
+        data = _git_bytes(self.root, "cat-file", "blob", spec)
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise self._refused(f"holds no UTF-8 text on {rev}") from None
+
+    def _object(self, spec: str) -> tuple[str | None, int]:
+        """(type, size) of the object `spec` names, (None, 0) when it names none."""
         done = subprocess.run(
-            ["git", "-C", str(self.root), "show", f"{rev}:{self.path}"], capture_output=True, env=git_env(), check=False
-        )
-        return done.stdout.decode("utf-8") if done.returncode == 0 else None
+            ["git", "-C", str(self.root), "cat-file", "--batch-check=%(objecttype) %(objectsize)"],
+            input=spec.encode("utf-8") + b"\n", capture_output=True, env=git_env(), check=False,
+        )  # fmt: skip
+        kind, _, size = done.stdout.decode("utf-8", errors="replace").strip().partition(" ")
+        if done.returncode != 0 or not size.isdigit():  # "<spec> missing"
+            return None, 0
+        return kind, int(size)
+
+    def _refused(self, reason: str) -> drafts.DraftTargetError:
+        return drafts.DraftTargetError(f"the target {self.asset!r} {reason}", hint="fix the file on main by hand")
 
     def lookup(self, key: str) -> str | None:
         commit = self._commit_of(key)

@@ -106,13 +106,15 @@ def target_at(root: Path | None, scope: str, agent_id: str, asset: str, slot: da
 
 
 def check_targets(plan: Plan, slot: datetime) -> None:
-    """The repository's path rule for every file target of the plan (DraftTargetError when one breaks it).
+    """The repository's path rule for every file target of the plan, and what each holds now (for a team
+    target, on main) is a bounded text file hz can keep for a reject; DraftTargetError when not.
 
-    A turn asks this before its paid think, so a link planted since validation costs no model call.
+    A turn asks this before its paid think, so a link planted since validation, or a binary or huge file
+    committed where the draft goes, costs no model call.
     """
     if plan.root is None:
         return
     for output in sorted(plan.targets):
         asset = drafts.expand_target(plan.targets[output], slot)
-        if asset.partition(":")[0] in PATH_SCHEMES:
-            drafts.target_path(plan.root, asset, slot, team=plan.scope == "team")
+        if asset.partition(":")[0] in PATH_SCHEMES:  # the rule, and what is there now must be usable too
+            target_at(plan.root, plan.scope, plan.agent_id, asset, slot).current()

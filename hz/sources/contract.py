@@ -149,6 +149,7 @@ def _read_draft(repo: Any, spec: SourceSpec, template: str, main: Any) -> tuple[
 
 
 def _read_worktree(root: Path, spec: SourceSpec, template: str, *, draft: bool) -> tuple[str, str]:
+    from hz.repo_paths import Refusal, read_file
     from hz.turn.drafts import Tag
 
     pattern, directory = _pattern(template)
@@ -158,7 +159,10 @@ def _read_worktree(root: Path, spec: SourceSpec, template: str, *, draft: bool) 
         relative = path.relative_to(root).as_posix()
         if not path.is_file() or path.is_symlink() or not pattern.match(relative):
             continue
-        text = path.read_text(encoding="utf-8", errors="replace")
+        data = read_file(root, relative)  # the path rule: no folder linked into .git or out, bounded
+        if isinstance(data, Refusal):
+            continue
+        text = data.decode("utf-8", errors="replace")
         first, _, rest = text.partition("\n")
         tagged = Tag.parse(first) is not None
         if tagged == draft:

@@ -7,8 +7,9 @@ of commits on the branch counts here, never a machine's clock.
 
 A token counts only when the lease chain gave it: where this repository has the chain (the lease ref,
 or hz's fetched copy of it), an event under a token the chain never gave is void and does not raise
-the highest token, so one forged event far above the lease cannot void the real ones after it. A token above the newest one of a fetched copy may be a take-over the copy has
-not seen yet, so there it counts as before. The hook refuses such events in the first place.
+the highest token, so one forged event far above the lease cannot void the real ones after it. A
+token above the newest one of a fetched copy may be a take-over the copy has not seen yet, so there
+it counts as before. The hook refuses such events in the first place.
 """
 
 from __future__ import annotations

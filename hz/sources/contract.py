@@ -221,5 +221,10 @@ def _blob_id(tree: Any, path: str) -> Any:
 
 
 def _blob_text(repo: Any, tree: Any, path: str) -> str:
-    data: bytes = repo[(tree / path).id].data
+    from hz.repo_paths import MAX_FILE_BYTES
+
+    blob = repo[(tree / path).id]
+    if blob.size > MAX_FILE_BYTES:  # committed by anyone on the team; it goes whole into a prompt
+        raise SourceError("bad-source", f"{path} is larger than {MAX_FILE_BYTES // 1024} KiB", hint="split the output")
+    data: bytes = blob.data
     return data.decode("utf-8", errors="replace")

@@ -9,6 +9,7 @@ the source cache; `$HZ_CONFIG_HOME` (default: the platform's user config dir for
 # import time (about 2 ms of every idle tick); these annotations are cheap to evaluate as they are.
 
 import os
+import re
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -155,19 +156,89 @@ class UserConfig(NamedTuple):
 
 
 def load_user_config(environ: Mapping[str, str] = os.environ) -> UserConfig:
-    """Read `config.toml` from the config home; a missing file means all defaults."""
-    path = config_home(environ) / "config.toml"
-    raw: dict[str, Any] = {}
-    if path.exists():
-        import tomllib  # here: an idle tick only needs the paths above, and most machines have no file
+    """Read `config.toml` from the config home; a missing file means all defaults.
 
-        try:
-            raw = tomllib.loads(path.read_text(encoding="utf-8"))
-        except tomllib.TOMLDecodeError as exc:
-            raise ConfigError(f"{path}: {exc}", hint="fix the TOML syntax") from exc
-    handle = environ.get("HZ_HANDLE") or raw.get("user", {}).get("handle")
-    timezone = raw.get("hz", {}).get("timezone")
-    return UserConfig(handle, timezone, _heinzel_settings(path, raw.get("heinzel", {})), raw)
+    Every table and key is checked for its type and range here, where the values enter: a `heinzel = 5`
+    or a `retention_days` of 20 digits is a ConfigError naming the key, never a crash deep in a command.
+    """
+    path = config_home(environ) / "config.toml"
+    raw = _read_toml(path)
+    user = _table(path, raw, "user")
+    configured = _handle(_text(path, user, "user.handle"), f"[user] handle in {path}")
+    handle = _handle(environ.get("HZ_HANDLE"), "HZ_HANDLE") or configured
+    timezone = _text(path, _table(path, raw, "hz"), "hz.timezone")
+    return UserConfig(handle, timezone, _heinzel_settings(path, _table(path, raw, "heinzel")), raw)
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    if not path.exists():
+        return {}
+    import tomllib  # here: an idle tick only needs the paths above, and most machines have no file
+
+    from hz.textfile import read_text_file  # a FIFO, a device or bytes that are not UTF-8 are named, not read
+
+    try:
+        return tomllib.loads(read_text_file(path, hint="config.toml is a small UTF-8 TOML file"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: {exc}", hint="fix the TOML syntax") from exc
+
+
+def _table(path: Path, raw: Mapping[str, Any], name: str) -> Mapping[str, Any]:
+    table = raw.get(name, {})
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: {name} must be a table, got {_shown(table)}", hint=f"write it as [{name}]")
+    return table
+
+
+def _text(path: Path, table: Mapping[str, Any], key: str) -> str | None:
+    value = table.get(key.rpartition(".")[2])
+    if value is not None and not isinstance(value, str):
+        raise ConfigError(
+            f"{path}: {key} must be text in quotes, got {_shown(value)}", hint=f"write it as {_EXAMPLES[key]}"
+        )
+    return value
+
+
+_EXAMPLES = {"user.handle": 'handle = "@you" under [user]', "hz.timezone": 'timezone = "Europe/Berlin" under [hz]'}
+
+
+def _handle(value: str | None, source: str) -> str | None:
+    """A GitHub login with its `@` (added when missing), the way spines and leases record members."""
+    if not value:
+        return None
+    if not _HANDLE.match(value):
+        from hz.gitstate.identity import NoIdentity
+
+        raise NoIdentity(
+            f"not a handle: {_shown(value)} (from {source})",
+            hint='a handle looks like @priya (letters, digits, dashes); set [user] handle = "@you" in config.toml, '
+            "or HZ_HANDLE",
+        )
+    return value if value.startswith("@") else "@" + value
+
+
+_HANDLE = re.compile(r"@?[A-Za-z0-9][A-Za-z0-9-]{0,38}\Z")
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:60] + "…"
+
+
+# The range each [heinzel] key takes. Whole numbers stay whole (days, counts); the bounds keep every
+# value inside what timedelta, SQLite and a budget comparison can hold (nan would pass every cap).
+_RANGES: dict[str, tuple[type, float, float]] = {
+    "retention_days": (int, 0, 36_500),  # 0 keeps bodies forever
+    "max_usd": (float, 0, 1_000_000),
+    "max_usd_per_day": (float, 0, 1_000_000),
+    "max_wakes_per_tick": (int, 1, 100_000),
+    "max_resumes": (int, 0, 1_000),
+    "max_wait_days": (int, 0, 3_650),
+    "summary_after_turns": (int, 1, 1_000_000),
+    "summary_after_chars": (int, 1, 1_000_000_000),
+    "summary_keep_turns": (int, 0, 1_000_000),
+    "lock_timeout_s": (float, 0, 86_400),
+}
 
 
 def _heinzel_settings(path: Path, table: Mapping[str, Any]) -> HeinzelSettings:
@@ -176,7 +247,17 @@ def _heinzel_settings(path: Path, table: Mapping[str, Any]) -> HeinzelSettings:
     for key, value in table.items():
         if key not in known:
             raise ConfigError(f"{path}: unknown key heinzel.{key}", hint=f"known keys: {', '.join(known)}")
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            raise ConfigError(f"{path}: heinzel.{key} must be a number, got {value!r}")
-        values[key] = value
+        values[key] = _number(path, key, value, *_RANGES[key])
     return HeinzelSettings(**values)
+
+
+def _number(path: Path, key: str, value: Any, kind: type, low: float, high: float) -> int | float:
+    said = f"{path}: heinzel.{key} must be"
+    hint = f"leave it out for the default, {HeinzelSettings._field_defaults[key]}"
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ConfigError(f"{said} a number, got {_shown(value)}", hint=hint)
+    if kind is int and not isinstance(value, int):
+        raise ConfigError(f"{said} a whole number, got {_shown(value)}", hint=hint)
+    if not low <= value <= high:  # also refuses nan and inf
+        raise ConfigError(f"{said} between {low} and {high}, got {_shown(value)}", hint=hint)
+    return value

@@ -79,6 +79,7 @@ NOT_AN_ID = "is not a Heinzelmännchen id"
 NO_SUCH_AGENT = "no Heinzelmännchen named nope"
 V1 = "hz-home/heinzel/{agent}/contract/v1.prose.md"
 MOVE_ASIDE = "hint: move it aside; `hz codeowners --write` writes a regular file in its place"
+CONFIG = "hz-config/config.toml"
 VERSION = "the version must be a whole number from 1 to 999999999"
 TOO_LONG_AGO = "is longer than 3650d, the longest duration hz takes"
 INPUT = '  inputs:\n    log:\n      source: "git:."\n      window: {}\n  outputs:'
@@ -414,14 +415,68 @@ ROWS: list[Row] = [
     row("approve", "--", "a\nb", code=1, says="nothing to approve under 'a\\nb'"),
     row("reject", "--", "garbage", code=1, says="'garbage' is not a draft key"),
     # a damaged configuration or environment
-    row("heinzel", "prune", plant={"hz-config/config.toml": "[heinzel\n"}, code=1, says="hint: fix the TOML syntax"),
+    row("heinzel", "prune", plant={CONFIG: "[heinzel\n"}, code=1, says="hint: fix the TOML syntax"),
     row(
         "tick",
-        plant={"hz-config/config.toml": '[heinzel]\nmax_usd = "lots"\n'},
+        plant={CONFIG: '[heinzel]\nmax_usd = "lots"\n'},
         code=1,
         says="heinzel.max_usd must be a number, got 'lots'",
     ),
-    row("workflow", "new", "hh", env={"HZ_HANDLE": "@a b"}, code=1, says="hint: pass --owner @your-github-handle"),
+    row(
+        "workflow", "new", "hh", env={"HZ_HANDLE": "@a b"}, code=1, says="error: not a handle: '@a b' (from HZ_HANDLE)"
+    ),
+    row(
+        "heinzel",
+        "new",
+        "x",
+        "--from",
+        "{run}/weekly-note.prose.md",
+        env={"HZ_HANDLE": "@a b"},
+        code=1,
+        says="error: not a handle: '@a b' (from HZ_HANDLE)\n  hint: a handle looks like @priya",
+    ),
+    row(
+        "heinzel",
+        "prune",
+        plant={CONFIG: "heinzel = 5\n"},
+        code=1,
+        says="config.toml: heinzel must be a table, got 5\n  hint: write it as [heinzel]",
+    ),  # was 3
+    row(
+        "heinzel",
+        "prune",
+        plant={CONFIG: 'user = "x"\n'},
+        env={"HZ_HANDLE": None},
+        code=1,
+        says="config.toml: user must be a table, got 'x'",
+    ),  # was 3
+    row(
+        "workflow",
+        "new",
+        "hh",
+        plant={CONFIG: "[user]\nhandle = 5\n"},
+        env={"HZ_HANDLE": None},
+        code=1,
+        says='config.toml: user.handle must be text in quotes, got 5\n  hint: write it as handle = "@you" under [user]',
+    ),  # was 3
+    row(
+        "heinzel",
+        "prune",
+        plant={CONFIG: "[heinzel]\nretention_days = 99999999999999999999\n"},
+        code=1,
+        says="heinzel.retention_days must be between 0 and 36500, got 99999999999999999999\n"
+        "  hint: leave it out for the default, 90",
+    ),  # was 3
+    row(
+        "tick",
+        plant={CONFIG: "[heinzel]\nmax_usd = nan\n"},
+        code=1,
+        says="heinzel.max_usd must be between 0 and 1000000, got nan",
+    ),
+    row("heinzel", "prune", plant={CONFIG: Fifo()}, code=1, says="config.toml: is a FIFO, not a regular file"),  # hung
+    row(
+        "heinzel", "prune", plant={CONFIG: b"\xff"}, code=1, says="config.toml: not UTF-8 text (byte 0 is 0xff)"
+    ),  # was 3
     row("workflow", "list", cwd=".", code=1, says="hint: run hz from inside a team repository"),
 ]
 

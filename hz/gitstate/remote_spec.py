@@ -64,10 +64,31 @@ def check_committed_remote(root: Path, text: str, origin: str) -> str:
     every member's push. A remote name configured here wins over a path of the same name, as in git.
     """
     check_remote(text, origin)
+    if _through_process(root, text):
+        why = "it is a path through /proc or /dev, which names another place to git than to hz"
+        raise RemoteRefused(f"{origin}: the remote {_shown(text)} is refused: {why}", hint=HINT)
     if _inside(root, text) and not _configured(root, text):
         why = "it is a path inside this repository, where a commit could plant a repository whose hooks a push runs"
         raise RemoteRefused(f"{origin}: the remote {_shown(text)} is refused: {why}", hint=HINT)
     return text
+
+
+_PROCESS_TREES = ("/proc", "/dev")  # `/proc/self/cwd` is git's working directory to git, hz's to hz
+
+
+def _through_process(root: Path, text: str) -> bool:
+    """Whether a local path of `text` goes through /proc or /dev, as written or after links: git runs in
+    the repository (`-C`), so `/proc/self/cwd/planted.git` is the planted repository to git while hz,
+    run from elsewhere (a daemon), resolved it to somewhere harmless."""
+    for path in _local_paths(text):
+        joined = os.path.normpath(os.path.join(os.path.abspath(root), path))
+        try:
+            real = os.path.realpath(joined)
+        except OSError:
+            return True
+        if any(w == top or w.startswith(top + "/") for w in (joined, real) for top in _PROCESS_TREES):
+            return True
+    return False
 
 
 def _inside(root: Path, text: str) -> bool:

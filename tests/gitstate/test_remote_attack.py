@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 
 from hz.gitenv import git_env
-from hz.gitstate.remote_spec import check_remote, refusal
+from hz.gitstate.remote_spec import RemoteRefused, check_remote, refusal
+from hz.gitstate.settings import load_state_settings
 from tests.gitstate import test_remote_injection as injection
 from tests.gitstate.factory import hz_id
 from tests.gitstate.test_remote_injection import INSIDE, hostile_toml, plant, refused
@@ -83,3 +84,29 @@ def test_ssh_shapes_that_only_git_refused_are_refused_by_hz(remote: str, why: st
 @pytest.mark.parametrize("remote", ["git@[::1]:r.git", "[git@host]:r.git", "[host:22]:r.git", "ssh://exa.mple:22/r"])
 def test_bracketed_and_ported_ssh_remotes_stay_accepted(remote: str) -> None:
     assert check_remote(remote, "hz.toml") == remote
+
+
+PROC = "it is a path through /proc or /dev, which names another place to git than to hz"
+
+
+@pytest.mark.parametrize(
+    "remote", ["/proc/self/cwd/planted.git", "file:///proc/self/cwd/planted.git", "/proc/thread-self/cwd/planted.git"]
+)
+def test_a_remote_through_proc_is_refused_from_any_working_directory(
+    remote: str, marker: Path, repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A daemon ticks a repository from another working directory: there hz resolved `/proc/self/cwd` to
+    that directory, while git, run in the repository, opened the planted repository and ran its hook."""
+    plant(repo, marker)
+    hostile_toml(repo, remote)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    subprocess.run(["git", "-C", str(repo), "push", "-q", "--", remote, "HEAD:refs/heads/x"],
+                   capture_output=True, env=git_env(), check=False)  # fmt: skip
+    assert marker.exists()  # the control: git takes it for the planted repository
+    marker.unlink()
+    with pytest.raises(RemoteRefused) as caught:
+        load_state_settings(repo)
+    assert caught.value.message == f"{repo / 'hz.toml'} [state] remote: the remote {remote!r} is refused: {PROC}"
+    assert not marker.exists()

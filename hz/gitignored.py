@@ -22,19 +22,30 @@ TIMEOUT_S = 20.0
 def ignored(root: Path, paths: Iterable[str]) -> frozenset[str]:
     """The paths (relative to the repository root `root`) that git ignores there.
 
-    Outside a git repository nothing is ignored, as there are no ignore rules to apply.
+    Outside a git repository nothing is ignored, as there are no ignore rules to apply. When git cannot
+    answer for the index (a path inside a submodule makes it give up on all of them), it is asked again
+    without the index, which counts a tracked file that matches a pattern as ignored too: more skipped,
+    never fewer. When that fails as well, every path counts as ignored (fail closed).
     """
     wanted = list(paths)
     if not wanted:
         return frozenset()
-    done = subprocess.run(
-        ["git", "-C", str(root), "check-ignore", "-z", "--stdin"],
-        input=b"".join(p.encode("utf-8", "surrogateescape") + b"\0" for p in wanted),
+    listed = b"".join(p.encode("utf-8", "surrogateescape") + b"\0" for p in wanted)
+    for extra in ((), ("--no-index",)):
+        done = _check_ignore(root, listed, *extra)
+        if done.returncode in (0, 1):  # 1: none is ignored
+            return frozenset(p.decode("utf-8", "surrogateescape") for p in done.stdout.split(b"\0") if p)
+        if b"not a git repository" in done.stderr:
+            return frozenset()
+    return frozenset(wanted)
+
+
+def _check_ignore(root: Path, listed: bytes, *extra: str) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        ["git", "-C", str(root), "check-ignore", *extra, "-z", "--stdin"],
+        input=listed,
         capture_output=True,
-        env=git_env(),
+        env=git_env(LC_ALL="C"),  # the one message we look for, in one language
         timeout=TIMEOUT_S,
         check=False,
     )
-    if done.returncode not in (0, 1):  # 1: none is ignored; else not a repository
-        return frozenset()
-    return frozenset(p.decode("utf-8", "surrogateescape") for p in done.stdout.split(b"\0") if p)

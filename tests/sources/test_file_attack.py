@@ -117,3 +117,18 @@ def test_the_file_tool_reads_no_ignored_file(checkout: Path, path: str) -> None:
         f"{path} is a file git ignores here (a local file such as .env), which tools do not read"
     )
     assert file_text(checkout).call({"path": "docs/a.md"}) == "# A\n"
+
+
+def test_a_submodule_in_the_glob_does_not_switch_the_ignore_check_off(
+    checkout: Path, tmp_path: Path, cache: SourceCache
+) -> None:
+    """git gives up on every path when one lies in a submodule; the `.env` was then read after all."""
+    library = new_repo(tmp_path / "library")
+    (library / "lib.md").write_text("# lib\n")
+    git(library, "add", "lib.md")
+    git(library, "commit", "-q", "-m", "lib")
+    git(checkout, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(library), "vendor/lib")
+    facets = _facets("file:**", checkout, cache)
+    assert facets["skipped"][".env"] == SWEPT
+    assert "vendor/lib/lib.md" in facets["paths"]
+    assert SECRET not in str(facets)

@@ -46,7 +46,7 @@ def private_home(environ: Mapping[str, str] = os.environ) -> Path:
     _check_parents(home, os.getuid())
     try:
         found = os.lstat(home)
-    except FileNotFoundError:
+    except OSError:  # missing, or unreachable (a parent is a file, no permission): private_dir says which
         from hz.fsio import private_dir
 
         return private_dir(home)
@@ -94,7 +94,12 @@ def _check_home(home: Path, found: os.stat_result) -> None:
             hint="point HZ_HOME at a folder of your own",
         )
     if stat.S_ISLNK(found.st_mode):  # a link of yours: what it points at must pass the same checks
-        _check_home(home, os.stat(home))
+        try:
+            target = os.stat(home)
+        except OSError as exc:  # dangling, or a loop of links
+            raise UnsafeHome(f"hz's data folder {home} is a link hz cannot follow ({exc.strerror})",
+                             hint="point the link at a folder of yours, or set HZ_HOME") from None  # fmt: skip
+        _check_home(home, target)
         return
     if not stat.S_ISDIR(found.st_mode):
         raise UnsafeHome(f"hz's data folder {home} is not a folder", hint="move that file away, or set HZ_HOME")

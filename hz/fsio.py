@@ -11,8 +11,14 @@ import contextlib
 import os
 from pathlib import Path
 
+from hz.errors import HzError
+
 DIR_MODE = 0o700
 FILE_MODE = 0o600
+
+
+class CannotMakeFolder(HzError):
+    """A folder hz keeps its data in cannot be made or used (a read-only place, /proc, no permission)."""
 
 
 def private_dir(path: Path) -> Path:
@@ -21,6 +27,17 @@ def private_dir(path: Path) -> Path:
     `Path.mkdir(parents=True)` would make the parents with the umask's mode (often 0755): the first
     folder hz makes is usually `$HZ_HOME` itself, the one that most needs to be private.
     """
+    try:
+        return _private_dir(path)
+    except OSError as exc:  # HZ_HOME=/proc/x, a read-only disk, a parent that is a file: the user's to fix
+        failed = exc.filename or path
+        raise CannotMakeFolder(
+            f"hz cannot make or use its folder {path}: {failed}: {exc.strerror}",
+            hint="point HZ_HOME at a folder you can write, or fix what is in the way",
+        ) from None
+
+
+def _private_dir(path: Path) -> Path:
     missing: list[Path] = []
     folder = path
     while not folder.exists() and folder != folder.parent:

@@ -80,6 +80,7 @@ NO_SUCH_AGENT = "no Heinzelmännchen named nope"
 V1 = "hz-home/heinzel/{agent}/contract/v1.prose.md"
 MOVE_ASIDE = "hint: move it aside; `hz codeowners --write` writes a regular file in its place"
 CONFIG = "hz-config/config.toml"
+NO_HOME = "error: hz cannot make or use its folder"
 VERSION = "the version must be a whole number from 1 to 999999999"
 TOO_LONG_AGO = "is longer than 3650d, the longest duration hz takes"
 INPUT = '  inputs:\n    log:\n      source: "git:."\n      window: {}\n  outputs:'
@@ -478,6 +479,22 @@ ROWS: list[Row] = [
         "heinzel", "prune", plant={CONFIG: b"\xff"}, code=1, says="config.toml: not UTF-8 text (byte 0 is 0xff)"
     ),  # was 3
     row("workflow", "list", cwd=".", code=1, says="hint: run hz from inside a team repository"),
+    # a home hz cannot make or follow
+    row(
+        "heinzel", "list", env={"HZ_HOME": "/proc/nope"}, code=1, says=f"{NO_HOME} /proc/nope: /proc/nope: No such"
+    ),  # was 3
+    row("tick", env={"HZ_HOME": "/proc/nope"}, code=1, says="hint: point HZ_HOME at a folder you can write"),  # was 3
+    row(
+        "tick", env={"HZ_HOME": "{run}/user/.gitconfig/home"}, code=1, says=".gitconfig/home: Not a directory"
+    ),  # was 3
+    row(
+        "heinzel",
+        "list",
+        env={"HZ_HOME": "{run}/loop"},
+        plant={"loop": Link("loop")},
+        code=1,
+        says="loop is a link hz cannot follow (Too many levels of symbolic links)",
+    ),  # was 3
 ]
 
 
@@ -518,7 +535,7 @@ def test_bad_input_exits_1_or_2_with_a_message(case: Row, template: tuple[Path, 
     run = tmp_path / "run"
     shutil.copytree(base, run, symlinks=True)
     _plant(run, {path.replace("{agent}", agent): what for path, what in case.plant.items()})
-    environ = _environ(run, case.env)
+    environ = _environ(run, {k: v if v is None else v.replace("{run}", str(run)) for k, v in case.env.items()})
     argv = [a.replace("{run}", str(run)).replace("{agent}", agent) for a in case.argv]
     done = _hz(argv, run / case.cwd, environ)
     printed = done.stderr or done.stdout

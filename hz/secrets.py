@@ -48,6 +48,16 @@ def count_as_secret(*names: str) -> None:
     _NAMED.update(names)
 
 
+# Credentials of URLs hz was given outside the environment: a remote in hz.toml, --remote, a git remote's
+# configured URL (`count_url_credentials`). git sends them, and a hostile server may echo them back.
+_GIVEN: set[str] = set()
+
+
+def count_url_credentials(url: str) -> None:
+    """From now on in this process, the credential in `url` (if any) and its Basic form are secrets."""
+    _GIVEN.update(_url_credentials(url))
+
+
 def is_secret_name(name: str) -> bool:
     upper = name.upper()
     return name in _NAMED or upper.endswith(_SUFFIXES) or any(word in upper for word in _WORDS)
@@ -60,7 +70,7 @@ def redact_url(url: str) -> str:
 
 def secret_values(environ: Mapping[str, str]) -> tuple[str, ...]:
     """The secret values in `environ`, longest first (so a longer secret wins over a part of it)."""
-    found: set[str] = set()
+    found: set[str] = set(_GIVEN)
     for name, value in environ.items():
         if is_secret_name(name):
             found.update((value, *_url_escaped(value)))

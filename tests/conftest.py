@@ -32,6 +32,9 @@ def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     for key in ("HZ_HANDLE", "GITHUB_ACTIONS", "GITHUB_RUN_ID", "GITHUB_TOKEN", "JIRA_TOKEN"):
         monkeypatch.delenv(key, raising=False)
     (home / ".gitconfig").write_text('[init]\n\tdefaultBranch = main\n[protocol "file"]\n\tallow = always\n')
+    # what one test's settings or remotes made secret (process-wide in hz) is not a secret of the next
+    monkeypatch.setattr("hz.secrets._NAMED", set())
+    monkeypatch.setattr("hz.secrets._GIVEN", set())
     yield home
 
 

@@ -21,6 +21,7 @@ from hz.fsio import private_dir
 from hz.gitstate import objects
 from hz.gitstate.remote_spec import check_remote, redact_url
 from hz.gitstate.transport import Git, TransportError
+from hz.secrets import count_url_credentials
 
 if TYPE_CHECKING:
     import pygit2
@@ -37,9 +38,21 @@ class TeamRemote:
         # named without the credentials of its URL: nothing stored or shown holds them, and a new token
         # for the same remote keeps its tracking refs and outbox
         self.label = redact_url(remote)
+        count_url_credentials(self._url())  # git sends it; a server that echoes it is scrubbed like env tokens
         slug = remote if _SIMPLE.match(remote) else hashlib.sha256(self.label.encode()).hexdigest()[:16]
         self.sync_prefix = f"refs/hz/sync/{slug}/"
         self._key = hashlib.sha256(f"{root.resolve()}\n{self.label}".encode()).hexdigest()[:16]
+
+    def _url(self) -> str:
+        """The URL git reaches: the remote as given, or the URL configured for a remote of that name."""
+        if "/" in self.remote or ":" in self.remote:
+            return self.remote
+        import pygit2
+
+        try:
+            return str(self.repo.config[f"remote.{self.remote}.url"])
+        except (KeyError, ValueError, pygit2.GitError):  # no such remote, or no repository: git says so later
+            return self.remote
 
     @cached_property
     def repo(self) -> pygit2.Repository:

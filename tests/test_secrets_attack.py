@@ -1,0 +1,75 @@
+"""Attacks on "secrets never travel" through git: a remote that answers the credential it was sent.
+
+git sends a URL's userinfo as Basic only after a 401, and prints the body of an error page as
+`remote: …` lines, which hz quotes in its error. The loopback server below asks for credentials, then
+refuses them with the `Authorization` header in its page, for the remote as a URL in hz.toml, as
+`--remote`, and as the configured URL of a remote name.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import threading
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+Hz = Callable[..., Any]
+TOKEN = "ghp_remoteToken123456"
+
+
+class _EchoAuth(BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        sent = self.headers.get("Authorization")
+        if sent is None:
+            self.send_response(401)
+            self.send_header("WWW-Authenticate", 'Basic realm="git"')
+            self.end_headers()
+            return
+        page = f"denied for {sent}\n".encode()
+        self.send_response(403)
+        self.send_header("Content-Type", "text/plain")
+        self.send_header("Content-Length", str(len(page)))
+        self.end_headers()
+        self.wfile.write(page)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def echoing_remote() -> Iterator[str]:
+    """The URL of a git remote over HTTP that echoes the credentials it is sent, with bob's token in it."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _EchoAuth)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://bob:{TOKEN}@127.0.0.1:{server.server_address[1]}/team.git"
+    server.shutdown()
+    server.server_close()
+    thread.join()
+
+
+@pytest.mark.parametrize("given", ["hz.toml", "--remote", "remote name"])
+@pytest.mark.parametrize("command", [("lease", "list"), ("state", "log")])
+def test_a_remote_that_echoes_its_credential_is_quoted_without_it(
+    given: str, command: tuple[str, ...], echoing_remote: str, repo: Path, hz: Hz
+) -> None:
+    argv: tuple[str, ...] = command
+    if given == "hz.toml":
+        (repo / "hz.toml").write_text(f'[state]\nremote = "{echoing_remote}"\n')
+    elif given == "--remote":
+        argv = (*command, "--remote", echoing_remote)
+    else:
+        subprocess.run(["git", "remote", "add", "team", echoing_remote], cwd=repo, check=True)
+        (repo / "hz.toml").write_text('[state]\nremote = "team"\n')
+
+    result = hz(*argv)
+
+    assert result.exit_code == 1
+    assert "remote: denied for Basic [redacted]\n" in result.err  # the echo arrived, scrubbed
+    assert TOKEN not in result.err + result.out
+    encoded = "Ym9iOmdocF9yZW1vdGVUb2tlbjEyMzQ1Ng=="  # base64 of bob:<token>, as git sends it
+    assert encoded not in result.err + result.out

@@ -245,6 +245,23 @@ ROWS: list[Row] = [
         "{agent}",
         "--slot",
         "2026-12-07T08:00:00Z",
+        "--due",
+        "0001-01-01T00:00:00Z",
+        code=1,
+        says="--due '0001-01-01T00:00:00Z' is not between the years 2000 and 2099 (UTC)",
+    ),  # was 3
+    row(
+        "lease", "acquire", "{agent}", "--slot", "0001-01-01T00:00:00+01:00", code=1, says="is not between the years"
+    ),  # was 3
+    row(
+        "lease", "acquire", "{agent}", "--slot", "9999-12-31T23:00:00-05:00", code=1, says="is not between the years"
+    ),  # was 3
+    row(
+        "lease",
+        "acquire",
+        "{agent}",
+        "--slot",
+        "2026-12-07T08:00:00Z",
         "--ttl",
         "99999999999999999999",
         code=2,

@@ -6,7 +6,7 @@ import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -37,15 +37,27 @@ def _team(ctx: LeaseContext) -> tuple[TeamRemote, StateSettings]:
     return TeamRemote(ctx.root, ctx.remote or settings.remote, ctx.environ), settings
 
 
-def normalize_slot(value: str) -> str:
+def normalize_slot(value: str, option: str = "--slot") -> str:
+    """A time of a lease record, in its one UTC spelling; only years the lease lint accepts (2000-2099)."""
+    from hz.gitstate.lease_lint import EARLIEST, LATEST
     from hz.gitstate.types import format_utc
 
+    shown = repr(value) if len(value) <= 40 else repr(value[:40]) + "…"
     try:
         moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError as exc:
-        raise HzError(f"not a UTC time: {value!r}", hint="give a slot like 2026-10-30T15:00:00Z") from exc
+        raise HzError(f"{option} {shown} is not a UTC time", hint="give a time like 2026-10-30T15:00:00Z") from exc
     if moment.tzinfo is None:
-        raise HzError(f"a slot needs a time zone: {value!r}", hint="end it with Z for UTC")
+        raise HzError(f"{option} {shown} needs a time zone", hint="end it with Z for UTC")
+    try:  # compared in UTC: 0001-01-01T00:00+01:00 is before year 1 there
+        in_range = EARLIEST <= moment.astimezone(UTC) < LATEST
+    except OverflowError:
+        in_range = False
+    if not in_range:
+        raise HzError(
+            f"{option} {shown} is not between the years {EARLIEST.year} and {LATEST.year - 1} (UTC)",
+            hint="give a time like 2026-10-30T15:00:00Z",
+        )
     return format_utc(moment)
 
 
@@ -112,7 +124,7 @@ def acquire_command(
         role=chosen,  # type: ignore[arg-type]
         now=ctx.now,
         settings=settings,
-        due=parse_utc(normalize_slot(due or slot)),
+        due=parse_utc(normalize_slot(due, "--due") if due else slot),
         ttl=timedelta(seconds=ttl_s) if ttl_s else None,
     )
     record = outcome.record

@@ -83,8 +83,9 @@ Share = Annotated[float, Field(ge=0, le=1), AfterValidator(_finite)]
 
 
 def format_utc(moment: datetime) -> str:
-    """The `UtcTime` form of an aware datetime, to the second (fractions dropped)."""
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    """The `UtcTime` form of an aware datetime, to the second (fractions dropped). Not strftime: its
+    `%Y` writes the year 1 as `1`, which no reader parses back."""
+    return moment.astimezone(UTC).replace(microsecond=0, tzinfo=None).isoformat() + "Z"
 
 
 def parse_utc(value: str) -> datetime:

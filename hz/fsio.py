@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 from pathlib import Path
 
 from hz.errors import HzError
@@ -49,9 +50,19 @@ def _private_dir(path: Path) -> Path:
         except FileExistsError:  # another process made it meanwhile; `path` itself is tightened below
             continue
         folder.chmod(DIR_MODE)  # the umask may have taken bits from 0700
-    if path.stat().st_mode & 0o777 != DIR_MODE:
+    mode = path.stat().st_mode
+    if not stat.S_ISDIR(mode):
+        raise NotAFolder(path)
+    if mode & 0o777 != DIR_MODE:
         path.chmod(DIR_MODE)
     return path
+
+
+class NotAFolder(HzError):
+    """A file (or a link to one) where hz keeps a folder of its own: named, never written through."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(f"{path} is not a folder, but hz keeps its own files there", hint=f"move {path} away")
 
 
 def fsync_dir(path: Path) -> None:

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from hz.errors import HzError, LockTimeout
-from hz.fsio import FILE_MODE, fsync_dir, private_dir
+from hz.fsio import FILE_MODE, NotAFolder, fsync_dir, private_dir
 
 SPINE = "session.jsonl"  # the agent folder's files: the spine, its lock, and the marks for the index
 LOCK = "lock"
@@ -48,6 +48,8 @@ def pending(root: Path) -> list[str]:
         return sorted(os.listdir(root / PENDING))
     except FileNotFoundError:
         return []
+    except NotADirectoryError:
+        raise NotAFolder(root / PENDING) from None
 
 
 def try_lock(directory: Path) -> int | None:

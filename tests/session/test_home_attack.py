@@ -354,3 +354,33 @@ def test_a_repair_and_a_tick_at_once_take_turns_on_the_lock(repo: Path) -> None:
     }, tick_err
     read = read_spine(spine)
     assert read.problems == [] and [e.kind for e in read.events].count("spine.repaired") == 1
+
+
+# --- a folder hz keeps, replaced by a file ---------------------------------------------------------------
+
+
+def test_a_file_where_the_index_marks_belong_is_named_by_every_command(repo: Path) -> None:
+    agent = _agent(repo)
+    pending = agent.parent / ".pending"
+    shutil.rmtree(pending, ignore_errors=True)
+    pending.write_text("not a folder\n")
+
+    for argv in (DUE, ("heinzel", "list"), ("heinzel", "reindex"), ("heinzel", "repair", "weekly-note")):
+        done = _hz(*argv)
+        assert (done.returncode, done.stdout, done.stderr) == (
+            1,
+            "",
+            f"error: {pending} is not a folder, but hz keeps its own files there\n  hint: move {pending} away\n",
+        ), argv
+    assert not (repo / "notes").exists()
+
+
+def test_a_file_where_the_turn_bodies_belong_fails_that_agent_only(repo: Path) -> None:
+    agent = _agent(repo)
+    (agent / "turns").write_text("not a folder\n")
+
+    tick = _hz(*DUE)
+
+    turns = agent / "turns"
+    assert (tick.returncode, tick.stderr) == (1, "")
+    assert tick.stdout == f"weekly-note: error: {turns} is not a folder, but hz keeps its own files there\n"

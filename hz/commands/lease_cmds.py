@@ -116,9 +116,10 @@ def acquire_command(
     identity = whoami(ctx.environ, load_user_config(ctx.environ).handle)
     chosen = role or ("actions" if identity.in_actions else "owner")
     slot = normalize_slot(slot)
+    _check_role(team, _check_id(lease_id), identity.holder, chosen)
     outcome = acquire(
         team,
-        _check_id(lease_id),
+        lease_id,
         slot=slot,
         identity=identity,
         role=chosen,  # type: ignore[arg-type]
@@ -139,6 +140,19 @@ def acquire_command(
         mine = " on another machine of yours" if handle_of(record.holder) == identity.handle else ""
         click.echo(f"held by {record.holder}{mine} ({record.role}, token {record.token}) until {record.expires}")
     return EXIT_ERROR
+
+
+def _check_role(team: TeamRemote, lease_id: str, holder: str, role: str) -> None:
+    """The hook's role rule, before any push, where this clone's main has the lease's contract
+    (the remote's hook has the final word; a remote without it has only this)."""
+    from hz.gitstate.identity import handle_of
+    from hz.gitstate.lease_lint import HINT_ROLE
+    from hz.gitstate.lint_contracts import MainContracts
+
+    contracts = MainContracts.read(team.repo, strict=False)
+    if contracts is not None and (problem := contracts.holder_problem(lease_id, holder, role)):
+        who = handle_of(holder)
+        raise HzError(f"the contract on main does not let {who} hold {lease_id} as {role}: {problem}", hint=HINT_ROLE)
 
 
 def renew_command(ctx: LeaseContext, lease_id: str, release: bool) -> int:

@@ -4,8 +4,9 @@
 `-m hz state lint --hook`. The hook reads `<old> <new> <ref>` lines on stdin and refuses the whole
 push when `hz/state` would be deleted or rewound (not a fast-forward), when any new commit fails the
 lint (hz.gitstate.lint; the tokens of its events are checked against the lease chains as this push
-leaves them), when a lease ref fails hz.gitstate.lease_lint, or when the push writes any other ref
-under `refs/hz/` or a `refs/replace/*` ref. Branches and tags pass untouched. The pushed objects sit
+leaves them), when a lease ref fails hz.gitstate.lease_lint (its roles judged by the contracts on this
+repository's `main`), or when the push writes any other ref under `refs/hz/`, a `refs/replace/*` or a
+`refs/notes/*` ref. Branches and tags pass untouched. The pushed objects sit
 in a quarantine directory until the hook accepts, which git names in GIT_OBJECT_DIRECTORY; it is added
 to the object lookup so pygit2 can read them. Whatever goes wrong inside refuses the push (see
 hz.commands.state_lint.hook_command): a gate that cannot check lets nothing through.
@@ -31,9 +32,12 @@ from hz.gitstate.transport import ZERO
 if TYPE_CHECKING:
     import pygit2
 
+    from hz.gitstate.lint_contracts import MainContracts
+
 HOOK_MARK = "# installed by hz state install-hook"
 HZ_PREFIX = "refs/hz/"
 REPLACE_PREFIX = "refs/replace/"
+NOTES_PREFIX = "refs/notes/"
 FOREIGN_HINT = "hz writes refs/heads/hz/state and refs/hz/lease/<hz id> only; push other work to a branch or tag"
 _UPDATE = re.compile(r"(?P<old>[0-9a-f]{40}|[0-9a-f]{64}) (?P<new>[0-9a-f]{40}|[0-9a-f]{64}) (?P<ref>refs/\S+)")
 
@@ -65,14 +69,18 @@ def open_quarantined(git_dir: Path, environ: Mapping[str, str]) -> pygit2.Reposi
 
 
 def check_updates(repo: pygit2.Repository, lines: Iterable[str]) -> list[Diagnostic]:
+    from hz.gitstate.lint_contracts import MainContracts
+
     updates = [_parse(line) for line in lines if line.strip()]
     pushed = {ref: new for _, new, ref in updates if ref.startswith(LEASE_PREFIX) and new != ZERO}
+    ours = any(ref == STATE_REF or ref.startswith(LEASE_PREFIX) for _, _, ref in updates)
+    contracts = MainContracts.read(repo, strict=True) if ours else None  # main as it is before this push
     found: list[Diagnostic] = []
     for old, new, ref in updates:
         if ref == STATE_REF:
-            found.extend(_check_state(repo, old, new, pushed))
+            found.extend(_check_state(repo, old, new, pushed, contracts))
         elif ref.startswith(LEASE_PREFIX):
-            found.extend(check_lease(repo, ref, old, new))
+            found.extend(check_lease(repo, ref, old, new, contracts=contracts))
         elif problem := foreign_ref(ref):
             found.append(Diagnostic(ref, 1, 1, "HZS016", "error", ref, problem, FOREIGN_HINT))
     return found
@@ -88,9 +96,12 @@ def _parse(line: str) -> tuple[str, str, str]:
 
 def foreign_ref(ref: str) -> str | None:
     """Why a push may not write `ref` (None: it may). Under hz's own names only hz/state and leases exist;
-    `refs/replace/*` would change what the server's `git log` shows for any commit."""
+    `refs/replace/*` would change what the server's `git log` shows for any commit, and `refs/notes/*`
+    would attach text to it."""
     if ref.startswith(REPLACE_PREFIX):
         return "refs/replace/* would rewrite what the server shows for other commits"
+    if ref.startswith(NOTES_PREFIX):
+        return "refs/notes/* would attach text to what the server shows for other commits"
     if ref.startswith(HZ_PREFIX):
         return "under refs/hz/ only lease refs exist (refs/hz/lease/<hz id>)"
     return None
@@ -104,9 +115,10 @@ def _fast_forward(repo: pygit2.Repository, old: str, new: str) -> bool:
     return old in (ZERO, new) or bool(repo.descendant_of(new, old))
 
 
-def _check_state(repo: pygit2.Repository, old: str, new: str, pushed: Mapping[str, str]) -> list[Diagnostic]:
+def _check_state(
+    repo: pygit2.Repository, old: str, new: str, pushed: Mapping[str, str], contracts: MainContracts | None
+) -> list[Diagnostic]:
     from hz.gitstate.lint import LintContext
-    from hz.gitstate.lint_contracts import MainContracts
     from hz.gitstate.lint_fence import LeaseBook
 
     if new == ZERO:
@@ -116,7 +128,7 @@ def _check_state(repo: pygit2.Repository, old: str, new: str, pushed: Mapping[st
         return [_refusal(STATE_REF, f"hz/state points at a commit, not a {kind}", "HZS012")]
     if not _fast_forward(repo, old, new):
         return [_refusal(STATE_REF, "hz/state may not be rewritten (not a fast-forward)")]
-    context = LintContext(LeaseBook.for_push(repo, pushed), MainContracts.read(repo, strict=True))
+    context = LintContext(LeaseBook.for_push(repo, pushed), contracts)
     return lint_range(repo, None if old == ZERO else old, new, context)
 
 

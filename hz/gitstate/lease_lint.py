@@ -8,11 +8,19 @@ canonical serialisation of `LeaseRecord` (which rules out duplicate keys, spacin
 record for another lease, a role that does not go with its holder (`actions` is an Actions run's and
 only its), times out of order or too far out, and tokens that do not follow the chain.
 
+Where the receiving repository has `main` (else `master`), the hook also checks the role against the
+contract there that declares the lease's id (hz.gitstate.lint_contracts): a commit that begins a hold
+(a new token) or changes its role must name a holder the contract gives that role, and a lease no
+contract declares is refused like its events would be. Renewals and releases that keep holder, role
+and token are not checked again, so a contract whose owner changes never strands a hold in progress.
+Without `main` only the shapes hold (a remote that carries nothing but hz's refs has no roles to ask).
+
 The pre-receive hook runs `check_lease` on every pushed commit (oldest first); clients run
 `read_tip` on the tip they fetched, so a ref the hook would refuse (written to a server without the hook,
 or before it) reads as damaged with a way out instead of a crash. Codes, shared with the state lint:
 HZS012 the commit itself (type, parents, headers, signature, message), HZS013 a deletion or rewind,
-HZS014 the record (tree, bytes, fields, times, token).
+HZS014 the record (tree, bytes, fields, times, token), HZS019 a lease no contract on main declares,
+HZS020 a holder the contract on main does not give the record's role.
 """
 
 from __future__ import annotations
@@ -36,6 +44,8 @@ from hz.gitstate.types import parse_utc
 if TYPE_CHECKING:
     import pygit2
 
+    from hz.gitstate.lint_contracts import MainContracts
+
 MAX_TTL = timedelta(hours=24)
 """The longest any acquisition or renewal may hold. The hook cannot trust the pusher's `hz.toml`, so
 this is a fixed ceiling: `[state] lease_ttl_s` may be anything up to it (hz refuses more before pushing)."""
@@ -50,6 +60,9 @@ LATEST = datetime(2100, 1, 1, tzinfo=UTC)  # every time in a record lies in [EAR
 
 MAX_RECORD_BYTES = 1024  # a canonical record is about 250 bytes; larger is refused unread
 MAX_NEW_COMMITS = 1000  # hz pushes one commit per update; a longer new range is refused unwalked
+
+HINT_LEASE = "hz writes lease refs itself: hz lease acquire"
+HINT_ROLE = "roles come from the contract on main: its owner, its maintainers as delegates, actions:<run id>"
 
 HINT_DAMAGED = (
     "members cannot repair it (the pre-receive hook refuses deleting a lease): an admin of the server "
@@ -69,13 +82,22 @@ class DamagedLease(HzError):
 class Finding:
     code: str
     message: str
+    hint: str = HINT_LEASE
 
 
 # --- the hook ---------------------------------------------------------------------------------------
 
 
-def check_lease(repo: pygit2.Repository, ref: str, old: str, new: str, now: datetime | None = None) -> list[Diagnostic]:
-    """Every finding about one update `old -> new` of a lease ref (empty: accept)."""
+def check_lease(
+    repo: pygit2.Repository,
+    ref: str,
+    old: str,
+    new: str,
+    now: datetime | None = None,
+    contracts: MainContracts | None = None,
+) -> list[Diagnostic]:
+    """Every finding about one update `old -> new` of a lease ref (empty: accept); `contracts`: the
+    ones on the receiving repository's main, which give the roles (None: no main, shapes only)."""
     if new == ZERO:
         return [_refusal(ref, "HZS013", "a lease is never deleted (that would reset its token)")]
     kind = _type_of(repo, new)
@@ -88,13 +110,13 @@ def check_lease(repo: pygit2.Repository, ref: str, old: str, new: str, now: date
         return [_refusal(ref, "HZS014", f"more than {MAX_NEW_COMMITS} new lease commits in one push")]
     moment = now or datetime.now(UTC)
     for oid in chain:
-        if finding := _check_commit(repo, ref, oid, moment):
-            return [_refusal(ref, finding.code, f"commit {oid[:12]}: {finding.message}")]
+        if finding := _check_commit(repo, ref, oid, moment, contracts):
+            return [_refusal(ref, finding.code, f"commit {oid[:12]}: {finding.message}", finding.hint)]
     return []
 
 
-def _refusal(ref: str, code: str, message: str) -> Diagnostic:
-    return Diagnostic(ref, 1, 1, code, "error", ref, message, "hz writes lease refs itself: hz lease acquire")
+def _refusal(ref: str, code: str, message: str, hint: str = HINT_LEASE) -> Diagnostic:
+    return Diagnostic(ref, 1, 1, code, "error", ref, message, hint)
 
 
 def _new_commits(repo: pygit2.Repository, old: str | None, new: str) -> list[str] | None:
@@ -110,7 +132,9 @@ def _new_commits(repo: pygit2.Repository, old: str | None, new: str) -> list[str
     return chain[::-1]
 
 
-def _check_commit(repo: pygit2.Repository, ref: str, oid: str, now: datetime) -> Finding | None:
+def _check_commit(
+    repo: pygit2.Repository, ref: str, oid: str, now: datetime, contracts: MainContracts | None
+) -> Finding | None:
     found = _check_tip(repo, ref, oid)
     if isinstance(found, Finding):
         return found
@@ -119,11 +143,26 @@ def _check_commit(repo: pygit2.Repository, ref: str, oid: str, now: datetime) ->
         return Finding("HZS014", f"acquired {record.acquired}, later than the server's clock allows")
     parent = _parent(repo, oid)
     if parent is None:
-        return None if record.token == 1 else Finding("HZS014", f"a new lease starts at token 1, not {record.token}")
+        if record.token != 1:
+            return Finding("HZS014", f"a new lease starts at token 1, not {record.token}")
+        return _role(contracts, record)
     before = _check_tip(repo, ref, parent)
     if isinstance(before, Finding):
         return Finding(before.code, f"its parent {parent[:12]}: {before.message}")
-    return _follows(record, before)
+    if finding := _follows(record, before):
+        return finding
+    return _role(contracts, record) if (record.token, record.role) != (before.token, before.role) else None
+
+
+def _role(contracts: MainContracts | None, record: LeaseRecord) -> Finding | None:
+    """Does the contract on main give this holder this role? (Nothing to ask without main.)"""
+    if contracts is None:
+        return None
+    problem = contracts.holder_problem(record.lease, record.holder, record.role)
+    if problem is None:
+        return None
+    code = "HZS020" if record.lease in contracts.declared else "HZS019"
+    return Finding(code, problem, HINT_ROLE)
 
 
 def _follows(record: LeaseRecord, parent: LeaseRecord) -> Finding | None:

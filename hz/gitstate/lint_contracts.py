@@ -10,6 +10,10 @@ Where there is no `main` (a remote that only carries `hz/state`, as in hz's own 
 nothing to compare with and only the shapes hold. An event whose id no contract on `main` names is
 refused by the hook (a new receipt is always for a live contract) but only skipped by a local
 `hz state lint`, which reads history: a contract retired since left receipts that were fine when written.
+
+The same contracts say who may hold a lease (`role_problem`): role `owner` is the contract's owner's,
+`delegate` its maintainers', `actions` an Actions run's. The hook checks it for every lease commit that
+begins a hold or changes its role; `hz lease acquire` checks it before pushing.
 """
 
 from __future__ import annotations
@@ -38,6 +42,27 @@ class Declared:
 
     inputs: frozenset[str]
     targets: Mapping[str, str]  # output name -> target template
+    owner: str | None = None  # the normalised `@handle` of hz.owner; None: none that a member's handle can be
+    maintainers: frozenset[str] = frozenset()  # normalised `@handle`s of hz.maintainers
+
+
+def role_problem(declared: Declared, holder: str, role: str) -> str | None:
+    """Why the contract on main does not give `holder` the lease role `role` (None: it does).
+    Roles belong to the handle, on every machine of it (hz.gitstate.identity.Identity.role_for)."""
+    from hz.gitstate.identity import handle_of
+
+    handle = handle_of(holder)
+    if role == "actions":
+        return None if holder.startswith("actions:") else f"role actions is an Actions run's, not {handle}'s"
+    if holder.startswith("actions:"):
+        return f"an Actions run holds a lease as actions, not as {role}"
+    if role == "owner" and handle != declared.owner:
+        owner = declared.owner or "nobody a handle can name"
+        return f"role owner is the contract's owner's ({owner}), not {handle}'s"
+    if role == "delegate" and handle not in declared.maintainers:
+        names = ", ".join(sorted(declared.maintainers)) or "none"
+        return f"role delegate is for the contract's maintainers ({names}), not {handle}"
+    return None
 
 
 class MainContracts:
@@ -46,6 +71,13 @@ class MainContracts:
     def __init__(self, declared: Mapping[str, Declared], *, strict: bool) -> None:
         self.declared = declared
         self.strict = strict  # the hook: an id no contract names is refused
+
+    def holder_problem(self, lease_id: str, holder: str, role: str) -> str | None:
+        """Why the contracts on main do not let `holder` hold lease `lease_id` as `role`, or None."""
+        declared = self.declared.get(lease_id)
+        if declared is None:
+            return f"no contract on main has the id {lease_id.removeprefix('hz-')}" if self.strict else None
+        return role_problem(declared, holder, role)
 
     @classmethod
     def read(cls, repo: pygit2.Repository, *, strict: bool) -> MainContracts | None:
@@ -125,7 +157,23 @@ def _declared(text: str) -> tuple[str, Declared] | None:
     inputs = _mapping(hz.get("inputs"))
     outputs = _mapping(hz.get("outputs"))
     targets = {str(n): str(o["target"]) for n, o in outputs.items() if isinstance(o, dict) and "target" in o}
-    return f"hz-{data['id']}", Declared(frozenset(str(name) for name in inputs), targets)
+    maintainers = hz.get("maintainers")
+    people = frozenset(filter(None, map(_handle, maintainers if isinstance(maintainers, list) else [])))
+    declared = Declared(frozenset(str(name) for name in inputs), targets, _handle(hz.get("owner")), people)
+    return f"hz-{data['id']}", declared
+
+
+def _handle(value: Any) -> str | None:
+    """A member's handle as hz.gitstate.identity normalises it; None for anything else (a team handle
+    `@org/team`, a number): no holder's handle equals it, so it gives nobody a role."""
+    from hz.gitstate.identity import NoIdentity, normalize_handle
+
+    if not isinstance(value, str):
+        return None
+    try:
+        return normalize_handle(value)
+    except NoIdentity:
+        return None
 
 
 def _mapping(value: Any) -> dict[str, Any]:

@@ -351,11 +351,11 @@ def test_what_hz_itself_writes_passes_the_hook_with_fences_and_contracts(tmp_pat
     """hz's own writer: a take-over of the lease for the next slot and the turn's receipts, in one push."""
     now = datetime(2026, 10, 30, 15, 30, tzinfo=UTC)
     slot = "2026-10-30T15:30:00Z"
-    env = {"HZ_HOME": str(tmp_path / "home-bob"), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
-    member = TeamRemote(new_clone(tmp_path / "bob"), str(team.remote), env)
+    env = {"HZ_HOME": str(tmp_path / "home-ann"), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    member = TeamRemote(new_clone(tmp_path / "ann"), str(team.remote), env)
     settings = StateSettings(lease_ttl_s=600, clock_skew_s=30)
-    won = acquire(member, AGENT, slot=slot, identity=whoami({"HZ_HANDLE": "bob"}), role="owner", now=now,
-                  settings=settings)  # fmt: skip
+    won = acquire(member, AGENT, slot=slot, identity=whoami({"HZ_HANDLE": "ann"}), role="owner", now=now,
+                  settings=settings)  # fmt: skip  # the owner (the contract's roles), on another machine
     assert won.won and won.record is not None and won.record.token == 2
     writer = StateWriter(member, settings)
     writer.queue(started(AGENT, slot, 2), draft("state:reports/2026-10-30.md", 2, slot), ended(slot, 2, prs=sha("p")))
@@ -407,4 +407,5 @@ def test_an_agent_no_contract_names_or_another_agents_lease_is_refused(team: Tea
         done = plumbing.push(team.clone, team.remote, f"{bad}:refs/heads/hz/state", f"{lease}:refs/hz/lease/{other}")
         assert done.returncode == 1
         code = "HZS019" if "contract" in message else "HZS017"
-        assert findings(plumbing.remote_lines(done.stderr)) == [(code, message)]
+        undeclared = f"commit {lease[:12]}: no contract on main has the id {other.removeprefix('hz-')}"
+        assert findings(plumbing.remote_lines(done.stderr)) == [(code, message), ("HZS019", undeclared)]

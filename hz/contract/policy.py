@@ -69,7 +69,7 @@ def load_policies(root: Path) -> Policies:
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
         return Policies(_parse(data))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError, ValueError) as exc:
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError, ValueError, RecursionError) as exc:
         return Policies({}, problem=str(exc))
 
 

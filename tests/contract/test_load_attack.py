@@ -124,3 +124,14 @@ def test_discovery_never_proposes_a_file_git_ignores(repo: Path) -> None:
     (repo / "docs" / "a.md").write_text("a\n")
     (repo / "docs" / "debug.log").write_text("local noise\n")
     assert matching_files(repo, "**") == [".gitignore", "docs/a.md"]
+
+
+def test_a_deeply_nested_policy_file_is_a_problem_not_a_crash(repo: Path) -> None:
+    """tomllib parses nesting by recursion: 2 KB of brackets exited every command with 3."""
+    from hz.contract.policy import load_policies
+
+    (repo / "policies").mkdir()
+    (repo / "policies" / "auto-approve.toml").write_text("a = " + "[" * 1000 + "]" * 1000 + "\n")
+    policies = load_policies(repo)
+    assert policies.problem is not None and "recursion" in policies.problem
+    compile_repository(repo, os.environ)

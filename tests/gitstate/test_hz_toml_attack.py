@@ -68,3 +68,16 @@ def test_a_state_table_spelt_another_way_is_an_error_not_coordination_off(header
     from hz.turn.team import configured
 
     assert configured(repo) is True  # an unreadable file counts as configured: team slots wait
+
+
+@pytest.mark.parametrize("value", ["[" * 1000 + "]" * 1000, "{x = " * 1000 + "1" + "}" * 1000])
+@pytest.mark.parametrize("command", COMMANDS, ids=" ".join)
+def test_deep_nesting_is_an_error_not_a_crash(value: str, command: tuple[str, ...], repo: Path, hz: Any) -> None:
+    """2 KB of brackets made tomllib recurse past Python's limit: every command exited 3."""
+    (repo / "hz.toml").write_text(f"deep = {value}\n")
+    result = hz(*command)
+    assert (result.exit_code, result.out) == (1, "")
+    assert result.err == (
+        f"error: {repo / 'hz.toml'}: arrays or tables nest too deeply to read\n"
+        "  hint: fix hz.toml at the repository root (TOML, https://toml.io); team contracts wait until it parses\n"
+    )

@@ -33,6 +33,7 @@ from hz.errors import HzError
 from hz.gitstate import lease, objects
 from hz.gitstate.events import Event, path_of
 from hz.gitstate.layout import STATE_REF, lease_ref
+from hz.gitstate.lease_lint import DamagedLease
 from hz.gitstate.lease_record import LeaseRecord
 from hz.gitstate.lint import check_event_file
 from hz.gitstate.outbox import Outbox
@@ -146,7 +147,7 @@ class StateWriter:
         for event in events:
             ident = (event.lease, event.token)
             if ident not in holding:
-                holding[ident] = lease.holding(self.team, event.lease, event.token) is not None
+                holding[ident] = self._holding(event.lease, event.token)
             if not holding[ident]:
                 result.fenced.add(event.lease)
                 result.dropped.append(event)
@@ -154,6 +155,13 @@ class StateWriter:
                 keep.append(event)
         self.outbox.remove(result.dropped)
         return keep
+
+    def _holding(self, lease_id: str, token: int) -> bool:
+        """Do we hold this lease under this token? A lease ref damaged on the remote is held by nobody."""
+        try:
+            return lease.holding(self.team, lease_id, token) is not None
+        except DamagedLease:
+            return False
 
     def _attempt(
         self,
@@ -289,12 +297,17 @@ class StateWriter:
         """Is the remote's lease still our acquisition (same token, held)?
 
         A tip other than the one we remember can still be ours: a renewal of ours that landed just
-        before a crash kept us from writing the new tip down. The token decides, not the tip.
+        before a crash kept us from writing the new tip down. The token decides, not the tip. A ref
+        damaged on the remote (a server without the hook let anything in) is ours no longer: its events
+        are fenced like a take-over's, and the tick goes on with the rest.
         """
         mine = lease.held(self.team, lease_id)
         if mine is None:
             return False
-        view = lease.read_lease(self.team, lease_id)
+        try:
+            view = lease.read_lease(self.team, lease_id)
+        except DamagedLease:
+            return False
         record, tip = view.record, view.tip
         if record is None or tip is None:
             return False

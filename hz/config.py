@@ -70,7 +70,7 @@ def _check_parents(home: Path, uid: int) -> None:
             found = os.stat(folder)
         except OSError:  # missing (hz makes it, 0700) or not reachable (the home's own checks say why)
             continue
-        if found.st_mode & 0o022 and not found.st_mode & stat.S_ISVTX:
+        if _others_can_write(found) and not found.st_mode & stat.S_ISVTX:
             mode = stat.S_IMODE(found.st_mode)
             raise UnsafeHome(
                 f"hz's data folder {home} is in {folder}, which other users can write (mode {mode:04o}):"
@@ -83,6 +83,12 @@ def _check_parents(home: Path, uid: int) -> None:
                 " they could replace it",
                 hint="point HZ_HOME at a folder of your own",
             )
+
+
+def _others_can_write(found: os.stat_result) -> bool:
+    """Writable by everyone, or by a group that is not the user's own: with a umask of 002, folders such
+    as ~/.local/share are group-writable by the user's private group, which holds only them."""
+    return bool(found.st_mode & 0o002 or (found.st_mode & 0o020 and found.st_gid != os.getgid()))
 
 
 def _check_home(home: Path, found: os.stat_result) -> None:

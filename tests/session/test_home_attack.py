@@ -87,6 +87,32 @@ def test_a_home_in_a_folder_others_can_write_is_refused(
     assert not exists or list(home.iterdir()) == []
 
 
+@pytest.mark.parametrize("group", ["mine", "another"])
+def test_a_home_in_a_group_writable_folder_is_refused_unless_the_group_is_the_users_own(
+    group: str, tmp_path: Path, hz: Hz, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a umask of 002 makes ~/.local/share 0775, writable by the user's private group: only them
+    share = tmp_path / "share"
+    share.mkdir()
+    share.chmod(0o775)
+    if group == "another":
+        if os.getuid() != 0:
+            pytest.skip("giving a folder to another group needs root")
+        os.chown(share, -1, os.getgid() + 4321)
+    monkeypatch.setenv("HZ_HOME", str(share / "heinzel"))
+
+    result = hz(*TICK)
+
+    if group == "mine":
+        assert (result.exit_code, result.err) == (0, "")
+    else:
+        assert (result.exit_code, result.err.splitlines()[0]) == (
+            1,
+            f"error: hz's data folder {share / 'heinzel'} is in {share}, which other users can write (mode 0775):"
+            " they could replace it",
+        )
+
+
 def test_a_home_reached_through_a_link_is_checked_where_it_really_is(
     tmp_path: Path, hz: Hz, monkeypatch: pytest.MonkeyPatch
 ) -> None:

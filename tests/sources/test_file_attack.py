@@ -57,6 +57,17 @@ def test_a_small_file_after_the_bound_still_fits(tree: Path, cache: SourceCache)
     assert facets["skipped"] == {"docs/c.md": PAST}
 
 
+def test_past_the_bound_twenty_files_are_named_and_the_rest_counted(tree: Path, cache: SourceCache) -> None:
+    """A planted folder of many files must not turn into a list as long as itself in the prompt."""
+    (tree / "docs" / "big.md").write_text("b" * (MAX_FILE_BYTES - 10))
+    for index in range(100):
+        (tree / "docs" / f"n{index:03}.md").write_text("n" * 20)
+    skipped = _facets("file:docs/*.md", tree, cache)["skipped"]
+    assert list(skipped) == [f"docs/n{i:03}.md" for i in range(21)]
+    assert set(list(skipped.values())[:20]) == {PAST}
+    assert skipped["docs/n020.md"] == "and 79 files after it are past the glob's bound, not read"
+
+
 def test_a_glob_under_the_bound_reads_as_before(tree: Path, cache: SourceCache) -> None:
     (tree / "docs" / "b.md").write_text("# B\n")
     assert _facets("file:docs/*.md", tree, cache) == {
@@ -68,7 +79,7 @@ def test_a_glob_under_the_bound_reads_as_before(tree: Path, cache: SourceCache) 
 # --- a member's local secrets: files git ignores, reached by a glob or by a planted link ---------------
 
 SECRET = "OPENAI_API_KEY=sk-planted0read0of0a0local0env"
-SWEPT = "is, or links to, a file git ignores here (a member's local file, such as .env), which a glob never reads"
+SWEPT = "links to a file git ignores here (a member's local file, such as .env), which a glob never reads"
 
 
 @pytest.fixture
@@ -88,12 +99,13 @@ def checkout(tmp_path: Path) -> Path:
 
 def test_a_glob_never_sweeps_up_an_ignored_file_or_a_link_to_one(checkout: Path, cache: SourceCache) -> None:
     facets = _facets("file:docs/*.md", checkout, cache)
-    assert facets == {
+    assert facets == {  # an ignored file is passed by, as git does; a committed link to one is named
         "text": {"docs/a.md": "# A"},
         "paths": ["docs/a.md"],
-        "skipped": {"docs/mine.local.md": SWEPT, "docs/notes.md": SWEPT},
+        "skipped": {"docs/notes.md": SWEPT},
     }
     assert SECRET not in str(_facets("file:*", checkout, cache))
+    assert ".env" not in _facets("file:*", checkout, cache)["paths"]
 
 
 def test_a_single_path_never_reaches_an_ignored_file_through_a_link(checkout: Path, cache: SourceCache) -> None:
@@ -129,6 +141,6 @@ def test_a_submodule_in_the_glob_does_not_switch_the_ignore_check_off(
     git(library, "commit", "-q", "-m", "lib")
     git(checkout, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(library), "vendor/lib")
     facets = _facets("file:**", checkout, cache)
-    assert facets["skipped"][".env"] == SWEPT
-    assert "vendor/lib/lib.md" in facets["paths"]
+    assert facets["skipped"] == {"docs/notes.md": SWEPT}
+    assert "vendor/lib/lib.md" in facets["paths"] and ".env" not in facets["paths"]
     assert SECRET not in str(facets)

@@ -5,10 +5,10 @@ absolute path, no `..`, nothing in `.git`, no link that leads out of the reposit
 only regular files of at most `MAX_FILE_BYTES`. A single path that breaks the rule is an error. A glob
 reads every file it names that keeps the rule and skips the others by name: one planted link, FIFO or
 huge file never fails the whole input, and never reaches the model either. `.git` is never matched. A
-glob's files together stay within `MAX_FILE_BYTES`; the ones past it are skipped by name too (the first
-`MAX_NAMED`, then counted). A glob never reads a file git ignores (`hz.gitignored`: a member's `.env`,
-`node_modules`): it passes one by as git does, and names a link to one; a single path may name an
-ignored file, but not reach one through a link.
+glob's files together stay within `MAX_FILE_BYTES`; the ones past it are skipped by name too. Of the
+skipped files the first `MAX_NAMED` are named, the rest counted. A glob never reads a file git ignores
+(`hz.gitignored`: a member's `.env`, `node_modules`): it passes one by as git does, and names a link to
+one; a single path may name an ignored file, but not reach one through a link.
 
 Facets: `text` (path -> canonical text; a file that is not UTF-8 is represented by its byte fingerprint),
 `paths` (the sorted paths read) and, only when a glob skipped something, `skipped` (path -> why), so an
@@ -79,7 +79,7 @@ def _glob(root: Path, pattern: str) -> dict[str, Any]:
     """
     records: dict[str, Any] = {}
     left = MAX_FILE_BYTES
-    named, unnamed = 0, list[str]()  # files past the bound: the first MAX_NAMED named, the rest counted
+    named, unnamed = 0, list[str]()  # skipped files: the first MAX_NAMED named, the rest counted
     found = {path: _found(root, path) for path in matching(root, pattern)}
     ends = {path: _inside(root, real) for path, real in found.items() if isinstance(real, Path)}
     local = ignored(root, [*found, *ends.values()])
@@ -93,14 +93,14 @@ def _glob(root: Path, pattern: str) -> dict[str, Any]:
             data = _past_total()
         if isinstance(data, bytes):
             left -= len(data)
-        if data == _past_total():
+        if isinstance(data, Refusal):
             named += 1
             if named > MAX_NAMED:
                 unnamed.append(path)
                 continue
         records[path] = {SKIPPED: data.reason} if isinstance(data, Refusal) else _text(data)
     if unnamed:
-        records[unnamed[0]] = {SKIPPED: f"and {len(unnamed) - 1} files after it are past the glob's bound, not read"}
+        records[unnamed[0]] = {SKIPPED: f"and {len(unnamed) - 1} files after it were skipped too, none read"}
     return records
 
 
@@ -135,7 +135,7 @@ def _past_total() -> Refusal:
     )
 
 
-MAX_NAMED = 20  # files past the bound named one by one; the rest are counted, so the list stays short
+MAX_NAMED = 20  # skipped files named one by one; the rest are counted, so a planted folder stays one line
 IGNORED = Refusal(
     "links to a file git ignores here (a member's local file, such as .env), which a glob never reads",
     "commit the file, or name it on its own",

@@ -57,15 +57,17 @@ def test_a_small_file_after_the_bound_still_fits(tree: Path, cache: SourceCache)
     assert facets["skipped"] == {"docs/c.md": PAST}
 
 
-def test_past_the_bound_twenty_files_are_named_and_the_rest_counted(tree: Path, cache: SourceCache) -> None:
-    """A planted folder of many files must not turn into a list as long as itself in the prompt."""
+def test_twenty_skipped_files_are_named_and_the_rest_counted(tree: Path, cache: SourceCache) -> None:
+    """A planted folder of many files (or links) must not turn into a list as long as itself in the prompt."""
     (tree / "docs" / "big.md").write_text("b" * (MAX_FILE_BYTES - 10))
     for index in range(100):
         (tree / "docs" / f"n{index:03}.md").write_text("n" * 20)
+    (tree / "docs" / "l.md").symlink_to("/etc/hostname")
     skipped = _facets("file:docs/*.md", tree, cache)["skipped"]
-    assert list(skipped) == [f"docs/n{i:03}.md" for i in range(21)]
-    assert set(list(skipped.values())[:20]) == {PAST}
-    assert skipped["docs/n020.md"] == "and 79 files after it are past the glob's bound, not read"
+    assert list(skipped) == ["docs/l.md"] + [f"docs/n{i:03}.md" for i in range(20)]
+    assert skipped["docs/l.md"] == "leads out of the repository through the link docs/l.md"
+    assert set(list(skipped.values())[1:20]) == {PAST}
+    assert skipped["docs/n019.md"] == "and 80 files after it were skipped too, none read"
 
 
 def test_a_glob_under_the_bound_reads_as_before(tree: Path, cache: SourceCache) -> None:

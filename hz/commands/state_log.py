@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from hz.errors import EXIT_OK
-from hz.gitstate.layout import STATE_BRANCH, STATE_REF
+from hz.gitstate.layout import LEASE_PREFIX, STATE_BRANCH, STATE_REF
+
+if TYPE_CHECKING:
+    from hz.gitstate.lint_fence import LeaseBook
+    from hz.gitstate.remote import TeamRemote
 
 
 def log_command(
@@ -30,16 +36,50 @@ def log_command(
     if hz_id is not None:  # before any fetch: a typo is told at once, not as an empty log
         check_agent_id(hz_id)
     team = TeamRemote(root, remote or load_state_settings(root).remote, environ)
-    tip = team.current(STATE_REF) if fetch else resolve(team.repo, team.tracking(STATE_REF))
+    leases: LeaseBook | None = None  # None: the chains this clone has (hz.gitstate.lint_fence.LeaseBook.local)
+    if fetch:
+        tip, leases = snapshot(team, hz_id)
+    else:
+        tip = resolve(team.repo, team.tracking(STATE_REF))
     tip = tip or resolve(team.repo, STATE_REF)
-    landed = [] if tip is None else [e for e in history(team.repo, tip) if hz_id is None or e.event.id == hz_id]
+    shown = [] if tip is None else [e for e in history(team.repo, tip, leases) if hz_id is None or e.event.id == hz_id]
     if as_json:
-        click.echo(json.dumps([e.to_json() for e in landed], indent=2))
+        click.echo(json.dumps([e.to_json() for e in shown], indent=2))
     elif tip is None:
         click.echo(f"{STATE_BRANCH}: no events yet")
     else:
-        for item in landed:
+        for item in shown:
             e = item.event
             void = "  VOID (stale token)" if item.void else ""
             click.echo(f"{e.ts}  {e.kind:<17}  {e.key}  token {e.token}{void}")
     return EXIT_OK
+
+
+def snapshot(team: TeamRemote, hz_id: str | None) -> tuple[str | None, LeaseBook]:
+    """The remote's hz/state tip and its lease chains (of `hz_id`, else all), read at one moment: one
+    ls-remote for the tips, then one fetch for whatever objects are not here yet.
+
+    Whatever clone runs the log, a token is judged against the lease chain as the remote has it with
+    this very hz/state (a fresh clone has no chain at all, a member's copy may lag), so a forged token
+    above the chain is void and the real events after it are not. A chain read with hz/state is as new
+    as the events on it (hz pushes a lease's commit before or with the events under its token), so it
+    counts as current: a token it never gave is void. A damaged ref tells nothing: as if absent."""
+    from hz.gitstate.lease_lint import checked
+    from hz.gitstate.lint_fence import LeaseBook
+
+    found = team.git.ls_remote(team.remote, STATE_REF, LEASE_PREFIX + (hz_id or "*"))
+    tips = {ref: oid for ref, oid in found.items() if ref == STATE_REF or ref.startswith(LEASE_PREFIX)}
+    team.bring(tips)
+    if STATE_REF not in tips:  # gone from the remote: no stale copy stands in for it
+        with contextlib.suppress(KeyError):
+            team.repo.references.delete(team.tracking(STATE_REF))
+    chains = {
+        ref.removeprefix(LEASE_PREFIX): oid
+        for ref, oid in tips.items()
+        if ref.startswith(LEASE_PREFIX) and not isinstance(checked(team.repo, ref, oid), str)
+    }
+
+    def tip_of(lease_id: str) -> tuple[str, bool] | None:
+        return (chains[lease_id], True) if lease_id in chains else None
+
+    return tips.get(STATE_REF), LeaseBook(team.repo, tip_of, required=False)

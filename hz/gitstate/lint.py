@@ -17,6 +17,7 @@ HZS007 an unknown field                               HZS015 not the canonical b
 HZS008 a field named like text (body, draft, …)       HZS016 a ref hz does not write (hook)
 HZS009 a value that is not of its field's type        HZS017 a token its lease chain did not give
 HZS018 the hook could not check the push              HZS019 a name the contract on main does not declare
+HZS020 a lease holder the contract on main does not give the lease's role (owner, delegate; hook)
 """
 
 from __future__ import annotations

@@ -6,10 +6,11 @@ source or error it came from.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from hz.runners.base import ContextMessage, ThinkRequest
-from hz.secrets import secrets_of
+from hz.secrets import Secrets, secrets_of
 from hz.session.bodies import append_body, read_body
 from hz.session.inbox import list_requests
 from hz.turn import context, history, steering
@@ -42,7 +43,7 @@ def build_request(
         max_usd=budget_usd,
         timeout_s=max(1.0, turn.plan.timeout_s - running),
         tools=(*deps.tools, *offered(turn.plan.tools, turn.plan.root)),
-        steering=steering.steering_feed(journal, turn, deps),
+        steering=_scrubbed(steering.steering_feed(journal, turn, deps), secrets),
         prior=prior,
         record=record,
         model=turn.plan.model,
@@ -50,6 +51,11 @@ def build_request(
         cwd=turn.plan.root,
         discovered=tuple(sources_for(journal.directory, turn.keys)),
     )
+
+
+def _scrubbed(feed: Callable[[], list[str]], secrets: Secrets) -> Callable[[], list[str]]:
+    """The steering feed as the model reads it: a chat sent while the turn thinks, scrubbed like the rest."""
+    return lambda: [secrets.scrub(text) for text in feed()]
 
 
 def _prior(records: list[dict[str, Any]]) -> tuple[dict[str, Any], ...]:

@@ -80,10 +80,16 @@ NO_SUCH_AGENT = "no Heinzelmännchen named nope"
 V1 = "hz-home/heinzel/{agent}/contract/v1.prose.md"
 MOVE_ASIDE = "hint: move it aside; `hz codeowners --write` writes a regular file in its place"
 CONFIG = "hz-config/config.toml"
+TOO_DEEP = "the frontmatter nests deeper than 32 levels"
 NO_HOME = "error: hz cannot make or use its folder"
 VERSION = "the version must be a whole number from 1 to 999999999"
 TOO_LONG_AGO = "is longer than 3650d, the longest duration hz takes"
 INPUT = '  inputs:\n    log:\n      source: "git:."\n      window: {}\n  outputs:'
+
+
+def deep(opener: str, closer: str) -> str:
+    """A frontmatter nested 100,000 levels: the C parser's composer recursed in C until the process died."""
+    return f"---\nname: deep\nx-deep: {opener * 100_000}{closer * 100_000}\n---\n# Deep\n"
 
 
 def wide(window: str) -> str:
@@ -191,6 +197,23 @@ ROWS: list[Row] = [
         code=0,
         says="wide.prose.md: schema 1",
     ),  # was 3
+    row(
+        "workflow",
+        "validate",
+        plant={WF + "deep.prose.md": deep("[", "]")},
+        code=1,
+        says=f"workflows/deep.prose.md:3:41  HZC001  frontmatter\n  {TOO_DEEP}\n",
+    ),  # crashed
+    row("workflow", "validate", plant={WF + "deep.prose.md": deep("{", "}")}, code=1, says=TOO_DEEP),  # crashed
+    row(
+        "graph",
+        plant={WF + "deep.prose.md": "---\nname: deep\nx-deep:\n  " + "- " * 100_000 + "x\n---\n"},
+        code=0,
+        says="some contracts have errors",
+    ),  # crashed
+    row(
+        "heinzel", "new", "deep", "--from", "{run}/deep.md", plant={"deep.md": deep("[", "]")}, code=1, says=TOO_DEEP
+    ),  # crashed
     row("workflow", "list", plant={WF + "x.prose.md": Link("/dev/zero")}, code=0, says="repo-digest"),
     row("graph", plant={WF + "x.prose.md": Fifo()}, code=0, says="repo-digest"),
     # codeowners

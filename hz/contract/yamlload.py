@@ -58,6 +58,7 @@ def load_mapping(text: str) -> dict[str, Any]:
     # The C parser (ruamel.yaml.clib) is several times faster, but it ignores `%YAML` directives and
     # words its errors differently; a text with a directive, or one that fails, goes through the
     # pure-Python parser, so every machine reports the same thing.
+    _check_depth(text)
     if "%YAML" not in text:
         try:
             data = _c_yaml().load(text)
@@ -128,6 +129,44 @@ def _check_keys(text: str, data: dict[str, Any]) -> None:
             stack.extend(((item, (*loc, key)) for key, item in reversed(value.items())))
         elif isinstance(value, list):
             stack.extend(((item, (*loc, index)) for index, item in reversed(list(enumerate(value)))))
+
+
+# Every level of nesting starts at one of these characters: `[`, `{`, a `-` entry, a `?` or `:` key.
+_OPENERS = "[{-?:"
+_COUNT_BEFORE_PARSING = 1_000  # a real frontmatter has a few dozen; more may nest too deep to compose
+
+
+def _check_depth(text: str) -> None:
+    """Refuse nesting far past MAX_DEPTH before the text is composed into nodes.
+
+    Composing recurses once per level: about 1,000 levels ends in a RecursionError (seconds late), and
+    the C parser's composer recurses in C, so 100,000 nested `[` crashed the process. The events of a
+    parse come one by one without recursion; counting them stops at the first level too deep. A text
+    with few opening characters cannot nest deeply, so it skips this pass. Anything this pass leaves
+    (one level past MAX_DEPTH and less) is left to `_check_keys`, which names the key path.
+    """
+    if sum(text.count(opener) for opener in _OPENERS) <= _COUNT_BEFORE_PARSING:
+        return
+    depth = 0
+    try:
+        for event in (_c_yaml() if "%YAML" not in text else _yaml()).parse(text):
+            kind = type(event).__name__
+            if kind in ("MappingStartEvent", "SequenceStartEvent"):
+                depth += 1
+                if depth > MAX_DEPTH + 1:
+                    mark = event.start_mark
+                    raise YamlProblem(
+                        "HZC001",
+                        f"the frontmatter nests deeper than {MAX_DEPTH} levels",
+                        mark.line + 1,
+                        mark.column + 1,
+                    )
+            elif kind in ("MappingEndEvent", "SequenceEndEvent"):
+                depth -= 1
+    except YamlProblem:
+        raise
+    except Exception:  # not YAML: loading it says where and why
+        return
 
 
 def _dotted(loc: Loc) -> str:

@@ -347,6 +347,8 @@ _FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 def open_below(root: Path, real: Path) -> int:
     """`real` opened for reading from the real root down, no part of it followed as a link (OSError)."""
     base = os.path.realpath(root)
+    if not real.is_relative_to(base):  # a caller's slip: never a crash, never a read outside
+        raise OSError(errno.EXDEV, "not below the repository's real path")
     names = real.relative_to(base).parts
     if not names:
         raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR))  # the root itself

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -75,14 +76,27 @@ def list_requests(agent_dir: Path) -> list[Request]:
     return sorted((r for r in found if r is not None), key=lambda r: (r.received, r.request_id))
 
 
+MAX_REQUEST_BYTES = 1024 * 1024  # a chat message, with room to spare; more is not a file hz wrote
+
+
 def _load(path: Path) -> Request | None:
+    """The stored request; None for anything hz did not write there (a link, a FIFO, a folder, a file too
+    large, text that is not a request): passed over, never waited on, never a crash of the turn."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
         return None
+    found = os.fstat(fd)
+    if not stat.S_ISREG(found.st_mode) or found.st_size > MAX_REQUEST_BYTES:
+        os.close(fd)
+        return None
     with os.fdopen(fd, "rb") as handle:
-        raw = orjson.loads(handle.read())
-    return Request(raw["request_id"], raw["received"], raw["when_busy"], raw["text"], raw["hash"])
+        try:
+            raw = orjson.loads(handle.read(MAX_REQUEST_BYTES))
+            fields = (raw["request_id"], raw["received"], raw["when_busy"], raw["text"], raw["hash"])
+        except (orjson.JSONDecodeError, KeyError, TypeError):
+            return None
+    return Request(*fields) if all(isinstance(f, str) for f in fields) else None
 
 
 def prune_requests(agent_dir: Path, *, now: datetime, retention_days: int) -> list[Path]:

@@ -410,3 +410,28 @@ def test_a_file_where_the_turn_bodies_belong_fails_that_agent_only(repo: Path) -
     turns = agent / "turns"
     assert (tick.returncode, tick.stderr) == (1, "")
     assert tick.stdout == f"weekly-note: error: {turns} is not a folder, but hz keeps its own files there\n"
+
+
+INBOX_SWAPS: dict[str, Callable[[Path], None]] = {
+    "named pipe": lambda p: os.mkfifo(p),
+    "folder": lambda p: p.mkdir(),
+    "garbled": lambda p: p.write_bytes(b'{"hz_request":1, "text": \x00'),
+    "not a request": lambda p: p.write_bytes(b'["request_id"]'),
+    "huge": lambda p: os.truncate(p, 2 * 1024 * 1024) if p.touch() is None else None,
+}
+
+
+@pytest.mark.parametrize("swap", list(INBOX_SWAPS))
+def test_an_inbox_file_hz_did_not_write_is_passed_over_without_waiting(swap: str, tmp_path: Path) -> None:
+    code = (
+        "import sys; from pathlib import Path; from datetime import datetime, UTC\n"
+        "from hz.session.inbox import put_request, list_requests\n"
+        "agent = Path(sys.argv[1])\n"
+        "put_request(agent, 'r-1', 'hello', now=datetime(2026, 10, 26, tzinfo=UTC))\n"
+        "print([r.text for r in list_requests(agent)])"
+    )
+    (tmp_path / "inbox").mkdir()
+    INBOX_SWAPS[swap](tmp_path / "inbox" / "r-0.json")
+    done = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=30)
+
+    assert (done.returncode, done.stderr, done.stdout) == (0, "", "['hello']\n")

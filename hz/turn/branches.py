@@ -86,7 +86,19 @@ class BranchTarget:
     @classmethod
     def create(cls, root: Path, agent_id: str, asset: str, slot: datetime) -> BranchTarget:
         drafts.target_path(root, asset, slot, team=True)  # the repository's path rule, `.github/` included
-        return cls(root, asset, branch_name(agent_id, slot), asset.partition(":")[2])
+        target = cls(root, asset, branch_name(agent_id, slot), asset.partition(":")[2])
+        target._folders_on(main_ref(root))  # the draft's tree is main's, which may differ from the work tree
+        return target
+
+    def _folders_on(self, rev: str) -> None:
+        """Every folder of the path is a folder (or absent) on `rev`: a link or a submodule there, which the
+        work tree may not show, would take the draft elsewhere or make git refuse it after the think."""
+        names = self.path.split("/")
+        for depth in range(1, len(names)):
+            prefix = "/".join(names[:depth])
+            kind, _ = self._object(f"{rev}:{prefix}")
+            if kind not in (None, "tree"):
+                raise self._refused(f"goes through {prefix} on {rev}, which is a link, a file or a submodule there")
 
     def _commit_of(self, key: str) -> str | None:
         if _rev(self.root, f"refs/heads/{self.place}") is None:

@@ -71,3 +71,19 @@ def test_a_text_file_on_main_is_what_the_target_held(team: Path) -> None:
     commit(team, "reports/weekly.md", "last week\n", days_ago(1), "last week")
     assert target_at(team, "team", "hz-x", TARGET, SLOT).current() == "last week\n"
     check_targets(plan(team, scope="team", targets={"report": TARGET}), SLOT)
+
+
+def test_a_link_on_main_the_work_tree_does_not_show_is_refused_before_the_think(team: Path) -> None:
+    """The draft's tree is main's: `reports` committed there as a link to .github/, while the member's
+    work tree (another branch, or a local folder) has a plain folder, passed the work tree check; git then
+    refused the draft after the paid think."""
+    (team / "reports").symlink_to(".github", target_is_directory=True)
+    git(team, "add", "reports")
+    git(team, "commit", "-q", "-m", "reports is .github now")
+    (team / "reports").unlink()
+    (team / "reports").mkdir()
+    with pytest.raises(DraftTargetError) as caught:
+        check_targets(plan(team, scope="team", targets={"report": TARGET}), SLOT)
+    assert caught.value.message == (
+        f"the target {TARGET!r} goes through reports on refs/heads/main, which is a link, a file or a submodule there"
+    )

@@ -6,9 +6,9 @@ push when `hz/state` would be deleted or rewound (not a fast-forward), when any 
 lint (hz.gitstate.lint; the tokens of its events are checked against the lease chains as this push
 leaves them), when a lease ref fails hz.gitstate.lease_lint (its roles judged by the contracts on this
 repository's `main`), or when the push writes any other ref under `refs/hz/`, a `refs/replace/*` or a
-`refs/notes/*` ref. Branches and tags pass untouched. The pushed objects sit
-in a quarantine directory until the hook accepts, which git names in GIT_OBJECT_DIRECTORY; it is added
-to the object lookup so pygit2 can read them. Whatever goes wrong inside refuses the push (see
+`refs/notes/*` ref. Branches and tags pass untouched. The pushed objects sit in a quarantine directory
+until the hook accepts, which git names in GIT_OBJECT_DIRECTORY; it is added to the object lookup so
+pygit2 can read them. Whatever goes wrong inside refuses the push (see
 hz.commands.state_lint.hook_command): a gate that cannot check lets nothing through.
 """
 

@@ -65,6 +65,22 @@ class NotAFolder(HzError):
         super().__init__(f"{path} is not a folder, but hz keeps its own files there", hint=f"move {path} away")
 
 
+def read_own(path: Path, limit: int) -> bytes | None:
+    """A small file hz wrote under $HZ_HOME; None when there is none, or something else is in its place
+    (a link, never followed; a FIFO, never waited on; a folder; more than `limit` bytes)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        found = os.fstat(fd)
+        if not stat.S_ISREG(found.st_mode) or found.st_size > limit:
+            return None
+        return os.read(fd, limit + 1)[:limit]
+    finally:
+        os.close(fd)
+
+
 def fsync_dir(path: Path) -> None:
     fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
     try:

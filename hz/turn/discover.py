@@ -28,7 +28,7 @@ from typing import Any
 from hz.canonical import fingerprint
 from hz.contract.playbook import Hint
 from hz.errors import HzError
-from hz.fsio import atomic_write, private_dir
+from hz.fsio import atomic_write, private_dir, read_own
 from hz.registry import SOURCE_SCHEMES
 from hz.session.store import Store
 from hz.turn.causes import Cause, discovered_key
@@ -37,6 +37,7 @@ from hz.turn.repoglob import matches, matching_files
 
 MAX_PER_AGENT = 5
 DETAILS = "discovered"  # folder in an agent's session folder: what each proposed source is
+DETAILS_LIMIT = 1024 * 1024  # one source's ref, hint and why, with room to spare
 _MARK = "@discovered:"
 _COLUMNS = ("id", "name", "namespace", "state", "origin", "source", "contract_name", "contract_version",
             "pending_question")  # fmt: skip
@@ -170,10 +171,7 @@ def _cause(store: Store, agent_id: str, source: Source, now: datetime) -> Cause:
     folder = private_dir(store.agent_dir(agent_id) / DETAILS)
     record = json.dumps({"source": source.ref, "hint": source.hint, "why": source.why}, sort_keys=True)
     path = folder / _file_name(source.fingerprint)
-    try:
-        same = path.read_text(encoding="utf-8") == record  # offered before, not taken up yet (busy, deferred)
-    except OSError:
-        same = False
+    same = read_own(path, DETAILS_LIMIT) == record.encode()  # offered before, not taken up yet (busy, deferred)
     if not same:
         atomic_write(path, record)
     return Cause("discovered", key, now, {"source": source.ref})
@@ -187,9 +185,9 @@ def sources_for(agent_dir: Path, keys: Iterable[str]) -> list[dict[str, str]]:
             continue
         path = agent_dir / DETAILS / _file_name(key.split(_MARK, 1)[1])
         try:
-            record = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue  # its record is gone: the turn has nothing to show for it
+            record = json.loads(read_own(path, DETAILS_LIMIT) or b"")
+        except ValueError:
+            continue  # its record is gone (or is not one hz wrote): the turn has nothing to show for it
         if isinstance(record, dict):
             found.append({k: str(record.get(k, "")) for k in ("source", "hint", "why")})
     return sorted(found, key=lambda d: d["source"])

@@ -41,9 +41,9 @@ class Identity:
         Roles belong to the handle: every machine of the owner is the owner."""
         if self.in_actions:
             return "actions"
-        if owner is None or self.handle == normalize_handle(owner):
+        if owner is None or self.handle == member_handle(owner):
             return "owner"
-        if self.handle in {normalize_handle(m) for m in maintainers}:
+        if self.handle in {member_handle(m) for m in maintainers}:
             return "delegate"
         return None
 
@@ -53,6 +53,15 @@ def normalize_handle(value: str) -> str:
     if not match:
         raise NoIdentity(f"not a handle: {value!r}", hint="a handle looks like @priya (letters, digits, dashes)")
     return "@" + match.group(1)
+
+
+def member_handle(value: str) -> str | None:
+    """A contract's owner or maintainer as a member's handle; None for what no member's handle can be
+    (a team, `@acme/platform`, which contracts allow): it gives nobody a role, and is no error."""
+    try:
+        return normalize_handle(value)
+    except NoIdentity:
+        return None
 
 
 def handle_of(holder: str) -> str:

@@ -164,16 +164,11 @@ def _declared(text: str) -> tuple[str, Declared] | None:
 
 
 def _handle(value: Any) -> str | None:
-    """A member's handle as hz.gitstate.identity normalises it; None for anything else (a team handle
-    `@org/team`, a number): no holder's handle equals it, so it gives nobody a role."""
-    from hz.gitstate.identity import NoIdentity, normalize_handle
+    """A member's handle as the turn engine reads it (hz.gitstate.identity.member_handle); None for
+    anything else (a team `@org/team`, a number): no holder's handle equals it, so it gives nobody a role."""
+    from hz.gitstate.identity import member_handle
 
-    if not isinstance(value, str):
-        return None
-    try:
-        return normalize_handle(value)
-    except NoIdentity:
-        return None
+    return member_handle(value) if isinstance(value, str) else None
 
 
 def _mapping(value: Any) -> dict[str, Any]:

@@ -32,7 +32,7 @@ from hz.diagnostic import Diagnostic
 from hz.gitstate.events import PAYLOADS, Event, path_of
 from hz.gitstate.layout import MAX_LINE_BYTES, is_event_path
 from hz.gitstate.lint_commit import commit_findings, said_count, tree_findings
-from hz.gitstate.lint_text import EMAIL, banned_field, field_names, first_address
+from hz.gitstate.lint_text import banned_field, field_names, first_address
 from hz.gitstate.shapes import occasion
 
 if TYPE_CHECKING:
@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from hz.gitstate.lint_contracts import MainContracts
     from hz.gitstate.lint_fence import LeaseBook
 
-__all__ = ["EMAIL", "LintContext", "banned_field", "check_commit", "check_event_file", "lint_range"]
+__all__ = ["LintContext", "banned_field", "check_commit", "check_event_file", "lint_range"]
 
 
 @dataclass(frozen=True)

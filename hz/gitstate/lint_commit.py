@@ -22,8 +22,8 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from hz.addresses import looks_like_address
 from hz.diagnostic import Diagnostic
-from hz.gitstate.lint_text import EMAIL
 
 if TYPE_CHECKING:
     import pygit2
@@ -112,7 +112,7 @@ def _expected_order(raw: RawCommit) -> tuple[bytes, ...]:
 
 def _signature_findings(raw: RawCommit, where: str) -> list[Diagnostic]:
     signatures = raw.values(b"author") + raw.values(b"committer")
-    if any(EMAIL.search(sig.decode("utf-8", "replace")) for sig in signatures):
+    if any(looks_like_address(sig.decode("utf-8", "replace")) for sig in signatures):
         return [_diag("HZS010", where, "commit signed with an e-mail address", "hz signs its commits as 'hz <hz>'")]
     if len(signatures) != 2 or not all(SIGNATURE.fullmatch(sig) for sig in signatures):
         return [

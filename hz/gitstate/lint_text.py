@@ -13,10 +13,13 @@ import unicodedata
 from collections.abc import Iterator
 from typing import Any
 
-EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
-# `at`/`dot` as a word between blanks, or inside brackets with or without blanks around them
-_SPELLED_AT = re.compile(r"\s*[\[\(\{<]\s*at\s*[\]\)\}>]\s*|\s+at\s+", re.IGNORECASE)
-_SPELLED_DOT = re.compile(r"\s*[\[\(\{<]\s*dot\s*[\]\)\}>]\s*|\s+dot\s+", re.IGNORECASE)
+from hz.addresses import looks_like_address
+
+# `at`/`dot` as a word between blanks, or inside brackets with or without blanks around them. A match
+# starts only where a run of blanks starts (`(?<!\s)`): the leftmost match starts there anyway, and
+# trying every blank of a run of 4,000 as a start took 0.4 s per value (quadratic).
+_SPELLED_AT = re.compile(r"(?<!\s)(?:\s*[\[\(\{<]\s*at\s*[\]\)\}>]\s*|\s+at\s+)", re.IGNORECASE)
+_SPELLED_DOT = re.compile(r"(?<!\s)(?:\s*[\[\(\{<]\s*dot\s*[\]\)\}>]\s*|\s+dot\s+)", re.IGNORECASE)
 
 BANNED_WORDS = frozenset(
     {"text", "draft", "body", "transcript", "summary", "lesson", "message", "prompt", "content", "name", "email"}
@@ -39,7 +42,7 @@ def folded(value: str) -> str:
 
 
 def address_in(value: str) -> bool:
-    return EMAIL.search(folded(value)) is not None
+    return looks_like_address(folded(value))
 
 
 def strings(value: Any) -> Iterator[str]:

@@ -16,22 +16,16 @@ test pins both the names and every model's field names (the vocabulary is frozen
 
 from __future__ import annotations
 
-import re
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
+from hz.addresses import looks_like_address
 from hz.session.kinds import KINDS, STEPS, VOCABULARY_VERSION
 
 __all__ = ["MODELS", "STEPS", "VOCABULARY_VERSION", "looks_like_address", "validate_payload"]
 
-# An address is a local part, `@` and a domain with a dot and a two-letter end. A search for the
-# whole shape backtracks through every start of the local part (quadratic: 100k characters took
-# half a minute, before any length check ran), so each `@` is tried once instead: one local
-# character before it is enough, and the domain is matched forward from it, stopping at the next `@`.
-_LOCAL = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._%+-")
-_DOMAIN = re.compile(r"[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
 
 Hash = Annotated[str, StringConstraints(pattern=r"^sha256:[0-9a-f]{64}$")]
 AgentId = Annotated[str, StringConstraints(pattern=r"^hz-[0-9A-HJKMNP-TV-Z]{26}$")]
@@ -53,16 +47,6 @@ def _utc(moment: datetime) -> datetime:
 
 
 UtcTime = Annotated[AwareDatetime, AfterValidator(_utc)]
-
-
-def looks_like_address(value: str) -> bool:
-    """Whether `value` holds something shaped like an e-mail address; linear in its length."""
-    at = value.find("@", 1)
-    while at != -1:
-        if value[at - 1] in _LOCAL and _DOMAIN.match(value, at + 1):
-            return True
-        at = value.find("@", at + 1)
-    return False
 
 
 def _strings(value: Any) -> list[str]:

@@ -17,13 +17,18 @@ from hz.diagnostic import Diagnostic
 def load_defaults(layer: Layer) -> tuple[Mapping[str, Any] | None, list[Diagnostic]]:
     """The `hz:` mapping of the layer's `_defaults.yaml` (None when absent or broken) and what is wrong."""
     from hz.contract.yamlload import YamlProblem, load_mapping
+    from hz.repo_paths import read_file
 
     path = layer.directory / DEFAULTS_FILE
     if not path.is_file():
         return None, []
     shown = path.relative_to(layer.base).as_posix() if layer.base is not None else str(path)
+    # a team layer's file by the path rule: a committed link into .git or out, or a huge file, is not read
+    raw = read_file(layer.base, shown) if layer.base is not None else path.read_bytes()
+    if not isinstance(raw, bytes):
+        return None, [_problem(shown, 1, 1, "HZC001", "file", f"{DEFAULTS_FILE} cannot be read: it {raw.reason}")]
     try:
-        data = load_mapping(path.read_bytes().decode("utf-8"))
+        data = load_mapping(raw.decode("utf-8"))
     except YamlProblem as problem:
         return None, [_problem(shown, problem.line, problem.column, problem.code, problem.loc, problem.message)]
     except (OSError, UnicodeDecodeError) as exc:

@@ -135,3 +135,10 @@ def test_a_deeply_nested_policy_file_is_a_problem_not_a_crash(repo: Path) -> Non
     policies = load_policies(repo)
     assert policies.problem is not None and "recursion" in policies.problem
     compile_repository(repo, os.environ)
+
+
+def test_the_directory_defaults_linked_into_git_are_not_read(team: Path) -> None:
+    os.symlink("../.git/config", team / "workflows" / "_defaults.yaml")
+    assert [(d.code, d.message) for d in compile_repository(team, os.environ).diagnostics] == [
+        ("HZC001", "_defaults.yaml cannot be read: it leads into .git through the link workflows/_defaults.yaml")
+    ]

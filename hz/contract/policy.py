@@ -63,11 +63,16 @@ class Policies:
 
 def load_policies(root: Path) -> Policies:
     """The policies of the repository at `root`; a missing file is no policies, a broken one a problem."""
+    from hz.repo_paths import read_file
+
     path = root / POLICY_FILE
     if not path.is_file():
         return Policies({})
+    raw = read_file(root, POLICY_FILE.as_posix())  # the path rule: no link into .git or out, bounded
+    if not isinstance(raw, bytes):
+        return Policies({}, problem=f"{POLICY_FILE.as_posix()} {raw.reason}")
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(raw.decode("utf-8"))
         return Policies(_parse(data))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError, ValueError, RecursionError) as exc:
         return Policies({}, problem=str(exc))

@@ -142,3 +142,16 @@ def test_the_directory_defaults_linked_into_git_are_not_read(team: Path) -> None
     assert [(d.code, d.message) for d in compile_repository(team, os.environ).diagnostics] == [
         ("HZC001", "_defaults.yaml cannot be read: it leads into .git through the link workflows/_defaults.yaml")
     ]
+
+
+def test_the_auto_approve_policies_linked_out_of_the_repository_are_not_read(repo: Path, tmp_path: Path) -> None:
+    from hz.contract.policy import load_policies
+
+    elsewhere = tmp_path / "elsewhere.toml"
+    elsewhere.write_text("[policy.all]\n")
+    (repo / "policies").mkdir()
+    os.symlink(elsewhere, repo / "policies" / "auto-approve.toml")
+    policies = load_policies(repo)
+    assert policies.problem == (
+        "policies/auto-approve.toml leads out of the repository through the link policies/auto-approve.toml"
+    )

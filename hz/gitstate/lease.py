@@ -283,7 +283,7 @@ def held(team: TeamRemote, lease_id: str) -> Held | None:
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
         return Held(str(raw["tip"]), LeaseRecord.model_validate(raw["record"]))
-    except (ValueError, KeyError, TypeError, ValidationError):
+    except (ValueError, KeyError, TypeError, ValidationError, RecursionError):
         return None  # a damaged note: held by nobody here; `holding` recovers a lease of ours by token
 
 

@@ -137,11 +137,16 @@ def test_a_holder_written_before_machines_stays_readable(tmp_path: Path, guarded
     assert (won.returncode, won.stdout.split()[:4]) == (0, ["won", LEASE, "token", "2"])
 
 
-def test_a_damaged_note_of_a_held_lease_means_not_held_here(tmp_path: Path, guarded: Path) -> None:
+@pytest.mark.parametrize(
+    "damage",
+    ['{"tip": "x", "record": {"holder": "priya at example dot com"}}\n', "[" * 100_000 + "]" * 100_000],
+    ids=["text", "nested past the recursion limit"],
+)
+def test_a_damaged_note_of_a_held_lease_means_not_held_here(tmp_path: Path, guarded: Path, damage: str) -> None:
     laptop = Machine(tmp_path, "laptop", guarded)
     assert laptop.hz("acquire", LEASE, "--slot", SLOT).returncode == 0
     (note,) = laptop.home.glob(f"gitstate/*/leases/{LEASE}.json")
-    note.write_text('{"tip": "x", "record": {"holder": "priya at example dot com"}}\n')
+    note.write_text(damage)
     renewed = laptop.hz("renew", LEASE)
     assert (renewed.returncode, renewed.stderr) == (
         1,

@@ -93,7 +93,13 @@ def _text(path: Path, root: Path | None) -> str | None:
         if not os.path.lexists(path):
             return None
         raise DraftTargetError(f"{path} {data.reason}", hint=data.hint)
-    return data.decode("utf-8")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:  # someone wrote other bytes there: not hz's draft, and not a crash
+        raise DraftTargetError(f"{path} is not UTF-8 text (byte {exc.start})", hint=_NOT_TEXT_HINT) from None
+
+
+_NOT_TEXT_HINT = "put the draft back, or move the file aside; hz drafts shows what waits"
 
 
 def _write(path: Path, text: str, root: Path | None) -> None:

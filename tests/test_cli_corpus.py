@@ -92,6 +92,11 @@ def deep(opener: str, closer: str) -> str:
     return f"---\nname: deep\nx-deep: {opener * 100_000}{closer * 100_000}\n---\n# Deep\n"
 
 
+def costly(table: str) -> str:
+    """A personal contract with `table` (YAML under `hz:`, indented by two) before its outputs."""
+    return contract_text("costly").replace("  outputs:", f"  {table}\n  outputs:")
+
+
 def wide(window: str) -> str:
     """A contract whose one input reaches `window` back."""
     return contract_text("wide").replace("  outputs:", INPUT.format(window))
@@ -343,6 +348,46 @@ ROWS: list[Row] = [
     ),
     row("heinzel", "new", "x", "--from", "{run}", code=2, says="is a directory"),
     row("heinzel", "new", "x", code=2, says="give exactly one of --from PATH or --say SENTENCE"),
+    row(
+        "heinzel",
+        "new",
+        "x",
+        "--from",
+        "{run}/c.md",
+        plant={"c.md": costly("cost:\n    max_tokens: " + "9" * 20)},
+        code=1,
+        says=f"c.md:13:17  HZC002  hz.cost.max_tokens\n  must be at most 100000000, not {'9' * 20} (int)",
+    ),  # was 3
+    row(
+        "heinzel",
+        "new",
+        "x",
+        "--from",
+        "{run}/c.md",
+        plant={"c.md": costly("concurrency:\n    limit: " + "9" * 20)},
+        code=1,
+        says="HZC002  hz.concurrency.limit\n  must be at most 1000",
+    ),  # was 3
+    row(
+        "heinzel",
+        "new",
+        "x",
+        "--from",
+        "{run}/c.md",
+        plant={"c.md": costly("cost:\n    max_tokens: " + "9" * 5000)},
+        code=1,
+        says="c.md:13:17  HZC001  frontmatter\n  the frontmatter holds a number of more than 4,300 digits",
+    ),  # was 3
+    row(
+        "heinzel",
+        "new",
+        "x",
+        "--from",
+        "{run}/c.md",
+        plant={"c.md": costly("cost:\n    max_usd_per_day: .nan")},
+        code=1,
+        says="HZC002  hz.cost.max_usd_per_day\n  must be a finite number, not nan (float)",
+    ),
     # heinzel: sentences kept on the spine
     row(
         "heinzel",

@@ -274,15 +274,16 @@ class Retries(_Strict):
 class Concurrency(_Strict):
     """How many renders of this contract may run at once across the fleet, and what happens to more."""
 
-    limit: Annotated[int, Field(ge=1)] = 1
+    limit: Annotated[int, Field(ge=1, le=1000)] = 1  # bounded: a 20-digit limit overflowed what stores it
     behavior: Literal["queue", "skip"] = "queue"
 
 
 class Cost(_Strict):
     """Ceilings per render (tokens) and per day (US dollars); the lower of this and the site's applies."""
 
-    max_tokens: Annotated[int, Field(ge=1000)] | None = None
-    max_usd_per_day: Annotated[float, Field(gt=0)] | None = None
+    # Bounded above: a 20-digit max_tokens passed validation and crashed storing the compiled contract.
+    max_tokens: Annotated[int, Field(ge=1000, le=100_000_000)] | None = None
+    max_usd_per_day: Annotated[float, Field(gt=0, le=1_000_000, allow_inf_nan=False)] | None = None
 
 
 class Hz(_Strict):

@@ -187,6 +187,7 @@ _MESSAGES: dict[str, Callable[[Any, dict[str, Any], Any], str]] = {
     "int_parsing": lambda v, c, e: f"must be a whole number, not {_shown(v)}",
     "float_type": lambda v, c, e: f"must be a number, not {_shown(v)}",
     "float_parsing": lambda v, c, e: f"must be a number, not {_shown(v)}",
+    "finite_number": lambda v, c, e: f"must be a finite number, not {_shown(v)}",
     "bool_type": lambda v, c, e: f"must be true or false, not {_shown(v)}",
     "bool_parsing": lambda v, c, e: f"must be true or false, not {_shown(v)}",
     "dict_type": lambda v, c, e: f"must be a mapping of keys to values, not {_shown(v)}",

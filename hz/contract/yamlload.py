@@ -7,6 +7,7 @@ the file never silently means whatever the last duplicate said.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
@@ -86,6 +87,20 @@ def _load_pure(text: str) -> Any:
         raise YamlProblem("HZC001", f"the frontmatter is not valid YAML: {exc}", 1, 1) from None
     except RecursionError:
         raise YamlProblem("HZC001", f"the frontmatter nests deeper than {MAX_DEPTH} levels", 1, 1) from None
+    except ValueError:  # the one the constructor lets through: Python's limit on digits of a number
+        line, column = _long_number(text)
+        raise YamlProblem("HZC001", "the frontmatter holds a number of more than 4,300 digits", line, column) from None
+
+
+_LONG_NUMBER = re.compile(r"(?<![0-9])[0-9]{4301}")  # from where a run starts, so the search stays linear
+
+
+def _long_number(text: str) -> Position:
+    found = _LONG_NUMBER.search(text)
+    if found is None:
+        return 1, 1
+    before = text[: found.start()]
+    return before.count("\n") + 1, found.start() - before.rfind("\n")
 
 
 def _problem(code: str, exc: Any) -> YamlProblem:

@@ -188,10 +188,15 @@ def _read_toml(path: Path) -> dict[str, Any]:
 
     from hz.textfile import read_text_file  # a FIFO, a device or bytes that are not UTF-8 are named, not read
 
+    text = read_text_file(path, hint="config.toml is a small UTF-8 TOML file")
     try:
-        return tomllib.loads(read_text_file(path, hint="config.toml is a small UTF-8 TOML file"))
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: {exc}", hint="fix the TOML syntax") from exc
+    except ValueError:  # what tomllib lets through: Python's limit on the digits of a number
+        raise ConfigError(f"{path}: a number has more than 4,300 digits", hint="fix the TOML syntax") from None
+    except RecursionError:  # `a = [[[[…]]]]`: tomllib reads nesting by recursion
+        raise ConfigError(f"{path}: arrays or tables nest too deeply to read", hint="fix the TOML syntax") from None
 
 
 def _table(path: Path, raw: Mapping[str, Any], name: str) -> Mapping[str, Any]:

@@ -559,6 +559,27 @@ ROWS: list[Row] = [
         code=1,
         says="heinzel.max_usd must be between 0 and 1000000, got nan",
     ),
+    row(
+        "heinzel",
+        "prune",
+        plant={CONFIG: f"[heinzel]\nretention_days = {'9' * 5000}\n"},
+        code=1,
+        says="config.toml: a number has more than 4,300 digits\n  hint: fix the TOML syntax",
+    ),  # was 3
+    row(
+        "heinzel",
+        "prune",
+        plant={CONFIG: f"a = {'[' * 5000}{']' * 5000}\n"},
+        code=1,
+        says="config.toml: arrays or tables nest too deeply to read",
+    ),  # was 3
+    row(
+        "lease",
+        "list",
+        plant={"repo/hz.toml": f"[state]\nx = {'9' * 5000}\n"},
+        code=1,
+        says="hz.toml: not valid TOML: a number has more than 4,300 digits",
+    ),  # was 3
     row("heinzel", "prune", plant={CONFIG: Fifo()}, code=1, says="config.toml: is a FIFO, not a regular file"),  # hung
     row(
         "heinzel", "prune", plant={CONFIG: b"\xff"}, code=1, says="config.toml: not UTF-8 text (byte 0 is 0xff)"

@@ -91,6 +91,8 @@ def read_hz_toml(root: Path) -> dict[str, Any] | None:
         document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}", hint=_FIX_HINT) from exc
+    except ValueError:  # what tomllib lets through: Python's limit on the digits of a number
+        raise ConfigError(f"{path}: not valid TOML: a number has more than 4,300 digits", hint=_FIX_HINT) from None
     except RecursionError:  # `a = [[[[…]]]]`: tomllib parses nesting by recursion
         raise ConfigError(f"{path}: arrays or tables nest too deeply to read", hint=_FIX_HINT) from None
     _no_lookalike(path, document)

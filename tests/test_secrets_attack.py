@@ -73,3 +73,19 @@ def test_a_remote_that_echoes_its_credential_is_quoted_without_it(
     assert TOKEN not in result.err + result.out
     encoded = "Ym9iOmdocF9yZW1vdGVUb2tlbjEyMzQ1Ng=="  # base64 of bob:<token>, as git sends it
     assert encoded not in result.err + result.out
+
+
+def test_every_printed_tick_report_is_scrubbed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`hz tick` scrubbed what it printed; `hz daemon run`, `hz heinzel chat` and `wake` print the same
+    lines through `render_report`, which now scrubs them itself."""
+    from datetime import UTC, datetime
+
+    from hz.commands.tick import render_report
+    from hz.daemon import TickReport
+
+    monkeypatch.setenv("JIRA_TOKEN", "jira-in-an-error-0042")
+    report = TickReport(datetime(2026, 10, 26, tzinfo=UTC))
+    report.woken.append({"agent": "hz/state", "action": "error", "error": "denied for jira-in-an-error-0042"})
+    report.woken.append({"agent": "x", "action": "error", "error": "see https://bot:pw-0042xyz@jira.example/a"})
+
+    assert render_report(report) == ["hz/state: error: denied for [redacted]", "x: error: see https://jira.example/a"]

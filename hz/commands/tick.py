@@ -49,14 +49,17 @@ def run_tick_command(*, now: datetime | None, as_json: bool, environ: Mapping[st
 
         text = json.dumps(report.to_json(), indent=2, sort_keys=True)
     else:
-        text = "\n".join(render_report(report))
+        text = "\n".join(render_report(report, environ))
     print(scrub(text, environ))  # an agent's error may quote a server, a CLI or a git remote
     # an agent hz could not work on is an error; a turn that failed is a result, shown in its line
     return EXIT_ERROR if any(e["action"] in {"error", "frozen"} for e in report.woken) else EXIT_OK
 
 
-def render_report(report: object) -> list[str]:
+def render_report(report: object, environ: Mapping[str, str] = os.environ) -> list[str]:
+    """The report's lines, scrubbed of the environment's secrets: `hz daemon run`, `hz heinzel chat` and
+    `wake` print them too, and an agent's error may quote a server, a CLI or a git remote."""
     from hz.daemon import TickReport
+    from hz.secrets import secrets_of
 
     assert isinstance(report, TickReport)
     lines: list[str] = []
@@ -76,4 +79,5 @@ def render_report(report: object) -> list[str]:
     lines.extend(f"{name}: busy in another process" for name in report.busy)
     if not lines:
         lines.append("nothing due")
-    return lines
+    secrets = secrets_of(environ)
+    return [secrets.scrub(line) for line in lines]

@@ -78,9 +78,12 @@ def secret_values(environ: Mapping[str, str]) -> tuple[str, ...]:
     user, token = environ.get("JIRA_USER"), environ.get("JIRA_TOKEN")
     if user and token:
         found.add(_basic(user, token))
+    # actions/checkout hands git the workflow's token as `AUTHORIZATION: basic <x-access-token:token>`
+    found.update(_basic("x-access-token", environ[n]) for n in _GIT_TOKENS if len(environ.get(n, "")) >= MIN_LENGTH)
     return tuple(sorted((v for v in found if len(v) >= MIN_LENGTH), key=lambda v: (-len(v), v)))
 
 
+_GIT_TOKENS = ("GITHUB_TOKEN", "GH_TOKEN")
 _URL_SAFE = re.compile(r"[A-Za-z0-9_.~-]*")
 
 

@@ -60,6 +60,7 @@ def test_secret_values_are_long_enough_and_include_what_an_http_client_derives()
     }
     assert secret_values(environ) == (
         "cHJpeWFAZXhhbXBsZS5vcmc6amlyYS0wMTIzNDU2Nzg5",  # Basic priya@example.org:jira-0123456789
+        "eC1hY2Nlc3MtdG9rZW46Z2hwXzAxMjM0NTY3ODk=",  # Basic x-access-token:ghp_0123456789, as checkout sends it
         "Ym90OnBhQHNzLXdvcmQ=",  # Basic bot:pa@ss-word, as a client sends the URL's userinfo
         "jira-0123456789",
         "ghp_0123456789",

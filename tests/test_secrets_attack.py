@@ -89,3 +89,24 @@ def test_every_printed_tick_report_is_scrubbed(monkeypatch: pytest.MonkeyPatch) 
     report.woken.append({"agent": "x", "action": "error", "error": "see https://bot:pw-0042xyz@jira.example/a"})
 
     assert render_report(report) == ["hz/state: error: denied for [redacted]", "x: error: see https://jira.example/a"]
+
+
+def test_the_checkout_header_of_the_workflow_token_is_scrubbed_when_a_remote_echoes_it(
+    echoing_remote: str, repo: Path, hz: Hz, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """CI scripts set `http.extraheader` (as actions/checkout does, there scoped to github.com) to the
+    workflow token as Basic `x-access-token:<token>`; git sends it to the remote, which may echo it."""
+    import base64
+
+    workflow_token = "ghs_workflowToken000042"
+    monkeypatch.setenv("GITHUB_TOKEN", workflow_token)
+    header = base64.b64encode(f"x-access-token:{workflow_token}".encode()).decode()
+    subprocess.run(["git", "config", "http.extraheader", f"AUTHORIZATION: basic {header}"], cwd=repo, check=True)
+    plain = echoing_remote.replace(f"bob:{TOKEN}@", "")
+    (repo / "hz.toml").write_text(f'[state]\nremote = "{plain}"\n')
+
+    result = hz("lease", "list")
+
+    assert result.exit_code == 1
+    assert "remote: denied for basic [redacted]\n" in result.err
+    assert header not in result.err + result.out

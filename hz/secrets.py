@@ -3,12 +3,14 @@
 A secret is the value of a variable whose name says it holds one (`GITHUB_TOKEN`, `JIRA_TOKEN`,
 `OPENAI_API_KEY`, anything ending in `_TOKEN`, `_KEY`, `_SECRET`, `_PASSWORD`, or naming SECRET or
 PASSWORD, and any variable hz's settings name as holding a key, such as `api_key_env = "MY_LLM"`), the
-credential in a URL held in any variable (its password, or a lone user part, which is how a token is
-written: `https://<token>@host`), and the Basic credentials an HTTP client builds from
-such a URL or from `JIRA_USER` and `JIRA_TOKEN` (a hostile server that echoes the `Authorization`
-header sends those back). `JIRA_USER` itself is not a secret: it says who, not how to get in. Values
-shorter than `MIN_LENGTH` are left alone: scrubbing "1" or "true" would mangle every text and protect
-nothing.
+credential in a URL held in any variable or given to hz as a git remote (its password, or a lone user
+part, which is how a token is written: `https://<token>@host`), and the Basic credentials an HTTP
+client builds from such a URL, from `JIRA_USER` and `JIRA_TOKEN`, or from the workflow token as git's
+checkout header carries it (a hostile server that echoes the `Authorization` header sends those back).
+A token is also looked for as a URL writes it (%-escaped), since servers quote it back inside links;
+other encodings are not, since only a server bent on it writes those, and it holds the token already.
+`JIRA_USER` itself is not a secret: it says who, not how to get in. Values shorter than `MIN_LENGTH`
+are left alone: scrubbing "1" or "true" would mangle every text and protect nothing.
 
 Scrubbing replaces each secret by `[redacted]` and drops the userinfo (`user:pass@`) of every URL. It
 runs at the boundaries where text leaves hz's hands: errors and crash logs, prompts, turn bodies,

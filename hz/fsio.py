@@ -76,7 +76,8 @@ def read_own(path: Path, limit: int) -> bytes | None:
         found = os.fstat(fd)
         if not stat.S_ISREG(found.st_mode) or found.st_size > limit:
             return None
-        return os.read(fd, limit + 1)[:limit]
+        with os.fdopen(os.dup(fd), "rb") as handle:
+            return handle.read(found.st_size)
     finally:
         os.close(fd)
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -201,9 +202,12 @@ class SourceCache:
 
     @staticmethod
     def _load(path: Path) -> dict[str, Any] | None:
-        try:
-            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+        try:  # a FIFO is never waited on, a folder or a device never read: an entry hz did not write
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
         except OSError:
+            return None
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
             return None
         with os.fdopen(fd, "rb") as handle:
             raw = handle.read()

@@ -447,3 +447,16 @@ def test_a_fifo_where_a_discovered_source_is_described_is_passed_over(tmp_path: 
     done = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=30)
 
     assert (done.returncode, done.stderr, done.stdout) == (0, "", "[]\n")
+
+
+@pytest.mark.parametrize("swap", ["named pipe", "folder"])
+def test_a_source_cache_entry_hz_did_not_write_is_a_miss_without_waiting(swap: str, tmp_path: Path) -> None:
+    entry = tmp_path / "cache" / "0123abcd.json"
+    entry.parent.mkdir()
+    BODY_SWAPS[swap](entry)
+    code = "import sys; from pathlib import Path; from hz.sources.cache import SourceCache\n"
+    code += "print(SourceCache(Path(sys.argv[1])).read('0123abcd'))"
+    argv = [sys.executable, "-c", code, str(tmp_path / "cache")]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=30)
+
+    assert (done.returncode, done.stderr, done.stdout) == (0, "", "None\n")

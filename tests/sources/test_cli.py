@@ -91,7 +91,8 @@ def test_a_bad_window_is_a_clear_error(team: Path, server: Server, hz: Hz) -> No
     result = hz("source", "fetch", f"feed:{server.url}/feed.xml", "--window", "a week")
     assert (result.exit_code, result.err) == (
         1,
-        "error: --window 'a week' is not a duration\n  hint: write a number and a unit, at most 3650d: 90m, 12h, 7d, 2w\n",
+        "error: --window 'a week' is not a duration\n"
+        "  hint: write a number and a unit, at most 3650d: 90m, 12h, 7d, 2w\n",
     )
 
 

@@ -30,7 +30,7 @@ def _agent_of(key: str) -> str:
     return agent_id
 
 
-def approve(key: str, *, environ: Mapping[str, str], now: datetime, out: TextIO = sys.stdout) -> int:
+def approve(key: str, *, environ: Mapping[str, str], now: datetime, out: TextIO | None = None) -> int:
     with Store.from_environ(environ) as store, store.writer(_agent_of(key), now=now) as writer:
         journal = Journal(writer, lambda: now)
         item = approvals.placed(journal, key)
@@ -42,11 +42,11 @@ def approve(key: str, *, environ: Mapping[str, str], now: datetime, out: TextIO 
             )
         assert isinstance(target, FileTarget)
         drafts.strip_tag(target.path, key, target.root)  # by the path rule, never through a link
-    out.write(f"approved {target.place} as it stands; the next tick learns from your edits\n")
+    (out or sys.stdout).write(f"approved {target.place} as it stands; the next tick learns from your edits\n")
     return EXIT_OK
 
 
-def reject(key: str, *, environ: Mapping[str, str], now: datetime, out: TextIO = sys.stdout) -> int:
+def reject(key: str, *, environ: Mapping[str, str], now: datetime, out: TextIO | None = None) -> int:
     handle = load_user_config(environ).handle
     with Store.from_environ(environ) as store, store.writer(_agent_of(key), now=now) as writer:
         journal = Journal(writer, lambda: now)
@@ -63,5 +63,5 @@ def reject(key: str, *, environ: Mapping[str, str], now: datetime, out: TextIO =
             assert isinstance(target, FileTarget)
             previous = item.record.get("previous")
             drafts.withdraw(target.path, key, previous if isinstance(previous, str) else None, target.root)
-    out.write(f"rejected {key}; {target.place} is back to what it was\n")
+    (out or sys.stdout).write(f"rejected {key}; {target.place} is back to what it was\n")
     return EXIT_OK

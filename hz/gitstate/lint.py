@@ -18,6 +18,7 @@ HZS008 a field named like text (body, draft, …)       HZS016 a ref hz does not
 HZS009 a value that is not of its field's type        HZS017 a token its lease chain did not give
 HZS018 the hook could not check the push              HZS019 a name the contract on main does not declare
 HZS020 a lease holder the contract on main does not give the lease's role (owner, delegate; hook)
+HZS021 a second turn.started for a slot (either spelling of its time) already started under another token
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from hz.diagnostic import Diagnostic
+from hz.gitstate.double_run import HINT as DOUBLE_RUN_HINT
+from hz.gitstate.double_run import double_runs, rerun, tree_reader
 from hz.gitstate.events import PAYLOADS, Event, path_of
 from hz.gitstate.layout import MAX_LINE_BYTES, is_event_path
 from hz.gitstate.lint_commit import commit_findings, said_count, tree_findings
@@ -213,17 +216,34 @@ def check_commit(repo: pygit2.Repository, commit: Any, context: LintContext | No
         found.append(
             _diag("<commit>", "HZS012", where, f"the message says {said} events, the commit adds {added}", hint)
         )
+    proper: dict[str, bytes] = {}  # added files that are events, for the double-run check
     for delta in diff.deltas:
         status = delta.status_char()
         path = delta.new_file.path if status == "A" else delta.old_file.path
         if status == "A":
-            found.extend(check_event_file(path, _blob(repo, delta.new_file.id), where, context))
+            data = _blob(repo, delta.new_file.id)
+            problems = check_event_file(path, data, where, context)
+            found.extend(problems)
+            proper.update({} if problems else {path: data})
         elif status == "D":
             found.append(_diag(path, "HZS003", where, "file deleted", "hz/state is append-only"))
         else:
-            line = _first_changed_line(repo, delta)
-            found.append(Diagnostic(path, line, 1, "HZS002", "error", where, "line changed", "hz/state is append-only"))
-    return found
+            found.append(_changed(repo, delta, where))
+    runs = double_runs(tree_reader(repo, parent_tree), proper)
+    return found + [_diag(path, "HZS021", where, why, DOUBLE_RUN_HINT) for path, why in sorted(runs.items())]
+
+
+def _changed(repo: pygit2.Repository, delta: Any, where: str) -> Diagnostic:
+    """A changed file: said as the double run it is when it starts its slot again under another token."""
+    path = delta.old_file.path
+    try:
+        why = rerun(_blob(repo, delta.old_file.id), _blob(repo, delta.new_file.id))
+    except KeyError:
+        why = None
+    if why is not None:
+        return _diag(path, "HZS021", where, why, DOUBLE_RUN_HINT)
+    line = _first_changed_line(repo, delta)
+    return Diagnostic(path, line, 1, "HZS002", "error", where, "line changed", "hz/state is append-only")
 
 
 def _first_changed_line(repo: pygit2.Repository, delta: Any) -> int:

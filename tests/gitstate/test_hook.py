@@ -102,7 +102,9 @@ def test_a_rewritten_line_and_a_rewound_branch_are_refused(tmp_path: Path, guard
     first = commit(clone, None, {PATH: EVENT.line()})
     held = lease(clone, hz_id(1))
     assert push(clone, guarded, f"{first}:refs/heads/hz/state", f"{held}:refs/hz/lease/{hz_id(1)}").returncode == 0
-    rewrite = commit(clone, first, {PATH: started(hz_id(1), "2026-10-30T15:00:00Z", 2).line()})
+    rewrite = commit(
+        clone, first, {PATH: started(hz_id(1), "2026-10-30T15:00:00Z", 1, ts="2026-10-30T15:00:09Z").line()}
+    )
     proc = push(clone, guarded, f"{rewrite}:refs/heads/hz/state")
     assert proc.returncode == 1
     assert remote_lines(proc.stderr)[1:3] == [f"{PATH}:1:1  HZS002  {rewrite[:12]}", "  line changed"]

@@ -141,7 +141,9 @@ def test_history_of_proper_commits_is_clean(store: pygit2.Repository) -> None:
 
 def test_a_rewritten_line_and_a_deleted_file_are_refused(store: pygit2.Repository) -> None:
     first = commit(store, None, {PATH: EVENT.line()})
-    changed = commit(store, first, {PATH: started(hz_id(1), "2026-10-30T15:00:00Z", 2).line()})
+    changed = commit(
+        store, first, {PATH: started(hz_id(1), "2026-10-30T15:00:00Z", 1, ts="2026-10-30T15:00:09Z").line()}
+    )
     deleted = commit(store, first, {PATH: None})
     [rewrite] = lint_range(store, first, changed)
     assert (rewrite.path, rewrite.line, rewrite.code, rewrite.message) == (PATH, 1, "HZS002", "line changed")

@@ -38,6 +38,7 @@ from hz.gitstate.remote import TeamRemote
 from hz.gitstate.settings import StateSettings
 from hz.gitstate.transport import ZERO
 from hz.gitstate.types import TOKEN_MAX, format_utc
+from hz.slots import parse_slot, same_slot, slot_key
 
 Status = Literal["won", "held", "early", "done"]
 
@@ -127,20 +128,22 @@ def acquire(
 
 
 def plan(team: TeamRemote, claim: Claim, now: datetime, settings: StateSettings) -> Plan | Outcome:
-    """Look (one fetch of the lease ref) and decide; owner first: a delegate or an
-    Actions run waits `settings.grace` past `due` and never takes a slot already finished on hz/state."""
+    """Look (one fetch of hz/state, one of the lease ref) and decide; owner first: a delegate or an
+    Actions run waits `settings.grace` past `due`. No role takes a slot whose end is on hz/state already:
+    a runner arriving after the holder's lease expired would otherwise run the slot a second time."""
     if (claim.role == "actions") != claim.holder.startswith("actions:"):
         raise HzError(
             f"{claim.holder} cannot hold a lease as {claim.role}", hint="the role actions is an Actions run's"
         )
     if claim.role != "owner" and claim.due is not None and now < claim.due + settings.grace:
         return Outcome("early", None, None, claim.due + settings.grace)
+    done = _slot_done(team, claim.lease_id, claim.slot)
     view = read_lease(team, claim.lease_id)
     current = view.record
+    if done:
+        return Outcome("done", current, view.tip)
     if current is not None and current.holder != claim.holder and not current.is_free(now, settings.skew):
         return Outcome("held", current, view.tip)
-    if claim.role != "owner" and _slot_done(team, claim.lease_id, claim.slot):
-        return Outcome("done", current, view.tip)
     ttl = _bounded(claim.ttl or settings.ttl)
     token = _next_token(current, claim)
     record = LeaseRecord(
@@ -160,7 +163,7 @@ def _next_token(current: LeaseRecord | None, claim: Claim) -> int:
     Anything else is an acquisition: one more."""
     if current is None:
         return 1
-    if (current.holder, current.state, current.slot) == (claim.holder, "held", claim.slot):
+    if (current.holder, current.state) == (claim.holder, "held") and same_slot(current.slot, claim.slot):
         return current.token
     if current.token == TOKEN_MAX:  # only on a remote without the hook: a chain starts at 1
         ref = lease_ref(claim.lease_id)
@@ -201,13 +204,20 @@ def lease_commit(team: TeamRemote, parent: str | None, record: LeaseRecord, now:
 
 
 def _slot_done(team: TeamRemote, lease_id: str, slot: str) -> bool:
-    """Has anyone recorded the end of this slot's turn on hz/state (turn.finished or turn.skipped)?"""
+    """Has anyone recorded the end of this slot's turn on hz/state (turn.finished or turn.skipped)?
+
+    `slot` is the lease's spelling; receipts are filed under the digest of their key, so the key is
+    made by the one function that made theirs (hz.slots), never by formatting the stamp here.
+    A `slot` that names no minute has no receipts: nothing is done."""
     from hz.gitstate.layout import STATE_REF, event_path
 
+    try:
+        key = slot_key(lease_id, parse_slot(slot))
+    except ValueError:
+        return False
     tip = team.current(STATE_REF)
     if tip is None:
         return False
-    key = f"{lease_id}@{slot}"
     return any(
         objects.read_path(team.repo, tip, event_path(lease_id, kind, key)) is not None
         for kind in ("turn.finished", "turn.skipped")

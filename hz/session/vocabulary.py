@@ -221,7 +221,7 @@ class TurnRequested(Payload):
 class TurnSkipped(Payload):
     causes: list[Cause]
     keys: list[Key]
-    reason: Literal["nothing-moved", "check-unmet", "done-when-unmet", "cap", "throttled"]
+    reason: Literal["nothing-moved", "check-unmet", "done-when-unmet", "cap", "throttled", "ran-elsewhere"]
     moved: list[Ident] = []
     inputs: dict[Ident, Hash] = {}
     usd: Money = 0.0

@@ -195,8 +195,9 @@ class AgentWork:
                 return [{"agent": self.name, "action": "skipped", "reason": "nothing-moved", "cause": "schedule"}]
         claim = self._claim(wake)
         if claim is not None and not claim.won:
-            if claim.why != "early":  # another machine runs this slot: it is settled here (docs/decisions.md)
-                engine.skip(self.journal, wake, "throttled", moved=[], next_due=due)
+            if claim.why != "early":  # another machine runs or ran this slot: it is settled here (docs/decisions.md)
+                reason = "ran-elsewhere" if claim.why == "ran-elsewhere" else "throttled"
+                engine.skip(self.journal, wake, reason, moved=[], next_due=due)
             return [{"agent": self.name, "action": "skipped", "reason": claim.why, "cause": wake.cause.kind}]
         entries: list[dict[str, Any]] = []
         result = engine.start(self.journal, self.plan, wake, self.deps)

@@ -21,7 +21,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
+
+from hz.slots import parse_slot as parse_slot_text
+from hz.slots import slot_key, slot_text
 
 # The order of the specification's list; a coalesced turn is filed under the first present.
 CAUSE_ORDER: tuple[str, ...] = (
@@ -37,18 +40,16 @@ CAUSE_ORDER: tuple[str, ...] = (
 
 
 def format_slot(slot: datetime) -> str:
-    """A schedule slot as it appears in keys: UTC, to the minute, with a `Z`."""
-    if slot.tzinfo is None:
-        raise ValueError("a slot must be timezone-aware")
-    return slot.astimezone(UTC).strftime("%Y-%m-%dT%H:%MZ")
+    """A schedule slot as it appears in keys: its one string form (hz.slots), `2026-10-30T15:00Z`."""
+    return slot_text(slot)
 
 
 def parse_slot(text: str) -> datetime:
-    return datetime.strptime(text, "%Y-%m-%dT%H:%MZ").replace(tzinfo=UTC)
+    return parse_slot_text(text)
 
 
 def schedule_key(agent_id: str, slot: datetime) -> str:
-    return f"{agent_id}@{format_slot(slot)}"
+    return slot_key(agent_id, slot)
 
 
 def source_changed_key(agent_id: str, input_name: str, fingerprint: str) -> str:

@@ -25,6 +25,9 @@ from hz.errors import ConfigError, HzError
 from hz.session.envelope import Envelope
 from hz.turn.plan import Plan
 
+RAN_ELSEWHERE = "ran-elsewhere"
+"""Why a claim was not won when the slot's end is on `hz/state` already; the local skip's reason too."""
+
 _REASONS = {"max-resumes": "resumes", "gather": "error", "runner": "error", "outcome": "error", "act": "error"}
 
 
@@ -77,13 +80,14 @@ class Claim:
     won: bool
     lease: str | None
     token: int
-    why: str  # won | held by … | early | done | not a member of it | no contract id
+    why: str  # won | held by … | early | ran-elsewhere | not a member of it | no contract id
     role: str = "owner"
     handle: str | None = None  # who runs it, the approver of record when a draft's approval has none
 
 
 def claim(team: Team, plan: Plan, slot: datetime, now: datetime) -> Claim:
     from hz.gitstate.lease import acquire
+    from hz.slots import lease_stamp
 
     lease = lease_id(plan)
     if lease is None:
@@ -94,14 +98,15 @@ def claim(team: Team, plan: Plan, slot: datetime, now: datetime) -> Claim:
         return Claim(False, lease, 0, "not a member of it")
     if lease in team.held:
         return Claim(True, lease, team.held[lease], "won", role, team.identity.handle)
-    stamp = slot.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-    outcome = acquire(team.remote, lease, slot=stamp, identity=team.identity, role=role, now=now,
+    outcome = acquire(team.remote, lease, slot=lease_stamp(slot), identity=team.identity, role=role, now=now,
                       settings=team.settings, due=slot)  # fmt: skip
     if outcome.won:
         assert outcome.record is not None, "a won lease has its record"
         token = int(outcome.record.token)
         team.held[lease] = token
         return Claim(True, lease, token, "won", role, team.identity.handle)
+    if outcome.status == "done":  # its end is on hz/state: whoever ran it, this machine never will
+        return Claim(False, lease, 0, RAN_ELSEWHERE, role)
     holder = getattr(outcome.record, "holder", None)
     return Claim(False, lease, 0, f"held by {holder}" if outcome.status == "held" else str(outcome.status))
 

@@ -6,6 +6,10 @@ work tree: it is a commit on the draft branch that changes that one file, made w
 version, key). The branch is found again by that key before anything is written. Merging the branch
 into `main` approves the draft; deleting it unmerged rejects it. The slot in the branch name is UTC
 `YYYY-MM-DDTHHMMZ` (a ref name may not hold `:`).
+
+The commit is signed `hz <hz>`, like hz's commits on `hz/state` (`hz.gitstate.objects`): it never needs
+the machine's git identity (an Actions runner has none), and it carries no member's name or address to
+the forge. Who ran the slot is on `hz/state`, in the turn's receipts and the lease chain.
 """
 
 from __future__ import annotations
@@ -19,10 +23,18 @@ from pathlib import Path
 
 from hz.errors import HzError
 from hz.gitenv import git_env
+from hz.gitstate.objects import SIGNATURE_NAME
 from hz.repo_paths import MAX_FILE_BYTES
 from hz.turn import drafts
 
 ZERO = "0" * 40
+# git's identity for the draft commit, set for that one process: no user.name/user.email is consulted
+HZ_IDENTITY = {
+    "GIT_AUTHOR_NAME": SIGNATURE_NAME,
+    "GIT_AUTHOR_EMAIL": SIGNATURE_NAME,
+    "GIT_COMMITTER_NAME": SIGNATURE_NAME,
+    "GIT_COMMITTER_EMAIL": SIGNATURE_NAME,
+}
 
 
 class GitFailed(HzError):
@@ -166,7 +178,7 @@ class BranchTarget:
             _git(self.root, "update-index", "--add", "--cacheinfo", f"100644,{blob},{self.path}", env=env)
             tree = _git(self.root, "write-tree", env=env)
         parents = ["-p", base] if base else []
-        commit = _git(self.root, "commit-tree", tree, *parents, "-m", tag.line())
+        commit = _git(self.root, "commit-tree", tree, *parents, "-m", tag.line(), env={**os.environ, **HZ_IDENTITY})
         _git(self.root, "update-ref", f"refs/heads/{self.place}", commit, old or ZERO)
         return drafts.draft_hash(body)
 

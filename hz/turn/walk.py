@@ -17,10 +17,13 @@ from hz.turn.crash import crashpoint
 from hz.turn.engine import DISPOSITION, Deps, Gathered, Turn, TurnResult, body_reference, turn_slot
 from hz.turn.journal import Journal
 from hz.turn.plan import Plan
+from hz.turn.reasons import ERROR_CHARS, REPORT_CHARS, recordable
 from hz.turn.targets import check_targets
 
 # The outcome kinds `turn.step` may name (a summary is recorded as its own event).
 _STEP_OUTCOMES = frozenset({"draft", "lessons", "amendment", "question", "nothing"})
+# A failure's reason by the step it happened in: the reasons the steps give their own failures.
+_STEP_REASONS = {"gather": "gather", "think": "runner", "outcome": "outcome", "act": "act"}
 
 
 class Waiting(Exception):
@@ -43,7 +46,7 @@ def walk(journal: Journal, turn: Turn, deps: Deps) -> TurnResult:
             if steering.stop_requested(journal):
                 return stopped(journal, turn, deps)
             steering.take_requests(journal, turn, step, deps)
-            STEP_FUNCTIONS[step](journal, turn, deps)
+            _run_step(step, journal, turn, deps)
             crashpoint(f"step.{step}", deps.environ)
         steering.take_requests(journal, turn, "finish", deps)
         summarise_if_due(journal, turn, deps)
@@ -52,6 +55,18 @@ def walk(journal: Journal, turn: Turn, deps: Deps) -> TurnResult:
         return done.result
     except Waiting:
         return TurnResult(turn.id, "waiting")
+
+
+def _run_step(step: str, journal: Journal, turn: Turn, deps: Deps) -> None:
+    """One step; an hz error it did not handle itself fails the turn there, named by the step.
+
+    Left to rise, it would leave the turn `running` until a later tick resumed it into the same error.
+    """
+    try:
+        STEP_FUNCTIONS[step](journal, turn, deps)
+    except HzError as exc:
+        reason = _STEP_REASONS[step]
+        raise Finished(finish(journal, turn, deps, disposition="failed", reason=reason, error=exc.message)) from None
 
 
 def restore(journal: Journal, open_turn: history.OpenTurn, plan: Plan) -> Turn:
@@ -212,7 +227,9 @@ def finish(
     journal: Journal, turn: Turn, deps: Deps, *, disposition: str, reason: str | None, error: str | None = None
 ) -> TurnResult:
     usage = turn.usage
-    error = scrub(error, deps.environ) if error else error  # a server's or a CLI's words may quote a secret
+    # a server's or a CLI's words may quote a secret, or an address (git's identity prompt does): the
+    # reason is recorded without them, so recording it cannot fail and leave the turn running
+    error = recordable(scrub(error, deps.environ), ERROR_CHARS) if error else error
     data: dict[str, Any] = {
         "disposition": disposition,
         "cause": turn.cause,
@@ -231,7 +248,7 @@ def finish(
         "step": turn.steps[-1] if turn.steps and disposition in {"failed", "abandoned"} else None,
     }
     if turn.outcome and turn.outcome.get("report"):
-        data["report"] = scrub(str(turn.outcome["report"]), deps.environ)[:1000]
+        data["report"] = recordable(scrub(str(turn.outcome["report"]), deps.environ), REPORT_CHARS)
     due = deps.next_due()
     if due is not None:
         data["next_due"] = due.isoformat()

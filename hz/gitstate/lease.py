@@ -38,7 +38,7 @@ from hz.gitstate.remote import TeamRemote
 from hz.gitstate.settings import StateSettings
 from hz.gitstate.transport import ZERO
 from hz.gitstate.types import TOKEN_MAX, format_utc
-from hz.slots import parse_slot, same_slot, slot_key
+from hz.slots import lease_stamp, parse_slot, same_slot, slot_key
 
 Status = Literal["won", "held", "early", "done"]
 
@@ -207,13 +207,13 @@ def _slot_done(team: TeamRemote, lease_id: str, slot: str) -> bool:
     """Has anyone recorded the end of this slot's turn on hz/state (turn.finished or turn.skipped)?
 
     `slot` is the lease's spelling; receipts are filed under the digest of their key, so the key is
-    made by the one function that made theirs (hz.slots), never by formatting the stamp here.
-    A `slot` that names no minute has no receipts: nothing is done."""
+    made by the one function that made theirs (hz.slots), never by formatting the stamp here. The
+    lint lets a key spell its slot to the second too; such a receipt ends the same slot, so it counts.
+    A `slot` that names no time has no receipts: nothing is done."""
     from hz.gitstate.layout import STATE_REF, event_path
 
-    try:
-        key = slot_key(lease_id, parse_slot(slot))
-    except ValueError:
+    keys = done_keys(lease_id, slot)
+    if not keys:
         return False
     tip = team.current(STATE_REF)
     if tip is None:
@@ -221,7 +221,17 @@ def _slot_done(team: TeamRemote, lease_id: str, slot: str) -> bool:
     return any(
         objects.read_path(team.repo, tip, event_path(lease_id, kind, key)) is not None
         for kind in ("turn.finished", "turn.skipped")
+        for key in keys
     )
+
+
+def done_keys(lease_id: str, slot: str) -> tuple[str, ...]:
+    """The keys a receipt ending the slot a lease names may have: its own (hz.slots), then to the second."""
+    try:
+        moment = parse_slot(slot)
+    except ValueError:
+        return ()
+    return (slot_key(lease_id, moment), f"{lease_id}@{lease_stamp(moment)}")
 
 
 # --- what this machine holds ---------------------------------------------------------------------

@@ -31,6 +31,7 @@ from datetime import datetime
 
 from hz.errors import HzError
 from hz.gitstate import lease, objects
+from hz.gitstate.double_run import message, rerun, started_before
 from hz.gitstate.events import Event, path_of
 from hz.gitstate.layout import STATE_REF, lease_ref
 from hz.gitstate.lease_lint import DamagedLease
@@ -56,6 +57,7 @@ class FlushResult:
     already: list[Event] = field(default_factory=list)  # found on hz/state already (an earlier, lost reply)
     fenced: set[str] = field(default_factory=set)  # leases taken over: their turns are abandoned
     dropped: list[Event] = field(default_factory=list)  # never written: fenced, or another copy landed first
+    clashed: dict[str, str] = field(default_factory=dict)  # of those, another run's first: path -> why (double runs)
     pending: int = 0  # still queued after the retry bound
     pushes: int = 0
     refs: dict[str, RefResult] = field(default_factory=dict)  # per ref, from the last push
@@ -320,17 +322,26 @@ class StateWriter:
         """Drop events whose identity is on hz/state already: an identity lands once, never twice.
 
         The same bytes there mean an earlier push of ours landed; other bytes mean another runner
-        wrote it, so we check whether our lease moved on (fenced) and drop ours either way.
+        wrote it, so we check whether our lease moved on (fenced) and drop ours either way. A
+        `turn.started` for a slot another token started (in either spelling of the slot's time) is a
+        second run the hook would refuse (HZS021). Neither is dropped silently: both are `clashed`.
         """
         if tip is None:
             return events
-        there = {id(e): objects.read_path(self.team.repo, tip, path_of(e)) for e in events}
+
+        def read(path: str) -> bytes | None:
+            return objects.read_path(self.team.repo, tip, path)
+
+        there = {id(e): read(path_of(e)) for e in events}
         same = [e for e in events if there[id(e)] == e.line()]
-        other = [e for e in events if there[id(e)] not in (None, e.line())]
+        rest = [e for e in events if there[id(e)] is None]
+        clashes = {id(e): _clash(e, there[id(e)], read) for e in events if e not in same}
+        other = [e for e in events if clashes.get(id(e))]
         self.outbox.remove(same + other)
         result.already.extend(same)
         result.dropped.extend(other)
-        rest = [e for e in events if there[id(e)] is None]
+        result.clashed.update({path_of(e): clashes[id(e)] for e in other})
+        rest = [e for e in rest if not clashes.get(id(e))]
         return self._fence(rest, {e.lease for e in other}, result)
 
     def _commit(self, tip: str | None, events: list[Event], now: datetime) -> str:
@@ -344,3 +355,13 @@ class StateWriter:
         tree = objects.write_tree(self.team.repo, base, files)
         message = f"hz-state: {len(files)} event{'s' if len(files) != 1 else ''}\n"
         return objects.make_commit(self.team.repo, tree, [tip] if tip else [], message, now)
+
+
+def _clash(event: Event, there: bytes | None, read: Callable[[str], bytes | None]) -> str:
+    """Why `event` may not be written because another run wrote first ("" when nothing stands in its way)."""
+    if there is not None and (why := rerun(there, event.line())):
+        return why
+    if there is not None:
+        return f"{path_of(event)} holds another copy of {event.kind} {event.key}"
+    first = started_before(read, event)
+    return message(event, first) if first is not None else ""

@@ -26,7 +26,8 @@ def state() -> None:
 @click.option("--no-fetch", is_flag=True, help="Read what was fetched last instead of asking the remote.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def log(hz_id: str | None, remote: str | None, no_fetch: bool, as_json: bool) -> int:
-    """Show the events on hz/state, oldest first; VOID marks a write with a stale fencing token."""
+    """Show the events on hz/state, oldest first, with who ran them (holder, role); VOID marks a write with a
+    stale fencing token."""
     from hz.commands.state_log import log_command
     from hz.repo import find_root
 

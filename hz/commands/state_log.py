@@ -1,4 +1,4 @@
-"""`hz state log`: the events on `hz/state`, oldest first, with void (stale-token) events marked."""
+"""`hz state log`: the events on `hz/state`, oldest first, who ran them, void (stale-token) ones marked."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from hz.errors import EXIT_OK
 from hz.gitstate.layout import LEASE_PREFIX, STATE_BRANCH, STATE_REF
 
 if TYPE_CHECKING:
+    from hz.gitstate.events import Event
     from hz.gitstate.lint_fence import LeaseBook
     from hz.gitstate.remote import TeamRemote
 
@@ -27,6 +28,7 @@ def log_command(
     fetch: bool,
     environ: Mapping[str, str] = os.environ,
 ) -> int:
+    from hz.gitstate.lint_fence import LeaseBook
     from hz.gitstate.objects import resolve
     from hz.gitstate.reader import history
     from hz.gitstate.remote import TeamRemote
@@ -42,17 +44,28 @@ def log_command(
     else:
         tip = resolve(team.repo, team.tracking(STATE_REF))
     tip = tip or resolve(team.repo, STATE_REF)
-    shown = [] if tip is None else [e for e in history(team.repo, tip, leases) if hz_id is None or e.event.id == hz_id]
+    book = leases or LeaseBook.local(team.repo)
+    shown = [] if tip is None else [e for e in history(team.repo, tip, book) if hz_id is None or e.event.id == hz_id]
     if as_json:
-        click.echo(json.dumps([e.to_json() for e in shown], indent=2))
+        click.echo(json.dumps([{**e.to_json(), **_who(book, e.event)} for e in shown], indent=2))
     elif tip is None:
         click.echo(f"{STATE_BRANCH}: no events yet")
     else:
         for item in shown:
             e = item.event
+            who = _who(book, e)
+            by = f"  {who['holder']} ({who['role']})" if who["holder"] else ""
             void = "  VOID (stale token)" if item.void else ""
-            click.echo(f"{e.ts}  {e.kind:<17}  {e.key}  token {e.token}{void}")
+            click.echo(f"{e.ts}  {e.kind:<17}  {e.key}  token {e.token}{by}{void}")
     return EXIT_OK
+
+
+def _who(book: LeaseBook, event: Event) -> dict[str, str | None]:
+    """Who ran it: the holder and role of the lease commit that gave the event's token (None: unknown here,
+    a chain this clone does not have or a token it never gave)."""
+    grants = book.grants(event.lease)
+    found = grants.holder(event.token) if grants is not None else None
+    return {"holder": found[0], "role": found[1]} if found else {"holder": None, "role": None}
 
 
 def snapshot(team: TeamRemote, hz_id: str | None) -> tuple[str | None, LeaseBook]:

@@ -39,6 +39,7 @@ class Grants:
         self.current = current  # the ref itself, not a fetched copy that may lag behind it
         self._records = _records(repo, tip)
         self._slots: dict[int, set[datetime]] = {}
+        self._who: dict[int, tuple[str, str]] = {}  # token -> (holder, role) of the commit that gave it
         self._lowest: int | None = None
         self._newest: int | None = None
 
@@ -51,8 +52,14 @@ class Grants:
             if self._newest is None:
                 self._newest = record.token
             self._slots.setdefault(record.token, set()).add(_slot_time(record.slot))
+            self._who[record.token] = (record.holder, record.role)  # read tip first: the last is the taking
             self._lowest = record.token if self._lowest is None else min(self._lowest, record.token)
         return self._slots.get(token, set())
+
+    def holder(self, token: int) -> tuple[str, str] | None:
+        """Who took the lease under `token`, and in which role; None when the chain never gave it."""
+        self.slots(token)
+        return self._who.get(token)
 
     def newest(self) -> int | None:
         """The token at the tip of the chain (None: the tip is no lease record)."""

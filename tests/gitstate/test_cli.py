@@ -107,10 +107,14 @@ def test_state_log_and_lint_of_a_written_branch(team: Path, hz: Any, bare: Path)
     write_events(team, hz, bare)
     log = hz("state", "log")
     assert log.out == (
-        f"{SLOT}  turn.started       {AGENT}@{SLOT}  token 1\n{SLOT}  turn.finished      {AGENT}@{SLOT}  token 1\n"
+        f"{SLOT}  turn.started       {AGENT}@{SLOT}  token 1  {ann()} (owner)\n"
+        f"{SLOT}  turn.finished      {AGENT}@{SLOT}  token 1  {ann()} (owner)\n"
     )
     as_json = json.loads(hz("state", "log", "--json", "--id", AGENT).out)
-    assert [(e["event"]["kind"], e["void"]) for e in as_json] == [("turn.started", False), ("turn.finished", False)]
+    assert [(e["event"]["kind"], e["void"], e["holder"], e["role"]) for e in as_json] == [
+        ("turn.started", False, ann(), "owner"),
+        ("turn.finished", False, ann(), "owner"),
+    ]
     assert hz("state", "log", "--id", hz_id(6)).out == ""
     lint = hz("state", "lint")  # what `hz state log` fetched
     assert (lint.exit_code, lint.out) == (0, "hz/state: clean\n")

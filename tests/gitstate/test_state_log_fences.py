@@ -59,9 +59,9 @@ def test_a_fresh_clone_marks_only_the_forged_token_void(
     assert [(e["event"]["token"], e["void"]) for e in shown] == [(1, False), (999, True), (1, False)]
     text = _log(hz, fresh, bare, monkeypatch).out.splitlines()
     assert text == [
-        f"{REAL.ts}  turn.started       {REAL.key}  token 1",
+        f"{REAL.ts}  turn.started       {REAL.key}  token 1  @ann/m-0000000a (owner)",
         f"{FORGED.ts}  draft.placed       {FORGED.key}  token 999  VOID (stale token)",
-        f"{LATER.ts}  turn.finished      {LATER.key}  token 1",
+        f"{LATER.ts}  turn.finished      {LATER.key}  token 1  @ann/m-0000000a (owner)",
     ]
     only = json.loads(_log(hz, fresh, bare, monkeypatch, "--json", "--id", AGENT).out)
     assert [(e["event"]["token"], e["void"]) for e in only] == [(1, False), (999, True), (1, False)]

@@ -3,7 +3,8 @@
 `tick(...)` is a function of (the index, the spines, the sources, now): it asks the index what is due
 (schedule slots, waits whose time came, turns a crash left open, drafts awaiting a decision, inputs to
 recheck) and, on an idle machine, returns after those few indexed queries without importing anything
-heavy. Only when something is due does it load contracts, sources and runners (`hz.turn.ticking`).
+heavy. Only when something is due does it load contracts, sources and runners (`hz.turn.ticking`);
+receipts still waiting in the outbox (a push that failed) count as something to do, and go out.
 `run_daemon(...)` loops ticks until SIGTERM or SIGINT, finishing the tick in progress first.
 """
 
@@ -146,6 +147,19 @@ def _first_line(root: Path, place: str) -> str:
 _TAG_LINE_BYTES = 4096  # hz's tag line is about 100 bytes
 
 
+def outbox_waiting(root: Path | None, home: Path) -> bool:
+    """Whether receipts wait to reach a team remote: then the tick pushes them even with nothing due.
+
+    A listing of the outbox folders under `$HZ_HOME/gitstate/`, nothing read or imported: an idle tick
+    pays only that. Which remote an outbox belongs to is named in `hz.toml`, read only when one waits
+    (so a stuck outbox of another repository costs this one's ticks a read of its `hz.toml`). Team
+    state is a repository's: outside one there is nothing to push.
+    """
+    from hz.gitstate.outbox import waiting_under
+
+    return root is not None and waiting_under(home / "gitstate")
+
+
 def tick(
     *,
     root: Path | None,
@@ -160,7 +174,7 @@ def tick(
     moment = now or datetime.now(UTC)
     with Store.from_environ(environ) as store:
         work = pending(store.index, moment, root, store.root)
-        if work.empty():
+        if work.empty() and not outbox_waiting(root, store.root.parent):
             return TickReport(moment)
         from hz.turn.ticking import run_tick
 

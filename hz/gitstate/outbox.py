@@ -4,6 +4,10 @@ Each `put` writes its events as one atomic file (0600, fsynced once, however man
 pays for one fsync. An event whose identity (kind and key) is queued already is not queued again.
 An event leaves the outbox only after the remote has it (pushed by us, or found there), so a crash at
 any moment loses nothing and doubles nothing.
+
+Whether anything waits is a listing of folders (`waiting`, `waiting_under`), with nothing heavy
+imported: the idle tick asks it every time, so that queued events go out with the next tick, not with
+the next turn (a weekly contract's receipts would otherwise wait a week).
 """
 
 from __future__ import annotations
@@ -12,9 +16,38 @@ import os
 import time
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hz.fsio import atomic_write
-from hz.gitstate.events import Event, path_of
+
+if TYPE_CHECKING:
+    from hz.gitstate.events import Event
+
+SUFFIX = ".jsonl"
+
+
+def _batch(name: str) -> bool:
+    """A file of queued events (a dot file is an atomic write in progress, not yet one)."""
+    return name.endswith(SUFFIX) and not name.startswith(".")
+
+
+def waiting(directory: Path) -> bool:
+    """Whether an outbox folder holds a batch of events: one listing, nothing read or imported."""
+    try:
+        with os.scandir(directory) as entries:
+            return any(_batch(entry.name) for entry in entries)
+    except OSError:  # no outbox yet (nothing was ever queued), or not a folder: nothing waits there
+        return False
+
+
+def waiting_under(gitstate: Path) -> bool:
+    """Whether any outbox under `$HZ_HOME/gitstate/<key>/outbox` holds events (a listing per remote)."""
+    try:
+        with os.scandir(gitstate) as keys:
+            folders = [Path(entry.path) / "outbox" for entry in keys if entry.is_dir(follow_symlinks=False)]
+    except OSError:
+        return False
+    return any(waiting(folder) for folder in folders)
 
 
 class Outbox:
@@ -24,10 +57,15 @@ class Outbox:
     def _files(self) -> list[Path]:
         if not self.directory.exists():
             return []
-        return sorted(p for p in self.directory.glob("*.jsonl") if not p.name.startswith("."))
+        return sorted(p for p in self.directory.glob("*" + SUFFIX) if _batch(p.name))
+
+    def waiting(self) -> bool:
+        return waiting(self.directory)
 
     def _read(self) -> dict[Path, list[Event]]:
         import json
+
+        from hz.gitstate.events import Event
 
         return {
             path: [Event.parse_obj_checked(json.loads(line)) for line in path.read_bytes().splitlines() if line]
@@ -36,6 +74,8 @@ class Outbox:
 
     def put(self, events: Iterable[Event]) -> int:
         """Queue events; returns how many were new (an identity already queued keeps its first event)."""
+        from hz.gitstate.events import path_of
+
         known = {path_of(e) for batch in self._read().values() for e in batch}
         fresh: dict[str, Event] = {}
         for event in events:
@@ -48,10 +88,14 @@ class Outbox:
 
     def events(self) -> list[Event]:
         """Everything queued, oldest first (by the event's own time, then path)."""
+        from hz.gitstate.events import path_of
+
         found = [e for batch in self._read().values() for e in batch]
         return sorted(found, key=lambda e: (e.ts, path_of(e)))
 
     def remove(self, events: Iterable[Event]) -> None:
+        from hz.gitstate.events import path_of
+
         gone = {path_of(e) for e in events}
         if not gone:
             return

@@ -239,8 +239,8 @@ def _on_branch(event: Envelope) -> bool:
 
 def flush(team: Team, now: datetime) -> dict[str, Any]:
     """One push per tick at most: the queued receipts, the renewal of the leases won, the new draft branches."""
-    if not team.queued and not team.held and not team.drafts:
-        return {"pushed": False}
+    if not team.queued and not team.held and not team.drafts and not team.writer.outbox.waiting():
+        return {"pushed": False}  # receipts an earlier push left behind go out now, with no turn to wait for
     try:
         result = team.writer.flush(now, renew=tuple(team.held), publish=team.drafts)
     except HzError as exc:

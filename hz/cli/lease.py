@@ -40,6 +40,25 @@ def list_(remote: str | None, as_json: bool) -> int:
     return list_command(default_context(remote), as_json)
 
 
+@lease.command("log")
+@click.argument("lease_id", metavar="ID")
+@click.option(
+    "--limit", type=click.IntRange(min=1), default=100, show_default=True, help="Show at most this many commits."
+)
+@_remote
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def log(lease_id: str, limit: int, remote: str | None, as_json: bool) -> int:
+    """Show a lease's chain on the remote, newest first: each acquisition, renewal and release with its
+    token, holder (handle/machine), role, slot, acquired and expiry times and state.
+
+    A slot taken twice shows as two tokens for one slot. A commit hz did not write is shown as damaged
+    and the command exits 1: only an admin of the server can delete the ref."""
+    from hz.commands.lease_cmds import default_context
+    from hz.commands.lease_log import log_command
+
+    return log_command(default_context(remote), lease_id, limit, as_json)
+
+
 @lease.command("acquire")
 @click.argument("lease_id", metavar="ID")
 @click.option("--slot", required=True, help="The slot, a UTC time such as 2026-10-30T15:00:00Z.")

@@ -1,4 +1,4 @@
-"""`hz lease list|acquire|renew|release`: leases as scripts and tests drive them."""
+"""`hz lease list|acquire|renew|release`: leases as scripts and tests drive them (`log`: hz.commands.lease_log)."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ class LeaseContext:
     environ: Mapping[str, str]
 
 
-def _team(ctx: LeaseContext) -> tuple[TeamRemote, StateSettings]:
+def team_of(ctx: LeaseContext) -> tuple[TeamRemote, StateSettings]:
     from hz.gitstate.remote import TeamRemote
     from hz.gitstate.settings import load_state_settings
 
@@ -65,7 +65,7 @@ def list_command(ctx: LeaseContext, as_json: bool) -> int:
     """Every lease on the remote; a lease ref hz did not write is listed as damaged, and exits 1."""
     from hz.gitstate.lease_lint import HINT_DAMAGED, DamagedLease
 
-    team, _ = _team(ctx)
+    team, _ = team_of(ctx)
     tips = team.git.ls_remote(team.remote, f"{LEASE_PREFIX}*")
     team.bring(dict(tips))
     rows = [(ref.removeprefix(LEASE_PREFIX), tip, _read(team, ref, tip)) for ref, tip in sorted(tips.items())]
@@ -112,11 +112,11 @@ def acquire_command(
     from hz.gitstate.lease import acquire
     from hz.gitstate.types import parse_utc
 
-    team, settings = _team(ctx)
+    team, settings = team_of(ctx)
     identity = whoami(ctx.environ, load_user_config(ctx.environ).handle)
     chosen = role or ("actions" if identity.in_actions else "owner")
     slot = normalize_slot(slot)
-    _check_role(team, _check_id(lease_id), identity.holder, chosen)
+    _check_role(team, check_id(lease_id), identity.holder, chosen)
     outcome = acquire(
         team,
         lease_id,
@@ -158,14 +158,14 @@ def _check_role(team: TeamRemote, lease_id: str, holder: str, role: str) -> None
 def renew_command(ctx: LeaseContext, lease_id: str, release: bool) -> int:
     from hz.gitstate.lease import renew
 
-    team, settings = _team(ctx)
-    record = renew(team, _check_id(lease_id), ctx.now, settings, release=release)
+    team, settings = team_of(ctx)
+    record = renew(team, check_id(lease_id), ctx.now, settings, release=release)
     verb = "released" if release else "renewed"
     click.echo(f"{verb} {lease_id} token {record.token} until {record.expires}")
     return EXIT_OK
 
 
-def _check_id(lease_id: str) -> str:
+def check_id(lease_id: str) -> str:
     import re
 
     if not re.match(r"^hz-[0-9A-HJKMNP-TV-Z]{26}$", lease_id):

@@ -56,14 +56,16 @@ def git(*args: str, cwd: Path | None = None) -> str:
     return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout.strip()
 
 
-def member(tmp: Path, name: str, bare: Path) -> tuple[Path, dict[str, str]]:
+def member(
+    tmp: Path, name: str, bare: Path, *, contract: str = TEAM, adopted: datetime = MONDAY - timedelta(days=7)
+) -> tuple[Path, dict[str, str]]:
     """A member's clone of the team repository and their own HZ_HOME, with the team contract adopted."""
     clone = tmp / name / "repo"
     git("clone", "-q", str(bare), str(clone))
     environ = {**os.environ, "HZ_HOME": str(tmp / name / "hz"), "HZ_HANDLE": f"@{name}"}
     with Store.from_environ(environ) as store:
-        create(store, TEAM, label="workflows/team-note.prose.md", namespace="team", handle=f"@{name}",
-               origin=Origin("adopted"), now=MONDAY - timedelta(days=7), approve=True)  # fmt: skip
+        create(store, contract, label="workflows/team-note.prose.md", namespace="team", handle=f"@{name}",
+               origin=Origin("adopted"), now=adopted, approve=True)  # fmt: skip
     return clone, environ
 
 

@@ -65,8 +65,8 @@ def hz(*argv: str, cwd: Path, environ: dict[str, str]) -> subprocess.CompletedPr
                           text=True, timeout=120, check=False)  # fmt: skip
 
 
-def tick(clone: Path, environ: dict[str, str], now: datetime) -> list[dict[str, Any]]:
-    """One `hz tick --now … --json` process; what it woke."""
+def tick(clone: Path, environ: dict[str, str], now: datetime) -> list[tuple[str, Any]]:
+    """One `hz tick --now … --json` process: (action, reason or disposition) of what it woke."""
     done = hz("tick", "--now", now.isoformat(), "--json", cwd=clone, environ=environ)
     assert done.returncode == 0, done.stdout + done.stderr
     return [(e["action"], e.get("reason") or e.get("disposition")) for e in json.loads(done.stdout)["woken"]]

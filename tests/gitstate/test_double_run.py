@@ -7,16 +7,19 @@ the slot are one instant, so neither the same path nor the other spelling lets B
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pygit2
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from hz.gitstate import objects
 from hz.gitstate.events import Event, path_of
 from hz.gitstate.layout import STATE_REF
+from hz.gitstate.lint import lint_range
 from hz.gitstate.remote import TeamRemote
 from hz.gitstate.writer import StateWriter
 from tests.gitstate.factory import finished, git, hz_id, started
@@ -117,3 +120,39 @@ def test_the_hook_refuses_a_second_start_earlier_in_the_same_push(tmp_path: Path
         f"  {why(SECOND)}",
     ]
     assert git("--git-dir", str(guarded), "for-each-ref", STATE_REF) == ""
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> pygit2.Repository:
+    return pygit2.init_repository(str(tmp_path_factory.mktemp("store")), bare=True)
+
+
+def on_branch(repo: pygit2.Repository, parent: str | None, event: Event) -> str:
+    base = repo[parent].peel(pygit2.Tree).id if parent else None
+    tree = objects.write_tree(repo, base, {path_of(event): event.line()})
+    return objects.make_commit(repo, tree, [parent] if parent else [], "hz-state: 1 event\n", NOW)
+
+
+def spelled(moment: datetime, to_the_minute: bool) -> str:
+    return f"{moment:%Y-%m-%dT%H:%MZ}" if to_the_minute else f"{moment:%Y-%m-%dT%H:%M:%SZ}"
+
+
+moments = st.datetimes(datetime(2000, 1, 1), datetime(2099, 12, 31)).map(lambda d: d.replace(microsecond=0))
+
+
+@settings(max_examples=60, deadline=None)
+@given(moments, st.booleans(), st.booleans(), st.integers(1, 10**6), st.integers(1, 10**6), st.booleans())
+def test_a_second_start_of_one_instant_is_refused_in_any_spelling(
+    store: pygit2.Repository, moment: datetime, minute_a: bool, minute_b: bool, a: int, b: int, same: bool
+) -> None:
+    """Two starts of one slot under two tokens: always HZS021, once, at the second; other slots pass."""
+    if a == b:
+        b += 1
+    first_at = moment.replace(second=0) if minute_a or minute_b else moment
+    second_at = first_at if same else first_at + timedelta(minutes=1)
+    first = started(AGENT, spelled(first_at, minute_a), a, ts=STAMP)
+    second = started(AGENT, spelled(second_at, minute_b), b, ts=STAMP)
+    one = on_branch(store, None, first)
+    two = on_branch(store, one, second)
+    found = [(d.path, d.code) for d in lint_range(store, one, two)]
+    assert found == ([(path_of(second), "HZS021")] if same else [])

@@ -6,6 +6,15 @@ event every input name (`input_fps`, `moved`, an `<input>:<hash>` key), every ou
 key) and every asset (a draft key, `asset`) must be one its contract declares, the asset being exactly a
 target with its `{slot…}` placeholders filled for the draft's slot.
 
+A receipt is judged by what `main` declared when it was written, which may not be what `main` says
+now: a slot drafted under the old target, an input renamed, a contract retired or re-identified while
+a member's outbox still held its receipts, and every past receipt a local lint of the whole branch
+reads. So a name the tip of `main` does not declare is looked up in the earlier versions of the
+contract on `main`'s first-parent history (read only then, once, for at most MAX_HISTORY commits): one
+version that declares every name of the event lets it pass. Review on `main` approved each of those
+versions, so this admits no name the team never reviewed. Leases are not judged by history: who may
+begin a hold is what the contract on the tip says (`holder_problem`).
+
 Where there is no `main` (a remote that only carries `hz/state`, as in hz's own tests), there is
 nothing to compare with and only the shapes hold. An event whose id no contract on `main` names is
 refused by the hook (a new receipt is always for a live contract) but only skipped by a local
@@ -18,7 +27,8 @@ begins a hold or changes its role; `hz lease acquire` checks it before pushing.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+import itertools
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -34,6 +44,9 @@ FOLDER = "workflows"
 SUFFIX = ".prose.md"
 MAX_CONTRACT_BYTES = 256 * 1024
 MAX_DEPTH = 4
+MAX_HISTORY = 10_000
+"""How many of `main`'s first-parent commits the earlier versions of contracts are read from: years of
+a busy repository, read in about a second (each distinct `workflows/` tree and contract blob once)."""
 
 
 @dataclass(frozen=True)
@@ -66,11 +79,19 @@ def role_problem(declared: Declared, holder: str, role: str) -> str | None:
 
 
 class MainContracts:
-    """The team contracts on `main`, by agent id (`hz-<contract id>`)."""
+    """The team contracts on `main`, by agent id (`hz-<contract id>`), and lazily their earlier versions."""
 
-    def __init__(self, declared: Mapping[str, Declared], *, strict: bool) -> None:
+    def __init__(
+        self,
+        declared: Mapping[str, Declared],
+        *,
+        strict: bool,
+        earlier: Callable[[], Mapping[str, list[Declared]]] | None = None,
+    ) -> None:
         self.declared = declared
         self.strict = strict  # the hook: an id no contract names is refused
+        self._earlier = earlier  # every version on main's history, read the first time a name needs it
+        self._versions: Mapping[str, list[Declared]] | None = None
 
     def holder_problem(self, lease_id: str, holder: str, role: str) -> str | None:
         """Why the contracts on main do not let `holder` hold lease `lease_id` as `role`, or None."""
@@ -90,23 +111,62 @@ class MainContracts:
         for text in _contract_texts(repo, tip.tree):
             if (found := _declared(text)) is not None:
                 declared[found[0]] = found[1]
-        return cls(declared, strict=strict)
+        return cls(declared, strict=strict, earlier=lambda: _history(repo, tip))
 
     def problem(self, event: Event) -> str | None:
-        """Which name of `event` its contract on `main` does not declare, or None."""
+        """Which name of `event` its contract on `main` does not declare, or None (see the module doc)."""
         declared = self.declared.get(event.id)
-        if declared is None:
-            return f"no contract on main has the id {event.id.removeprefix('hz-')}" if self.strict else None
-        for name in _input_names(event):
-            if name not in declared.inputs:
-                return f"input {name!r} is not declared by the contract on main"
-        for name in _output_names(event):
-            if name not in declared.targets:
-                return f"output {name!r} is not declared by the contract on main"
-        for slot, asset in _assets(event):
-            if asset not in _filled(declared, slot):
-                return f"asset {asset!r} is not a target of the contract on main"
-        return None
+        found = (
+            _names_problem(declared, event)
+            if declared is not None
+            else (f"no contract on main has the id {event.id.removeprefix('hz-')}" if self.strict else None)
+        )
+        if found is None or any(_names_problem(v, event) is None for v in self._earlier_versions(event.id)):
+            return None
+        return found
+
+    def _earlier_versions(self, agent_id: str) -> list[Declared]:
+        if self._versions is None:
+            self._versions = self._earlier() if self._earlier is not None else {}
+        return self._versions.get(agent_id, [])
+
+
+def _names_problem(declared: Declared, event: Event) -> str | None:
+    """Which name of `event` this version of its contract does not declare, or None."""
+    for name in _input_names(event):
+        if name not in declared.inputs:
+            return f"input {name!r} is not declared by the contract on main"
+    for name in _output_names(event):
+        if name not in declared.targets:
+            return f"output {name!r} is not declared by the contract on main"
+    for slot, asset in _assets(event):
+        if asset not in _filled(declared, slot):
+            return f"asset {asset!r} is not a target of the contract on main"
+    return None
+
+
+def _history(repo: pygit2.Repository, tip: Any) -> dict[str, list[Declared]]:
+    """Every version of every contract on `main`'s first-parent history (the tip's included), by agent id."""
+    import pygit2
+
+    versions: dict[str, list[Declared]] = {}
+    trees: set[Any] = set()
+    blobs: set[Any] = set()
+    walker = repo.walk(tip.id, pygit2.enums.SortMode.NONE)
+    walker.simplify_first_parent()
+    for commit in itertools.islice(walker, MAX_HISTORY):
+        folder = _folder(repo, commit.tree)
+        if folder is None or folder.id in trees:
+            continue
+        trees.add(folder.id)
+        for blob in _blobs_under(repo, folder, 0):
+            if blob.id in blobs:
+                continue
+            blobs.add(blob.id)
+            if (found := _declared(bytes(blob.data).decode("utf-8", "replace"))) is not None:
+                known = versions.setdefault(found[0], [])
+                known.extend([] if found[1] in known else [found[1]])
+    return versions
 
 
 def _main_tip(repo: pygit2.Repository) -> Any | None:
@@ -119,24 +179,32 @@ def _main_tip(repo: pygit2.Repository) -> Any | None:
     return None
 
 
-def _contract_texts(repo: pygit2.Repository, root: Any) -> Iterator[str]:
+def _folder(repo: pygit2.Repository, root: Any) -> Any | None:
     try:
         folder: Any = repo[root[FOLDER].id]
     except KeyError:
-        return
-    yield from _texts_under(repo, folder, 0)
+        return None
+    return folder if folder.type_str == "tree" else None
 
 
-def _texts_under(repo: pygit2.Repository, tree: Any, depth: int) -> Iterator[str]:
+def _contract_texts(repo: pygit2.Repository, root: Any) -> Iterator[str]:
+    folder = _folder(repo, root)
+    if folder is not None:
+        for blob in _blobs_under(repo, folder, 0):
+            yield bytes(blob.data).decode("utf-8", "replace")
+
+
+def _blobs_under(repo: pygit2.Repository, tree: Any, depth: int) -> Iterator[Any]:
+    """The contract blobs (`*.prose.md`, at most MAX_CONTRACT_BYTES) under `tree`, MAX_DEPTH folders deep."""
     if depth > MAX_DEPTH or tree.type_str != "tree":
         return
     for entry in tree:
         if entry.type_str == "tree":
-            yield from _texts_under(repo, repo[entry.id], depth + 1)
+            yield from _blobs_under(repo, repo[entry.id], depth + 1)
         elif entry.type_str == "blob" and bytes(entry.raw_name).endswith(SUFFIX.encode()):
             blob: Any = repo[entry.id]
             if blob.size <= MAX_CONTRACT_BYTES:
-                yield bytes(blob.data).decode("utf-8", "replace")
+                yield blob
 
 
 def _declared(text: str) -> tuple[str, Declared] | None:

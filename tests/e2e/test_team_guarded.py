@@ -1,0 +1,204 @@
+"""A new team's day with hz, against a remote that runs hz's own pre-receive hook.
+
+The remote is a bare repository with `hz state install-hook`, served by a loopback `git daemon`. The
+team repository is made with `hz init`, an `hz.toml` naming the remote and an hourly team contract
+(owner @ann, maintainer @bob). Each member is a separate process with their own clone, `$HZ_HOME`,
+config home and handle: ann (the owner), bob (a maintainer), carol (not a member) and an Actions-like
+run (GITHUB_ACTIONS, a fresh clone and an empty home). The clock is pinned with `hz tick --now`, on a
+past day (the hook refuses a lease acquired more than an hour past the server's clock).
+
+What it guards: hz's own legitimate flow is never refused by hz's own hook, `hz state lint` stays
+clean in every clone, and every command exits 0 where nothing is wrong, also when the contract on
+`main` changes its target in the middle of the day.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from hz.commands.heinzel_adopt import adopt_repository
+from tests.gitstate.conftest import bare, loopback  # noqa: F401  (fixtures: the guarded remote)
+
+CONTRACT_ID = "01KC0000000000000000000001"
+LEASE = f"hz-{CONTRACT_ID}"
+DAY = "2026-11-30"
+CONTRACT = f"""---
+name: hourly
+kind: responsibility
+id: {CONTRACT_ID}
+description: An hourly page of what changed in this repository.
+hz:
+  schema: 1
+  title: Hourly repository page
+  owner: "@ann"
+  maintainers: ["@bob"]
+  scope: team
+  schedule: "0 * * * *"
+  inputs:
+    history:
+      source: "git:."
+      window: 1d
+  outputs:
+    page:
+      target: "state:reports/{{slot:%Y-%m-%d-%H}}.md"
+      facets: [summary]
+---
+
+# Hourly repository page
+
+### Goal
+
+Each hour the page says what changed in this repository.
+
+### Requires
+
+- `history`: the recent commits.
+
+### Maintains
+
+- `page`: one page per hour.
+
+#### summary
+
+Material: what changed.
+
+### Done when
+
+- [ ] every commit is covered
+"""
+MOVED = CONTRACT.replace("state:reports/{slot", "state:reports/hourly/{slot")
+
+
+def at(hhmm: str) -> str:
+    return f"{DAY}T{hhmm}:00Z"
+
+
+def git(*args: str, cwd: Path | None = None) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout.strip()
+
+
+@dataclass(frozen=True)
+class Member:
+    name: str
+    clone: Path
+    env: dict[str, str]
+
+    def hz(self, *argv: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "hz", *argv], cwd=self.clone, env=self.env, capture_output=True, text=True,
+            timeout=120, check=False,
+        )  # fmt: skip
+
+    def adopt(self, when: str) -> None:
+        """`hz workflow migrate`'s adoption, at a pinned time (the command itself takes the clock's)."""
+        moment = datetime.fromisoformat(when.replace("Z", "+00:00")).astimezone(UTC)
+        assert adopt_repository(self.clone, environ=self.env, now=moment) == 0
+
+    def tick(self, when: str) -> list[str]:
+        """One tick; a legitimate one exits 0 and nothing in it was refused. Its lines of output."""
+        done = self.hz("tick", "--now", when)
+        said = done.stdout + done.stderr
+        assert (done.returncode, "refuse" in said, "error" in said) == (0, False, False), said
+        return done.stdout.splitlines()
+
+    def clean(self) -> None:
+        """Every reading command works and the whole of hz/state lints clean here."""
+        for argv in (("state", "log"), ("lease", "list"), ("drafts",)):
+            done = self.hz(*argv)
+            assert done.returncode == 0, (argv, done.stdout, done.stderr)
+        lint = self.hz("state", "lint")
+        assert (lint.returncode, lint.stdout, lint.stderr) == (0, "hz/state: clean\n", "")
+
+
+def member(tmp: Path, url: str, name: str, **extra: str) -> Member:
+    clone = tmp / name / "repo"
+    git("clone", "-q", url, str(clone))
+    env = {**os.environ, "HZ_HOME": str(tmp / name / "hz"), "HZ_CONFIG_HOME": str(tmp / name / "config"), **extra}
+    return Member(name, clone, env)
+
+
+def person(tmp: Path, url: str, name: str) -> Member:
+    return member(tmp, url, name, HZ_HANDLE=f"@{name}")
+
+
+def actions(tmp: Path, url: str, run: str) -> Member:
+    """An Actions-like run: no handle, the run's id, a fresh clone and an empty home."""
+    return member(tmp, url, f"actions-{run}", GITHUB_ACTIONS="true", GITHUB_RUN_ID=run)
+
+
+def commit_to_main(who: Member, path: str, text: str | None, message: str) -> None:
+    """A reviewed change landing on main (text None: the file is removed)."""
+    git("pull", "-q", "--ff-only", cwd=who.clone)
+    if text is None:
+        git("rm", "-q", path, cwd=who.clone)
+    else:
+        (who.clone / path).write_text(text)
+        git("add", path, cwd=who.clone)
+    git("commit", "-q", "-m", message, cwd=who.clone)
+    git("push", "-q", "origin", "HEAD:main", cwd=who.clone)
+
+
+@pytest.fixture
+def team(tmp_path: Path, bare: Path, loopback: str) -> str:  # noqa: F811
+    """The guarded remote with the team repository on main; its git:// URL."""
+    init = subprocess.run([sys.executable, "-m", "hz", "state", "install-hook", str(bare)], capture_output=True,
+                          text=True, check=False)  # fmt: skip
+    assert init.returncode == 0, init.stderr
+    seed = tmp_path / "seed"
+    git("init", "-q", str(seed))
+    made = subprocess.run([sys.executable, "-m", "hz", "init", "--owner", "@ann"], cwd=seed, capture_output=True,
+                          text=True, check=False)  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    (seed / "workflows" / "repo-digest.prose.md").unlink()  # hz init's example: a team contract with no id
+    (seed / "workflows" / "hourly.prose.md").write_text(CONTRACT)
+    (seed / "hz.toml").write_text(f'[state]\nremote = "{loopback}"\n')
+    owners = subprocess.run([sys.executable, "-m", "hz", "codeowners", "--write"], cwd=seed, capture_output=True,
+                            text=True, check=False)  # fmt: skip
+    assert owners.returncode == 0, owners.stderr
+    git("add", "-A", cwd=seed)
+    git("commit", "-q", "-m", "team repository", cwd=seed)
+    git("push", "-q", loopback, "HEAD:main", cwd=seed)
+    return loopback
+
+
+def test_a_team_day_is_never_refused_by_its_own_hook(tmp_path: Path, team: str, bare: Path) -> None:  # noqa: F811
+    ann, bob, carol = (person(tmp_path, team, name) for name in ("ann", "bob", "carol"))
+    for someone in (ann, bob, carol):
+        someone.adopt(at("07:30"))
+        assert someone.hz("workflow", "migrate").returncode == 0
+
+    # 07:31 the created turns: the owner runs hers; the maintainer is early, carol no member
+    assert ann.tick(at("07:31")) == ["hourly: started -> drafted"]
+    assert bob.tick(at("07:32")) == ["hourly: skipped -> early"]
+    assert carol.tick(at("07:33")) == ["hourly: skipped -> not a member of it"]
+    # 08:00 the owner on time
+    assert ann.tick(at("08:00")) == ["hourly: started -> drafted"]
+    assert bob.tick(at("08:01")) == ["hourly: skipped -> early"]
+    # 09:00 the owner is offline: the maintainer runs the slot once the grace period passed
+    assert bob.tick(at("09:01")) == ["hourly: skipped -> early"]
+    assert bob.tick(at("09:11")) == ["hourly: started -> drafted"]
+    assert ann.tick(at("09:20")) == ["hourly: skipped -> ran-elsewhere"]
+    # 10:00 nobody ran it: an Actions run from a fresh clone and an empty home takes it
+    run = actions(tmp_path, team, "123")
+    run.adopt(at("09:59"))
+    assert run.tick(at("10:11")) == ["hourly: started -> drafted"]
+    holders = [line.split()[1:3] for line in run.hz("lease", "list").stdout.splitlines()]
+    assert holders == [["actions:123", "actions"]]
+
+    # 10:30 the contract's target moves on main; ann's machine still runs the version it has
+    commit_to_main(ann, "workflows/hourly.prose.md", MOVED, "hourly: pages under reports/hourly")
+    assert ann.tick(at("11:00")) == ["hourly: started -> drafted"]
+    assets = [line.split()[2].rsplit("@", 1)[1] for line in ann.hz("state", "log").stdout.splitlines()
+              if " draft.placed " in line]  # fmt: skip
+    assert assets[-1] == f"state:reports/{DAY}-11.md"  # the target of the version that ran, accepted
+
+    for someone in (ann, bob, carol, run):
+        someone.clean()
+    assert git("--git-dir", str(bare), "for-each-ref", "--format=%(refname)", "refs/hz/") == f"refs/hz/lease/{LEASE}"

@@ -46,7 +46,7 @@ def started_before(read: Reader, event: Event) -> Event | None:
     """The `turn.started` already at `read` for `event`'s slot under another token, if there is one."""
     for key in spellings(event):
         data = read(event_path(event.id, STARTED, key))
-        other = _parse(data) if data is not None else None
+        other = read_event(data) if data is not None else None
         if other is not None and other.kind == STARTED and other.token != event.token:
             return other
     return None
@@ -64,7 +64,7 @@ def double_runs(before: Reader, added: Mapping[str, bytes]) -> dict[str, str]:
 
     found: dict[str, str] = {}
     for path, data in added.items():
-        event = _parse(data)
+        event = read_event(data)
         if event is None:
             continue
         first = started_before(before, event)
@@ -77,7 +77,7 @@ def double_runs(before: Reader, added: Mapping[str, bytes]) -> dict[str, str]:
 
 def rerun(old: bytes, new: bytes) -> str | None:
     """Why a changed file is a second run of its slot (a `turn.started` under another token), else None."""
-    first, second = _parse(old), _parse(new)
+    first, second = read_event(old), read_event(new)
     if first is None or second is None or {first.kind, second.kind} != {STARTED}:
         return None
     return message(second, first) if first.token != second.token else None
@@ -104,8 +104,8 @@ def message(event: Event, first: Event) -> str:
     )
 
 
-def _parse(data: bytes) -> Event | None:
-    """An event the lint let in earlier; anything unreadable there is the lint's finding, not a double run."""
+def read_event(data: bytes) -> Event | None:
+    """The event in a file of `hz/state`; None for anything unreadable (the lint's finding, not a double run)."""
     try:
         return Event.parse_obj_checked(json.loads(data))
     except (ValueError, ValidationError, RecursionError):

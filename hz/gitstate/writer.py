@@ -31,7 +31,7 @@ from datetime import datetime
 
 from hz.errors import HzError
 from hz.gitstate import lease, objects
-from hz.gitstate.double_run import message, rerun, started_before
+from hz.gitstate.double_run import message, read_event, rerun, started_before
 from hz.gitstate.events import Event, path_of
 from hz.gitstate.layout import STATE_REF, lease_ref
 from hz.gitstate.lease_lint import DamagedLease
@@ -324,7 +324,8 @@ class StateWriter:
         The same bytes there mean an earlier push of ours landed; other bytes mean another runner
         wrote it, so we check whether our lease moved on (fenced) and drop ours either way. A
         `turn.started` for a slot another token started (in either spelling of the slot's time) is a
-        second run the hook would refuse (HZS021). Neither is dropped silently: both are `clashed`.
+        second run the hook would refuse (HZS021). A second run's events are never dropped silently:
+        they are `clashed`, with why.
         """
         if tip is None:
             return events
@@ -334,14 +335,13 @@ class StateWriter:
 
         there = {id(e): read(path_of(e)) for e in events}
         same = [e for e in events if there[id(e)] == e.line()]
-        rest = [e for e in events if there[id(e)] is None]
-        clashes = {id(e): _clash(e, there[id(e)], read) for e in events if e not in same}
-        other = [e for e in events if clashes.get(id(e))]
+        clashes = {id(e): why for e in events if there[id(e)] != e.line() and (why := _clash(e, there[id(e)], read))}
+        other = [e for e in events if there[id(e)] not in (None, e.line()) or id(e) in clashes]
         self.outbox.remove(same + other)
         result.already.extend(same)
         result.dropped.extend(other)
-        result.clashed.update({path_of(e): clashes[id(e)] for e in other})
-        rest = [e for e in rest if not clashes.get(id(e))]
+        result.clashed.update({path_of(e): clashes[id(e)] for e in other if id(e) in clashes})
+        rest = [e for e in events if there[id(e)] is None and id(e) not in clashes]
         return self._fence(rest, {e.lease for e in other}, result)
 
     def _commit(self, tip: str | None, events: list[Event], now: datetime) -> str:
@@ -358,10 +358,16 @@ class StateWriter:
 
 
 def _clash(event: Event, there: bytes | None, read: Callable[[str], bytes | None]) -> str:
-    """Why `event` may not be written because another run wrote first ("" when nothing stands in its way)."""
-    if there is not None and (why := rerun(there, event.line())):
+    """Why `event` is a second run's: another token wrote its identity, or started its slot ("" if not).
+
+    Other bytes under the same token are this run's own earlier copy (remade after a crash): dropped,
+    but nothing is hidden, so they are no clash."""
+    if there is None:
+        first = started_before(read, event)
+        return message(event, first) if first is not None else ""
+    if why := rerun(there, event.line()):
         return why
-    if there is not None:
-        return f"{path_of(event)} holds another copy of {event.kind} {event.key}"
-    first = started_before(read, event)
-    return message(event, first) if first is not None else ""
+    first = read_event(there)
+    if first is None or first.token == event.token:
+        return ""
+    return f"{event.kind} {event.key} was written under token {first.token}; token {event.token}'s copy is not"

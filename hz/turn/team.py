@@ -255,4 +255,5 @@ def flush(team: Team, now: datetime) -> dict[str, Any]:
         "fenced": sorted(result.fenced),
         "published": sorted(result.published),
         "unpublished": dict(result.unpublished),
+        "clashed": dict(result.clashed),  # receipts another run wrote first: a double run, said in the tick
     }

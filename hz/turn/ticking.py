@@ -88,6 +88,7 @@ def run_tick(
     if team is not None:
         from hz.turn.team import flush
 
+        _carry_waiting_drafts(store, team)
         pushed = flush(team, now)
         report.pushed = bool(pushed["pushed"])
         report.woken.extend({"agent": lease, "action": "fenced"} for lease in pushed.get("fenced", ()))
@@ -96,7 +97,33 @@ def run_tick(
         for ref, why in sorted(pushed.get("unpublished", {}).items()):
             error = f"the remote refused the draft branch {ref.removeprefix('refs/heads/')}: {why}"
             report.woken.append({"agent": "hz/state", "action": "error", "error": error})
+        for why in sorted(pushed.get("clashed", {}).values()):
+            report.woken.append({"agent": "hz/state", "action": "error", "error": f"not written: {why}"})
     return report
+
+
+def _carry_waiting_drafts(store: Store, team: Any) -> None:
+    """Draft branches of the turns whose receipts still wait in the outbox ride in this tick's push.
+
+    A push that failed left both behind; the receipts go out with the next tick (even an idle one), and
+    their branches with them, as in the push that failed, rather than with the agent's next team turn
+    (a week later for a weekly contract). Only under a lease this machine still holds with the receipts'
+    token: the push renews that lease, so a holder that lost it places nothing.
+    """
+    if not team.writer.outbox.waiting():
+        return
+    from hz.gitstate.lease import holding
+    from hz.turn.team import unpublished_drafts
+
+    placed = [e for e in team.writer.outbox.events() if e.kind == "draft.placed"]
+    turns = {str(e.data["turn"]) for e in placed if holding(team.remote, e.lease, e.token) is not None}
+    if not turns:
+        return
+    marks = ",".join("?" * len(turns))
+    query = f"SELECT DISTINCT agent FROM turns WHERE turn IN ({marks})"  # only placeholders are formatted in
+    for (agent,) in store.index.db.execute(query, sorted(turns)).fetchall():
+        events = [e for e in store.read(str(agent)).events if e.kind == "draft.placed" and e.turn in turns]
+        team.drafts.update(unpublished_drafts(team, events))
 
 
 def _coordinated(root: Path | None) -> bool:

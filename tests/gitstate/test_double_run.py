@@ -22,7 +22,7 @@ from hz.gitstate.layout import STATE_REF
 from hz.gitstate.lint import lint_range
 from hz.gitstate.remote import TeamRemote
 from hz.gitstate.writer import StateWriter
-from tests.gitstate.factory import finished, git, hz_id, started
+from tests.gitstate.factory import finished, git, hz_id, placed, started
 from tests.gitstate.plumbing import push, remote_lines
 from tests.gitstate.test_writer import NOW, SETTINGS, holder
 
@@ -45,8 +45,8 @@ def two_runs(tmp_path: Path, remote: Path, *, first_lands: bool = True) -> TeamR
     ann, token = holder(tmp_path, "ann", str(remote), AGENT)
     if first_lands:
         writer = StateWriter(ann, SETTINGS)
-        writer.queue(started(AGENT, MINUTE, token, ts=STAMP))
-        assert len(writer.flush(NOW).landed) == 1
+        writer.queue(started(AGENT, MINUTE, token, ts=STAMP), placed(AGENT, 1, token))
+        assert len(writer.flush(NOW).landed) == 2
     bob, token = holder(tmp_path, "bob", str(remote), AGENT, now=LATER)
     assert token == 2
     return bob
@@ -61,10 +61,14 @@ def test_the_writer_reports_the_second_start_and_writes_the_rest(tmp_path: Path,
     bob = two_runs(tmp_path, guarded)
     writer = StateWriter(bob, SETTINGS)
     second = started(AGENT, spelled, 2, ts=STAMP)
-    writer.queue(second, finished(AGENT, SECOND, 2))
+    draft = placed(AGENT, 1, 2)
+    writer.queue(second, draft, finished(AGENT, SECOND, 2))
     result = writer.flush(LATER)
-    assert result.clashed == {path_of(second): why(spelled)}
-    assert result.dropped == [second]
+    assert result.clashed == {
+        path_of(second): why(spelled),
+        path_of(draft): f"draft.placed {draft.key} was written under token 1; token 2's copy is not",
+    }
+    assert sorted(e.kind for e in result.dropped) == ["draft.placed", "turn.started"]
     assert [e.kind for e in result.landed] == ["turn.finished"]
     assert (result.pending, result.fenced, result.pushes) == (0, set(), 1)
     assert len(writer.outbox) == 0  # reported once, not retried on every tick

@@ -70,6 +70,7 @@ def test_an_event_already_on_the_branch_is_not_written_twice(tmp_path: Path, bar
     writer.queue(started(hz_id(1), SLOT, token, ts="2026-10-30T15:00:09Z"))
     result = writer.flush(NOW)
     assert (len(result.dropped), result.fenced, result.pushes, result.pending) == (1, set(), 0, 0)
+    assert result.clashed == {}  # our own copy under our token: no second run
     assert state_log(bare) == ["hz-state: 1 event"]
 
 

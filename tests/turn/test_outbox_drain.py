@@ -2,7 +2,8 @@
 
 A weekly contract's receipts that missed their push (the remote was gone for a moment) used to wait
 for the next team turn, a week, while delegates considered the slot undone. Now the next tick pushes
-them, even with nothing due; and an idle tick whose outbox is empty still starts no git process.
+them, even with nothing due, and the draft branch of that turn with them; and an idle tick whose outbox
+is empty still starts no git process.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from hz.gitstate.outbox import Outbox, waiting_under
 from hz.runners.base import ThinkRequest, ThinkResult
 from hz.runners.offline import OfflineRunner
 from tests.turn.test_team import MONDAY, TEAM, git, member
+from tests.turn.test_team_drafts import _drafts
 
 
 def guarded_team_repo(tmp_path: Path) -> Path:
@@ -82,10 +84,12 @@ def test_receipts_of_a_failed_push_go_out_with_the_next_idle_tick(tmp_path: Path
     kept = sorted(path_of(e) for e in queued)
 
     bare.with_name("away.git").rename(bare)  # the remote is back; the contract is next due on Friday
-    assert on_state(bare) == []
+    assert on_state(bare) == [] and _drafts(bare) == {}
     drained = tick(root=clone, environ=environ, now=MONDAY + timedelta(minutes=5))
     assert (drained.woken, drained.pushed) == ([], True)  # no turn, one push
     assert sorted(on_state(bare)) == kept
+    assert _drafts(bare) == _drafts(clone / ".git")  # the draft branch rode along, as it would have
+    assert len(_drafts(bare)) == 1
     assert not waiting_under(outboxes)
 
     again = tick(root=clone, environ=environ, now=MONDAY + timedelta(minutes=10))

@@ -172,7 +172,8 @@ def _follows(record: LeaseRecord, parent: LeaseRecord) -> Finding | None:
         return None
     if record.token != parent.token:
         return Finding("HZS014", f"token {record.token} after {parent.token} (one more, or the same)")
-    if parent.state != "held" or (record.holder, record.slot) != (parent.holder, parent.slot):
+    same_slot = parse_utc(record.slot) == parse_utc(parent.slot)  # the instant, however it is spelled
+    if parent.state != "held" or record.holder != parent.holder or not same_slot:
         return Finding("HZS014", f"token {record.token} kept by another holder or slot, or after a release")
     return None
 

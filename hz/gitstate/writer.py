@@ -19,6 +19,8 @@ name and an acquisition for every claim that is free to take, each ref guarded b
 is refused by the remote; its events are dropped (they would be void anyway) and reported as fenced.
 A push refused only because `hz/state` moved is replayed on the new tip after a jittered, growing
 pause, at most `settings.push_attempts` times; what is still queued then goes out on the next flush.
+Events the remote's hook refuses are set aside and reported (`result.refused`, hz.gitstate.refused),
+never retried, and the rest go again at once: one refused receipt never holds back the outbox.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from hz.gitstate.lease_lint import DamagedLease
 from hz.gitstate.lease_record import LeaseRecord
 from hz.gitstate.lint import check_event_file
 from hz.gitstate.outbox import Outbox
+from hz.gitstate.refused import SetAside, named_in
 from hz.gitstate.remote import TeamRemote
 from hz.gitstate.settings import StateSettings
 from hz.gitstate.transport import ZERO, RefResult
@@ -58,6 +61,7 @@ class FlushResult:
     fenced: set[str] = field(default_factory=set)  # leases taken over: their turns are abandoned
     dropped: list[Event] = field(default_factory=list)  # never written: fenced, or another copy landed first
     clashed: dict[str, str] = field(default_factory=dict)  # of those, another run's first: path -> why (double runs)
+    refused: dict[str, list[Event]] = field(default_factory=dict)  # set aside: the hook's words -> its events
     pending: int = 0  # still queued after the retry bound
     pushes: int = 0
     refs: dict[str, RefResult] = field(default_factory=dict)  # per ref, from the last push
@@ -80,6 +84,7 @@ class StateWriter:
         self.team = team
         self.settings = settings
         self.outbox = Outbox(team.local_dir / "outbox")
+        self.set_aside = SetAside(team.local_dir / "refused")
         self._rng = rng or random.Random()
         self._sleep = sleep
         self._clock = clock
@@ -205,7 +210,8 @@ class StateWriter:
             result.published.update(refs)
             return [], True
         if pushed.hook_declined:
-            raise PushRefused(f"the remote refused hz/state: {pushed.stderr.strip()}")
+            rest = self._declined(events, fresh, pushed.stderr, result)  # fewer each time: this ends
+            return self._attempt(rest, extra, wanted, now, result, refs)
         renewed = {lease_id: moved[lease_id] for lease_id in leases if lease_id in moved}
         self._landed = None
         rest = self._after_refusal(fresh, renewed, pushed.refs, result)
@@ -214,6 +220,21 @@ class StateWriter:
         ):  # the guess was old (git refused it before sending anything): look, and go again now
             return self._attempt(rest, extra, wanted, now, result, refs)
         return rest, False
+
+    def _declined(self, events: list[Event], fresh: list[Event], stderr: str, result: FlushResult) -> list[Event]:
+        """The hook refused the push: the events it names are set aside (hz.gitstate.refused), reported in
+        `result.refused`, and the rest go again; a refusal that names none of ours is PushRefused."""
+        said = "\n".join(
+            line.removeprefix("remote: ").rstrip() for line in stderr.splitlines() if line.startswith("remote: ")
+        )
+        named = named_in(fresh, said)
+        if not named:
+            raise PushRefused(f"the remote refused hz/state: {stderr.strip()}")
+        self.set_aside.put(named, said)
+        self.outbox.remove(named)
+        result.refused[said] = named
+        gone = {path_of(event) for event in named}
+        return [event for event in events if path_of(event) not in gone]
 
     def _state_tip(self) -> tuple[str | None, bool]:
         """hz/state's tip to build on, and whether it is a guess.

@@ -246,10 +246,13 @@ def flush(team: Team, now: datetime) -> dict[str, Any]:
     except HzError as exc:
         return {"pushed": False, "error": exc.message}
     from hz.gitstate.objects import set_ref
+    from hz.gitstate.refused import report
 
     for ref, commit in result.published.items():  # remembered, so the next flush does not push it again
         set_ref(team.remote.repo, team.remote.tracking(ref), commit)
+    said = {"error": report(result.refused, team.writer.set_aside.directory)} if result.refused else {}
     return {
+        **said,  # events the hook refused: set aside, said once, never blocking the rest
         "pushed": bool(result.pushes),
         "landed": len(result.landed),
         "fenced": sorted(result.fenced),

@@ -14,7 +14,10 @@ clean in every clone, and every command exits 0 where nothing is wrong, also whe
 
 from __future__ import annotations
 
+import io
+import json
 import os
+import re
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -23,7 +26,9 @@ from pathlib import Path
 
 import pytest
 
+from hz.commands.approve import approve_command
 from hz.commands.heinzel_adopt import adopt_repository
+from hz.gitstate.events import Event, path_of
 from tests.gitstate.conftest import bare, loopback  # noqa: F401  (fixtures: the guarded remote)
 
 CONTRACT_ID = "01KC0000000000000000000001"
@@ -98,8 +103,7 @@ class Member:
 
     def adopt(self, when: str) -> None:
         """`hz workflow migrate`'s adoption, at a pinned time (the command itself takes the clock's)."""
-        moment = datetime.fromisoformat(when.replace("Z", "+00:00")).astimezone(UTC)
-        assert adopt_repository(self.clone, environ=self.env, now=moment) == 0
+        assert adopt_repository(self.clone, environ=self.env, now=moment(when)) == 0
 
     def tick(self, when: str) -> list[str]:
         """One tick; a legitimate one exits 0 and nothing in it was refused. Its lines of output."""
@@ -115,6 +119,10 @@ class Member:
             assert done.returncode == 0, (argv, done.stdout, done.stderr)
         lint = self.hz("state", "lint")
         assert (lint.returncode, lint.stdout, lint.stderr) == (0, "hz/state: clean\n", "")
+
+
+def moment(when: str) -> datetime:
+    return datetime.fromisoformat(when.replace("Z", "+00:00")).astimezone(UTC)
 
 
 def member(tmp: Path, url: str, name: str, **extra: str) -> Member:
@@ -202,3 +210,46 @@ def test_a_team_day_is_never_refused_by_its_own_hook(tmp_path: Path, team: str, 
     for someone in (ann, bob, carol, run):
         someone.clean()
     assert git("--git-dir", str(bare), "for-each-ref", "--format=%(refname)", "refs/hz/") == f"refs/hz/lease/{LEASE}"
+
+
+def test_a_receipt_the_hook_refuses_is_set_aside_and_said_and_the_rest_lands(tmp_path: Path, team: str) -> None:
+    """ann approves an edit of the team contract on her machine that main never had (a target of her
+    own): the hook refuses that draft's receipt, rightly. It must be said once and kept, not retried
+    forever: the turn's other receipts and the lease renewal land in the same tick, later ticks are clean."""
+    ann = person(tmp_path, team, "ann")
+    ann.adopt(at("07:30"))
+    assert ann.tick(at("08:00")) == ["hourly: started -> drafted"]
+    mine = MOVED.replace("reports/hourly/", "reports/mine/")
+    (ann.clone / "workflows" / "hourly.prose.md").write_text(mine)  # not committed, never reviewed
+    ann.adopt(at("08:30"))
+    amendment = re.findall(r"hz approve (am-[0-9A-Z]+)", ann.hz("heinzel", "show", "hourly").stdout)
+    assert approve_command(io.StringIO(), amendment[0], environ=ann.env, now=moment(at("08:31"))) == 0
+
+    done = ann.hz("tick", "--now", at("09:00"))
+    aside = sorted((Path(ann.env["HZ_HOME"]) / "gitstate").glob("*/refused/*.jsonl"))
+    assert len(aside) == 1
+    refused = [Event.parse_obj_checked(json.loads(line)) for line in aside[0].read_text().splitlines()]
+    asset = f"state:reports/mine/{DAY}-09.md"
+    assert [(e.kind, e.data["asset"]) for e in refused] == [("draft.placed", asset)]
+    said = aside[0].with_suffix(".txt").read_text().splitlines()
+    assert [said[0], said[1].split("  ")[:2], *said[2:]] == [
+        "hz: the hz/state lint refuses this push:",
+        [f"{path_of(refused[0])}:1:1", "HZS019"],
+        f"  asset {asset!r} is not a target of the contract on main",
+        "  hint: names on hz/state are the ones the contracts on main declare",
+    ]
+    assert (done.returncode, done.stderr) == (1, ""), done.stdout
+    where = aside[0].parent
+    assert done.stdout.splitlines() == [
+        "hourly: started -> drafted",
+        f"hz/state: error: the remote's hook refused 1 event; set aside in {where}, not sent again:",
+        *said,
+    ]
+    log = ann.hz("state", "log").stdout.splitlines()
+    assert [line.split()[1] for line in log if f"{DAY}T09:00Z" in line] == ["turn.started", "turn.finished"]
+    leases = ann.hz("lease", "list").stdout.split()
+    assert leases[:6] == [LEASE, *leases[1:2], "owner", "token", "2", "slot"]
+    assert "held" in leases  # renewed in the push that left the refused receipt out
+
+    assert ann.tick(at("09:05")) == ["nothing due"]  # the refused receipt is not sent again
+    ann.clean()

@@ -8,8 +8,9 @@ For the turn engine:
                                          # once per tick; no push at all when nothing is queued or claimed
     result.won / result.lost             # the claims taken in this very push, and why others were not
     result.fenced                        # lease ids whose lease moved on: record those turns abandoned
-    writer.flush(now, publish={"refs/heads/hz/draft/…": commit})
-                                         # other refs (team drafts) ride in the same push, fast-forward only
+    writer.flush(now, publish={"refs/heads/hz/draft/…": Draft(commit, lease_id, token)})
+                                         # team draft branches ride in the push that renews their lease
+    result.withheld                      # draft refs never pushed: their lease was taken over
 
 `flush` builds one commit on the remote's current tip adding every queued event not yet there
 (the tip its own last push landed, without a fetch, until someone else pushes: see `_state_tip`),
@@ -17,6 +18,9 @@ lints it, and makes one `git push --atomic` of that commit, a renewal of every l
 name and an acquisition for every claim that is free to take, each ref guarded by
 `--force-with-lease=<ref>:<expected>`: the tick's one push. A holder whose lease was taken over
 is refused by the remote; its events are dropped (they would be void anyway) and reported as fenced.
+A draft branch is tied to the lease and token of the turn that placed it: it goes only in a push that
+renews that lease under that token, and when the lease is fenced it is dropped with the receipts
+(`result.withheld`), never pushed alone.
 A push refused only because `hz/state` moved is replayed on the new tip after a jittered, growing
 pause, at most `settings.push_attempts` times; what is still queued then goes out on the next flush.
 Events the remote's hook refuses are set aside and reported (`result.refused`, hz.gitstate.refused),
@@ -46,6 +50,17 @@ from hz.gitstate.settings import StateSettings
 from hz.gitstate.transport import ZERO, RefResult
 
 _UNKNOWN = RefResult("", "!", "")
+
+
+@dataclass(frozen=True)
+class Draft:
+    """A draft branch's commit for the push, tied to the lease and token of the turn that placed it."""
+
+    commit: str
+    lease: str
+    token: int
+
+
 BACKOFF_BASE_S = 0.025
 BACKOFF_CAP_S = 2.0
 
@@ -69,6 +84,7 @@ class FlushResult:
     lost: dict[str, lease.Outcome] = field(default_factory=dict)  # claims not taken: held, early or done
     published: dict[str, str] = field(default_factory=dict)  # `publish` refs the remote now has (ref -> commit)
     unpublished: dict[str, str] = field(default_factory=dict)  # `publish` refs it refused (ref -> git's reason)
+    withheld: dict[str, str] = field(default_factory=dict)  # `publish` refs never pushed: lease fenced (ref -> lease)
 
 
 class StateWriter:
@@ -99,22 +115,24 @@ class StateWriter:
         now: datetime,
         renew: Iterable[str] = (),
         claims: Iterable[lease.Claim] = (),
-        publish: Mapping[str, str] | None = None,
+        publish: Mapping[str, Draft] | None = None,
     ) -> FlushResult:
         """Push what is queued, renew the named leases and take the claimed ones, all in one atomic push.
 
         A claim that loses (the lease is held, too early for this role, or the slot is done) is
         reported in `lost` and left out of the retry, so it never blocks the events. `publish` names
-        other refs (ref -> local commit) to carry along as plain fast-forward updates, no lease: one the
-        remote refuses is reported in `unpublished` and left out of the retry, like a lost claim. See
-        the module docstring for the rest.
+        draft branches (ref -> Draft) to carry along as fast-forward updates, each only in a push that
+        renews its lease under its token (so that lease is renewed even with no events of its own): one
+        whose lease was taken over is `withheld`, one the remote refuses for its own reason is reported
+        in `unpublished` and left out of the retry, like a lost claim. See the module docstring for the rest.
         """
         result = FlushResult()
         events = self.outbox.events()
-        extra = set(renew)
         wanted = {claim.lease_id: claim for claim in claims}
         refs = dict(publish or {})
         events = self._drop_unheld(events, result)
+        self._withhold_unheld(refs, result)
+        extra = set(renew) | {draft.lease for draft in refs.values()}
         attempt = 0
         while (events or extra or wanted or refs) and attempt < max(1, self.settings.push_attempts):
             attempt += 1
@@ -131,8 +149,29 @@ class StateWriter:
         result.pending = len(self.outbox)
         return result
 
+    def _withhold_unheld(self, refs: dict[str, Draft], result: FlushResult) -> None:
+        """Draft refs whose (lease, token) this machine no longer holds are never pushed: fenced, like
+        their receipts (`_drop_unheld`)."""
+        for ref, draft in list(refs.items()):
+            if not self._holding(draft.lease, draft.token):
+                result.fenced.add(draft.lease)
+                result.withheld[ref] = draft.lease
+                del refs[ref]
+
     @staticmethod
-    def _refused(refs: dict[str, str], result: FlushResult) -> bool:
+    def _tied(refs: dict[str, Draft], moved: Mapping[str, tuple[str, LeaseRecord]], result: FlushResult) -> None:
+        """Keep only the draft refs whose lease this push renews under their token; the rest are withheld.
+
+        A lease missing from `moved` was fenced (its note is gone), and a renewal under another token is
+        a later acquisition of ours: a draft never rides on a lease term that is not its own."""
+        for ref, draft in list(refs.items()):
+            renewal = moved.get(draft.lease)
+            if renewal is None or renewal[1].token != draft.token:
+                result.withheld[ref] = draft.lease
+                del refs[ref]
+
+    @staticmethod
+    def _refused(refs: dict[str, Draft], result: FlushResult) -> bool:
         """Take the `publish` refs the remote refused for their own reason out of the retry."""
         said = {ref: result.refs[ref] for ref in refs if ref in result.refs}
         refused = {ref: r.summary for ref, r in said.items() if r.flag == "!" and "atomic push failed" not in r.summary}
@@ -177,7 +216,7 @@ class StateWriter:
         wanted: dict[str, lease.Claim],
         now: datetime,
         result: FlushResult,
-        refs: Mapping[str, str],
+        refs: dict[str, Draft],
     ) -> tuple[list[Event], bool]:
         """One try; returns the events still to write and whether this flush is finished."""
         tip, guessed = self._state_tip()
@@ -186,12 +225,16 @@ class StateWriter:
         leases = sorted(({e.lease for e in fresh} | extra) - set(plans))
         if not fresh and not leases and not plans and not refs:
             return [], True
-        updates: dict[str, str] = dict(refs)  # no expected value: git itself allows only a fast-forward
+        updates: dict[str, str] = {}
         expected: dict[str, str] = {}
         if fresh:
             updates[STATE_REF] = self._commit(tip, fresh, now)
             expected[STATE_REF] = tip or ZERO
         moved = self._lease_updates(leases, plans, now, result, updates, expected)
+        self._tied(refs, {lid: step for lid, step in moved.items() if lid not in plans}, result)
+        updates.update({ref: draft.commit for ref, draft in refs.items()})  # no expected value: fast-forward only
+        if not updates:  # every lease named was fenced, and its drafts withheld: nothing left to push
+            return [], True
         pushed = self.team.git.push(self.team.remote, updates, expected)
         result.pushes += 1
         result.refs = pushed.refs
@@ -207,7 +250,7 @@ class StateWriter:
             self._landed = updates.get(STATE_REF, tip)
             self.outbox.remove(fresh)
             result.landed.extend(fresh)
-            result.published.update(refs)
+            result.published.update({ref: draft.commit for ref, draft in refs.items()})
             return [], True
         if pushed.hook_declined:
             rest = self._declined(events, fresh, pushed.stderr, result)  # fewer each time: this ends

@@ -56,7 +56,7 @@ class Team:
     writer: Any  # hz.gitstate.writer.StateWriter
     held: dict[str, int] = field(default_factory=dict)  # lease id -> token, won this tick
     queued: int = 0
-    drafts: dict[str, str] = field(default_factory=dict)  # draft branch ref -> local commit, for the push
+    drafts: dict[str, Any] = field(default_factory=dict)  # draft ref -> hz.gitstate.writer.Draft, its lease term
 
     @classmethod
     def open(cls, root: Path, environ: Mapping[str, str], handle: str | None) -> Team:
@@ -199,26 +199,38 @@ def _ended(d: Mapping[str, Any]) -> dict[str, Any]:
 
 def record(team: Team, events: Sequence[Envelope], turn: str, claim_: Claim) -> None:
     team.queued += team.writer.queue(*receipts(events, turn, claim_))
-    team.drafts.update(unpublished_drafts(team, events))
+    assert claim_.lease is not None, "a team turn runs under its lease"
+    placed = [e for e in events if e.turn == turn]
+    team.drafts.update(tie(unpublished_drafts(team, placed), claim_.lease, claim_.token))
+
+
+def tie(drafts: Mapping[str, str], lease: str, token: int) -> dict[str, Any]:
+    """Draft refs (ref -> commit) tied to the lease term of the turn that placed them, for the writer:
+    pushed only with a renewal of that lease under that token, withheld when it was taken over."""
+    from hz.gitstate.writer import Draft
+
+    return {ref: Draft(commit, lease, token) for ref, commit in drafts.items()}
 
 
 def unpublished_drafts(team: Team, events: Sequence[Envelope]) -> dict[str, str]:
-    """This agent's draft branches whose tip the remote has not had from us yet (one git process).
+    """The draft branches these `draft.placed` events name whose tip the remote has not had from us yet
+    (ref -> local commit, one git process).
 
-    What was pushed is remembered in hz's own tracking namespace (`refs/hz/sync/<remote>/heads/…`), so a
-    branch placed by a tick that died before its push goes out with the agent's next team turn.
+    What was pushed is remembered in hz's own tracking namespace (`refs/hz/sync/<remote>/heads/…`). Only
+    the branches of the given events: a branch belongs to the lease term of the turn that placed it, so
+    an older turn's branch never rides on a later turn's lease. One withheld because its lease was taken
+    over (marked under `withheld_ref`) is not on the remote and never will be: the next holder drafts its own.
     """
-    agents = sorted({str(e.data["place"]).split("/")[2] for e in events if _on_branch(e)})
-    if not agents:
+    refs = sorted({"refs/heads/" + str(e.data["place"]) for e in events if _on_branch(e)})
+    if not refs:
         return {}
     import subprocess
 
     from hz.gitenv import git_env
 
-    local = [f"refs/heads/hz/draft/{agent}/" for agent in agents]
-    patterns = local + [team.remote.tracking(ref) for ref in local]
+    marks = [team.remote.tracking(ref) for ref in refs] + [withheld_ref(team, ref) for ref in refs]
     done = subprocess.run(
-        ["git", "-C", str(team.remote.root), "for-each-ref", "--format=%(objectname) %(refname)", *patterns],
+        ["git", "-C", str(team.remote.root), "for-each-ref", "--format=%(objectname) %(refname)", *refs, *marks],
         capture_output=True, text=True, env=git_env(team.remote.git.env), check=False,
     )  # fmt: skip
     tips: dict[str, str] = {}
@@ -226,10 +238,15 @@ def unpublished_drafts(team: Team, events: Sequence[Envelope]) -> dict[str, str]
         commit, _, ref = line.partition(" ")
         tips[ref] = commit
     return {
-        ref: commit
-        for ref, commit in tips.items()
-        if ref.startswith("refs/heads/") and tips.get(team.remote.tracking(ref)) != commit
+        ref: tips[ref]
+        for ref in refs
+        if ref in tips and tips[ref] not in (tips.get(team.remote.tracking(ref)), tips.get(withheld_ref(team, ref)))
     }
+
+
+def withheld_ref(team: Team, ref: str) -> str:
+    """Where this machine marks a draft branch's commit as never placed: its lease was taken over."""
+    return f"{team.remote.sync_prefix}withheld/{ref.removeprefix('refs/')}"
 
 
 def _on_branch(event: Envelope) -> bool:
@@ -250,12 +267,15 @@ def flush(team: Team, now: datetime) -> dict[str, Any]:
 
     for ref, commit in result.published.items():  # remembered, so the next flush does not push it again
         set_ref(team.remote.repo, team.remote.tracking(ref), commit)
+    for ref in result.withheld:  # not on the remote, never to be: the lease's next holder drafts its own
+        set_ref(team.remote.repo, withheld_ref(team, ref), team.drafts[ref].commit)
     said = {"error": report(result.refused, team.writer.set_aside.directory)} if result.refused else {}
     return {
         **said,  # events the hook refused: set aside, said once, never blocking the rest
         "pushed": bool(result.pushes),
         "landed": len(result.landed),
         "fenced": sorted(result.fenced),
+        "withheld": dict(sorted(result.withheld.items())),  # draft ref -> its fenced lease: never pushed
         "published": sorted(result.published),
         "unpublished": dict(result.unpublished),
         "clashed": dict(result.clashed),  # receipts another run wrote first: a double run, said in the tick

@@ -91,7 +91,7 @@ def run_tick(
         _carry_waiting_drafts(store, team)
         pushed = flush(team, now)
         report.pushed = bool(pushed["pushed"])
-        report.woken.extend({"agent": lease, "action": "fenced"} for lease in pushed.get("fenced", ()))
+        report.woken.extend(_fenced(lease, pushed.get("withheld", {})) for lease in pushed.get("fenced", ()))
         if "error" in pushed:
             report.woken.append({"agent": "hz/state", "action": "error", "error": pushed["error"]})
         for ref, why in sorted(pushed.get("unpublished", {}).items()):
@@ -102,28 +102,35 @@ def run_tick(
     return report
 
 
+def _fenced(lease: str, withheld: Mapping[str, str]) -> dict[str, Any]:
+    """A lease taken over before our push: its receipts were dropped and its draft branches withheld."""
+    branches = [ref.removeprefix("refs/heads/") for ref, held in withheld.items() if held == lease]
+    placed = f"; its draft branch {', '.join(branches)} was not pushed" if branches else ""
+    return {"agent": lease, "action": "fenced", "reason": f"the lease was taken over{placed}"}
+
+
 def _carry_waiting_drafts(store: Store, team: Any) -> None:
     """Draft branches of the turns whose receipts still wait in the outbox ride in this tick's push.
 
     A push that failed left both behind; the receipts go out with the next tick (even an idle one), and
     their branches with them, as in the push that failed, rather than with the agent's next team turn
-    (a week later for a weekly contract). Only under a lease this machine still holds with the receipts'
-    token: the push renews that lease, so a holder that lost it places nothing.
+    (a week later for a weekly contract). Each branch is tied to the lease and token of its receipts, so
+    the writer pushes it only with a renewal of that lease term, and withholds it with the receipts when
+    the lease was taken over: a holder that lost its lease places nothing.
     """
     if not team.writer.outbox.waiting():
         return
-    from hz.gitstate.lease import holding
-    from hz.turn.team import unpublished_drafts
+    from hz.turn.team import tie, unpublished_drafts
 
-    placed = [e for e in team.writer.outbox.events() if e.kind == "draft.placed"]
-    turns = {str(e.data["turn"]) for e in placed if holding(team.remote, e.lease, e.token) is not None}
-    if not turns:
+    terms = {str(e.data["turn"]): (e.lease, e.token) for e in team.writer.outbox.events() if e.kind == "draft.placed"}
+    if not terms:
         return
-    marks = ",".join("?" * len(turns))
+    marks = ",".join("?" * len(terms))
     query = f"SELECT DISTINCT agent FROM turns WHERE turn IN ({marks})"  # only placeholders are formatted in
-    for (agent,) in store.index.db.execute(query, sorted(turns)).fetchall():
-        events = [e for e in store.read(str(agent)).events if e.kind == "draft.placed" and e.turn in turns]
-        team.drafts.update(unpublished_drafts(team, events))
+    for (agent,) in store.index.db.execute(query, sorted(terms)).fetchall():
+        for event in store.read(str(agent)).events:
+            if event.kind == "draft.placed" and event.turn in terms:
+                team.drafts.update(tie(unpublished_drafts(team, [event]), *terms[event.turn]))
 
 
 def _coordinated(root: Path | None) -> bool:

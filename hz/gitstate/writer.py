@@ -150,11 +150,12 @@ class StateWriter:
         return result
 
     def _withhold_unheld(self, refs: dict[str, Draft], result: FlushResult) -> None:
-        """Draft refs whose (lease, token) this machine no longer holds are never pushed: fenced, like
-        their receipts (`_drop_unheld`)."""
+        """Draft refs whose (lease, token) this machine no longer holds are never pushed, like their
+        receipts (`_drop_unheld`); the lease is fenced unless a later term of it is ours."""
         for ref, draft in list(refs.items()):
             if not self._holding(draft.lease, draft.token):
-                result.fenced.add(draft.lease)
+                if lease.held(self.team, draft.lease) is None:
+                    result.fenced.add(draft.lease)
                 result.withheld[ref] = draft.lease
                 del refs[ref]
 

@@ -8,7 +8,9 @@ the done check looks for (hz.gitstate.lease), the draft key, and the slot the st
 
 from __future__ import annotations
 
+import itertools
 from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
 
 import pytest
 from hypothesis import given, settings
@@ -43,6 +45,24 @@ HOURS = ["*", "1", "2", "1,2", "*/2", "0-23", "3", "9-17"]
 DAYS = ["*", "1-5", "0", "5", "6,0"]
 
 
+def _transitions(year: int) -> list[datetime]:
+    """The hours of `year` at which one of ZONES changes its offset (DST starts or ends)."""
+    hours = [datetime(year, 1, 1, tzinfo=UTC) + timedelta(hours=h) for h in range(366 * 24)]
+    found = []
+    for name in ZONES:
+        zone = ZoneInfo(name)
+        found += [
+            b for a, b in itertools.pairwise(hours) if a.astimezone(zone).utcoffset() != b.astimezone(zone).utcoffset()
+        ]
+    return sorted(found)
+
+
+NEAR_DST = st.tuples(st.sampled_from(_transitions(2026)), st.integers(min_value=-3 * 24 * 60, max_value=60)).map(
+    lambda pair: pair[0] + timedelta(minutes=pair[1])
+)
+ANY_TIME = st.datetimes(min_value=datetime(2025, 1, 1), max_value=datetime(2028, 12, 31), timezones=st.just(UTC))
+
+
 def _turn(key: str, slot: datetime) -> list[Envelope]:
     """The spine lines of one finished schedule turn for `key`, as the engine writes them."""
     ts = format_utc(slot + timedelta(seconds=7))
@@ -67,7 +87,7 @@ def _lease(stamp: str, slot: datetime) -> LeaseRecord:
     minute=st.sampled_from(MINUTES),
     hour=st.sampled_from(HOURS),
     day=st.sampled_from(DAYS),
-    start=st.datetimes(min_value=datetime(2025, 1, 1), max_value=datetime(2028, 12, 31), timezones=st.just(UTC)),
+    start=st.one_of(NEAR_DST, ANY_TIME),
 )
 def test_a_slots_lease_stamp_and_receipt_keys_always_agree(
     zone: str, minute: str, hour: str, day: str, start: datetime

@@ -253,3 +253,51 @@ def test_a_receipt_the_hook_refuses_is_set_aside_and_said_and_the_rest_lands(tmp
 
     assert ann.tick(at("09:05")) == ["nothing due"]  # the refused receipt is not sent again
     ann.clean()
+
+
+def offline(bare: Path, down: bool) -> None:  # noqa: F811
+    """The server takes no hz/state push while `down` (a laptop off the network, as the remote sees it):
+    hz's hook stays in place behind a wrapper that refuses a push of hz/state with words that name no event."""
+    hooks = bare / "hooks"
+    if not (hooks / "pre-receive.hz").exists():
+        (hooks / "pre-receive").rename(hooks / "pre-receive.hz")
+        wrapper = (
+            "#!/bin/sh\nupdates=$(cat)\n"
+            'if [ -e "$0.down" ] && printf "%s\\n" "$updates" | grep -q " refs/heads/hz/state$"; then\n'
+            '  echo "unreachable" >&2\n  exit 1\nfi\nprintf "%s\\n" "$updates" | exec "$0.hz"\n'
+        )
+        (hooks / "pre-receive").write_text(wrapper)
+        (hooks / "pre-receive").chmod(0o755)
+    flag = hooks / "pre-receive.down"
+    if down:
+        flag.touch()
+    else:
+        flag.unlink()
+
+
+def test_a_contract_retired_from_main_keeps_the_receipts_still_queued(tmp_path: Path, team: str, bare: Path) -> None:  # noqa: F811
+    """ann's tick ran the 09:00 slot but could not push its receipts; meanwhile the team removed the
+    contract from main. The receipts were right when written: they land on her next tick."""
+    ann = person(tmp_path, team, "ann")
+    ann.adopt(at("07:30"))
+    assert ann.tick(at("08:00")) == ["hourly: started -> drafted"]
+    offline(bare, True)
+    queued = ann.hz("tick", "--now", at("09:00"))
+    assert queued.returncode == 1
+    said = [line.rstrip() for line in queued.stdout.splitlines()]  # git daemon pads the remote's lines
+    assert said[:2] == [
+        "hourly: started -> drafted",
+        "hz/state: error: the remote refused hz/state: remote: unreachable",
+    ]
+    commit_to_main(ann, "workflows/hourly.prose.md", None, "hourly: retired")
+    offline(bare, False)
+
+    assert ann.tick(at("09:05")) == ["nothing due"]  # and the queued receipts went out
+    log = ann.hz("state", "log").stdout.splitlines()
+    assert [line.split()[1] for line in log if f"{DAY}T09:00Z" in line] == [
+        "turn.started",
+        "draft.placed",
+        "turn.finished",
+    ]
+    ann.clean()
+    assert ann.tick(at("10:00")) == ["nothing due"]  # its contract is gone from the clone: never run again

@@ -157,3 +157,15 @@ def test_the_owner_arriving_after_a_delegate_ran_the_slot_does_not_run_it_again(
     assert local == ["ran-elsewhere"]
     lint = hz("state", "lint", cwd=priya, environ=priya_env)
     assert lint.returncode == 0, lint.stdout + lint.stderr
+
+
+def test_every_role_finds_the_slot_done_before_it_takes_the_lease(tmp_path: Path) -> None:
+    """`hz lease acquire`, the owner's and an Actions run's, after the delegate's lease expired."""
+    bare, (priya, priya_env), (omar, omar_env) = team(tmp_path)
+    assert tick(omar, omar_env, SLOT + timedelta(minutes=11)) == [("started", "drafted")]
+    actions = {**omar_env, "GITHUB_ACTIONS": "true", "GITHUB_RUN_ID": "4242"}
+    for clone, environ in ((priya, priya_env), (omar, actions)):
+        for slot in ("2026-10-26T11:00Z", "2026-10-26T11:00:00Z"):  # a key's spelling or a lease's
+            taken = hz("lease", "acquire", LEASE, "--slot", slot, cwd=clone, environ=environ)  # the clock: today
+            assert (taken.returncode, taken.stdout) == (1, f"slot 2026-10-26T11:00:00Z of {LEASE} is done already\n")
+    assert tokens_for_the_slot(bare) == {1}

@@ -390,7 +390,7 @@ class StateWriter:
         wrote it, so we check whether our lease moved on (fenced) and drop ours either way. A
         `turn.started` for a slot another token started (in either spelling of the slot's time) is a
         second run the hook would refuse (HZS021). A second run's events are never dropped silently:
-        they are `clashed`, with why.
+        they are `clashed`, with why, unless their lease was taken over: then they are fenced.
         """
         if tip is None:
             return events
@@ -405,9 +405,12 @@ class StateWriter:
         self.outbox.remove(same + other)
         result.already.extend(same)
         result.dropped.extend(other)
-        result.clashed.update({path_of(e): clashes[id(e)] for e in other if id(e) in clashes})
         rest = [e for e in events if there[id(e)] is None and id(e) not in clashes]
-        return self._fence(rest, {e.lease for e in other}, result)
+        kept = self._fence(rest, {e.lease for e in other}, result)
+        # a fenced term's events are void, said as fenced: only a lease still ours runs a slot a second time
+        clashed = [e for e in other if id(e) in clashes and e.lease not in result.fenced]
+        result.clashed.update({path_of(e): clashes[id(e)] for e in clashed})
+        return kept
 
     def _commit(self, tip: str | None, events: list[Event], now: datetime) -> str:
         import pygit2

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     import pygit2
 
     from hz.gitstate.events import Event
+    from hz.gitstate.remote import TeamRemote
 
 MAIN_REFS = ("refs/heads/main", "refs/heads/master")
 FOLDER = "workflows"
@@ -105,8 +106,22 @@ class MainContracts:
         """The contracts at the tip of `main` (else `master`, as hz.sources.contract reads it), or None
         when the repository has neither."""
         tip = _main_tip(repo)
-        if tip is None:
-            return None
+        return None if tip is None else cls.at(repo, tip, strict=strict)
+
+    @classmethod
+    def on_remote(cls, remote: TeamRemote) -> MainContracts | None:
+        """The contracts on the remote's `main` (else `master`), fetched now, as its hook will judge a push;
+        None when it has neither. A tick asks it for the roles of a claim, so that a reviewed change of
+        owner or maintainers counts at once, whatever version of the contract this machine runs."""
+        for ref in MAIN_REFS:
+            if (oid := remote.current(ref)) is not None:
+                commit: Any = remote.repo[oid]
+                return cls.at(remote.repo, commit, strict=False) if commit.type_str == "commit" else None
+        return None
+
+    @classmethod
+    def at(cls, repo: pygit2.Repository, tip: Any, *, strict: bool) -> MainContracts:
+        """The contracts of one commit of `main` (`tip`), its first-parent history read when needed."""
         declared: dict[str, Declared] = {}
         for text in _contract_texts(repo, tip.tree):
             if (found := _declared(text)) is not None:

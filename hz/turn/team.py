@@ -57,6 +57,7 @@ class Team:
     held: dict[str, int] = field(default_factory=dict)  # lease id -> token, won this tick
     queued: int = 0
     drafts: dict[str, Any] = field(default_factory=dict)  # draft ref -> hz.gitstate.writer.Draft, its lease term
+    main: Any = False  # the contracts on the remote's main (MainContracts | None), fetched at the first claim
 
     @classmethod
     def open(cls, root: Path, environ: Mapping[str, str], handle: str | None) -> Team:
@@ -85,6 +86,20 @@ class Claim:
     handle: str | None = None  # who runs it, the approver of record when a draft's approval has none
 
 
+def _role(team: Team, plan: Plan, lease: str) -> Any:
+    """This machine's role for the contract: by its owner and maintainers on the remote's main (what the
+    hook checks; a change there counts before this machine adopts the new version), else by its version."""
+    from hz.gitstate.lint_contracts import MainContracts
+
+    if team.main is False:
+        team.main = MainContracts.on_remote(team.remote)
+    declared = team.main.declared.get(lease) if team.main is not None else None
+    if declared is not None:
+        return team.identity.role_for(declared.owner or "", tuple(declared.maintainers))
+    hz = plan.contract.frontmatter.hz
+    return team.identity.role_for(str(hz.owner), tuple(str(m) for m in hz.maintainers))
+
+
 def claim(team: Team, plan: Plan, slot: datetime, now: datetime) -> Claim:
     from hz.gitstate.lease import acquire
     from hz.slots import lease_stamp
@@ -92,8 +107,7 @@ def claim(team: Team, plan: Plan, slot: datetime, now: datetime) -> Claim:
     lease = lease_id(plan)
     if lease is None:
         return Claim(False, None, 0, "no contract id")
-    hz = plan.contract.frontmatter.hz
-    role = team.identity.role_for(str(hz.owner), tuple(str(m) for m in hz.maintainers))
+    role = _role(team, plan, lease)
     if role is None:
         return Claim(False, lease, 0, "not a member of it")
     if lease in team.held:

@@ -301,3 +301,23 @@ def test_a_contract_retired_from_main_keeps_the_receipts_still_queued(tmp_path: 
     ]
     ann.clean()
     assert ann.tick(at("10:00")) == ["nothing due"]  # its contract is gone from the clone: never run again
+
+
+def test_a_new_owner_on_main_counts_before_anyone_adopts_the_new_version(tmp_path: Path, team: str) -> None:
+    """Review on main hands the contract from ann to bob (ann stays as a maintainer). The hook judges roles
+    by main; so must the members' ticks, whichever version their machines run: bob runs the 09:00 slot
+    as owner on time, ann is the delegate now and finds it done. Nobody pulled or migrated anything."""
+    ann, bob = (person(tmp_path, team, name) for name in ("ann", "bob"))
+    for someone in (ann, bob):
+        someone.adopt(at("07:30"))
+    assert ann.tick(at("08:00")) == ["hourly: started -> drafted"]
+    swapped = CONTRACT.replace('owner: "@ann"', 'owner: "@bob"').replace('["@bob"]', '["@ann"]')
+    commit_to_main(ann, "workflows/hourly.prose.md", swapped, "hourly: bob owns it")
+    git("reset", "-q", "--hard", "HEAD~1", cwd=ann.clone)  # ann's checkout still has the old contract
+
+    assert bob.tick(at("09:00")) == ["hourly: started -> drafted"]
+    holders = [line.split()[1:3] for line in bob.hz("lease", "list").stdout.splitlines()]
+    assert [(holder.split("/")[0], role) for holder, role in holders] == [("@bob", "owner")]
+    assert ann.tick(at("09:12")) == ["hourly: skipped -> ran-elsewhere"]
+    for someone in (ann, bob):
+        someone.clean()

@@ -185,6 +185,8 @@ class AgentWork:
 
     def _wake(self, wake: Wake) -> list[dict[str, Any]]:
         due = self.deps.next_due()
+        if (elsewhere := self._not_owner(wake, due)) is not None:
+            return elsewhere
         if self._over_cap():
             engine.skip(self.journal, wake, "cap", moved=[], next_due=due)
             return [{"agent": self.name, "action": "skipped", "reason": "cap", "cause": wake.cause.kind}]
@@ -195,9 +197,10 @@ class AgentWork:
                 return [{"agent": self.name, "action": "skipped", "reason": "nothing-moved", "cause": "schedule"}]
         claim = self._claim(wake)
         if claim is not None and not claim.won:
-            if claim.why != "early":  # another machine runs or ran this slot: it is settled here (docs/decisions.md)
+            if not claim.pending:  # the slot ran elsewhere, or is never ours: settled here (docs/decisions.md)
                 reason = "ran-elsewhere" if claim.why == "ran-elsewhere" else "throttled"
                 engine.skip(self.journal, wake, reason, moved=[], next_due=due)
+            # a pending claim (early, held by another) settles nothing: the next tick claims it again
             return [{"agent": self.name, "action": "skipped", "reason": claim.why, "cause": wake.cause.kind}]
         entries: list[dict[str, Any]] = []
         result = engine.start(self.journal, self.plan, wake, self.deps)
@@ -210,6 +213,20 @@ class AgentWork:
             entries.append(self.entry("started", result))
             self._receipts(result, claim)
         return entries
+
+    def _not_owner(self, wake: Wake, due: datetime | None) -> list[dict[str, Any]] | None:
+        """Without `[state]` (no team here) a team contract runs on its owner's machine alone: elsewhere the
+        wake is one `not-owner` skip, said once per agent (hz.turn.owner_only). None: it runs here."""
+        if self.team is not None or self.plan.scope != "team":
+            return None
+        from hz.turn import owner_only
+
+        handle = owner_only.my_handle(self.deps.environ)
+        if owner_only.runs_here(self.plan, handle):
+            return None
+        said = owner_only.told(self.journal.events())
+        engine.skip(self.journal, wake, owner_only.NOT_OWNER, moved=[], next_due=due)
+        return [] if said else [owner_only.notice(self.name, self.plan, handle)]
 
     def _claim(self, wake: Wake) -> Any:
         """For a team contract under team coordination: the lease for this wake's slot (None otherwise)."""

@@ -55,6 +55,7 @@ class Team:
     identity: Any  # hz.gitstate.identity.Identity
     writer: Any  # hz.gitstate.writer.StateWriter
     held: dict[str, int] = field(default_factory=dict)  # lease id -> token, won this tick
+    slots: dict[str, str] = field(default_factory=dict)  # lease id -> the slot (lease stamp) of that term
     queued: int = 0
     drafts: dict[str, Any] = field(default_factory=dict)  # draft ref -> hz.gitstate.writer.Draft, its lease term
     main: Any = False  # the contracts on the remote's main (MainContracts | None), fetched at the first claim
@@ -84,6 +85,7 @@ class Claim:
     why: str  # won | held by … | early | ran-elsewhere | not a member of it | no contract id
     role: str = "owner"
     handle: str | None = None  # who runs it, the approver of record when a draft's approval has none
+    pending: bool = False  # lost for now, settled nowhere: the wake stays due and the next tick claims again
 
 
 def _role(team: Team, plan: Plan, lease: str) -> Any:
@@ -110,19 +112,39 @@ def claim(team: Team, plan: Plan, slot: datetime, now: datetime) -> Claim:
     role = _role(team, plan, lease)
     if role is None:
         return Claim(False, lease, 0, "not a member of it")
+    stamp = lease_stamp(slot)
     if lease in team.held:
-        return Claim(True, lease, team.held[lease], "won", role, team.identity.handle)
-    outcome = acquire(team.remote, lease, slot=lease_stamp(slot), identity=team.identity, role=role, now=now,
+        return _again(team, lease, stamp, role)
+    outcome = acquire(team.remote, lease, slot=stamp, identity=team.identity, role=role, now=now,
                       settings=team.settings, due=slot)  # fmt: skip
     if outcome.won:
         assert outcome.record is not None, "a won lease has its record"
         token = int(outcome.record.token)
-        team.held[lease] = token
+        team.held[lease], team.slots[lease] = token, stamp
         return Claim(True, lease, token, "won", role, team.identity.handle)
     if outcome.status == "done":  # its end is on hz/state: whoever ran it, this machine never will
         return Claim(False, lease, 0, RAN_ELSEWHERE, role)
+    # Held by someone else (or a race for it lost), or too early for this role: nothing is settled here.
+    # The holder may die mid-turn (kill -9) and leave the slot undone; the next tick looks again and finds
+    # the slot done (ran-elsewhere) or the lease expired (taken over). Looking costs fetches, no model call.
     holder = getattr(outcome.record, "holder", None)
-    return Claim(False, lease, 0, f"held by {holder}" if outcome.status == "held" else str(outcome.status))
+    why = f"held by {holder}" if outcome.status == "held" else str(outcome.status)
+    return Claim(False, lease, 0, why, role, pending=True)
+
+
+def _again(team: Team, lease: str, stamp: str, role: str) -> Claim:
+    """A lease won earlier in this tick: the same slot is the same term, won again; another slot waits.
+
+    Another slot waits for the next tick rather than taking a new term now: a new term would supersede
+    the one whose receipts this tick's one push still carries (renewed under the newer token only), and
+    a tick runs one schedule slot per agent anyway (catch-up goes a slot a tick).
+    """
+    from hz.slots import same_slot
+
+    if same_slot(team.slots.get(lease, ""), stamp):
+        return Claim(True, lease, team.held[lease], "won", role, team.identity.handle)
+    why = f"this tick holds the lease for slot {team.slots.get(lease, '?')}"
+    return Claim(False, lease, 0, why, role, pending=True)
 
 
 def _team_key(key: str, lease: str) -> str:

@@ -70,6 +70,10 @@ def render_report(report: object, environ: Mapping[str, str] = os.environ) -> li
         if entry["action"] == "frozen":
             lines.extend([f"{entry['agent']}: frozen: {entry['reason']}", f"  hint: {entry['hint']}"])
             continue
+        if entry["action"] == "not-owner":  # said once per agent: the next wakes are skipped silently
+            said = f"{entry['agent']}: not run here: {entry['reason']} ({entry['detail']})"
+            lines.extend([said, f"  hint: {entry['hint']}"])
+            continue
         what = entry.get("disposition") or entry.get("reason") or entry["action"]
         usd = f" {entry['usd']:.2f} USD" if entry.get("usd") else ""
         detail = f" ({entry['reason']})" if entry.get("reason") and entry.get("disposition") else ""

@@ -221,7 +221,7 @@ class TurnRequested(Payload):
 class TurnSkipped(Payload):
     causes: list[Cause]
     keys: list[Key]
-    reason: Literal["nothing-moved", "check-unmet", "done-when-unmet", "cap", "throttled", "ran-elsewhere"]
+    reason: Literal["nothing-moved", "check-unmet", "done-when-unmet", "cap", "throttled", "ran-elsewhere", "not-owner"]
     moved: list[Ident] = []
     inputs: dict[Ident, Hash] = {}
     usd: Money = 0.0

@@ -62,7 +62,8 @@ def test_an_upstream_contract_wakes_before_its_reader(repo: Path) -> None:
     subprocess.run(["git", "commit", "-qm", "contracts"], cwd=repo, check=True)
     config = Path(os.environ["HZ_CONFIG_HOME"])
     config.mkdir(parents=True, exist_ok=True)
-    (config / "config.toml").write_text("[heinzel]\nmax_wakes_per_tick = 1\n")
+    # priya owns both: without [state] in hz.toml a team contract runs on its owner's machine alone
+    (config / "config.toml").write_text('[user]\nhandle = "@priya"\n[heinzel]\nmax_wakes_per_tick = 1\n')
     with Store.from_environ(os.environ) as store:
         adopted = adopt(store, repo, now=NOW, handle="@priya", environ=os.environ)
     assert sorted(a.action for a in adopted) == ["created", "created"]

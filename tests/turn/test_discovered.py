@@ -14,6 +14,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic_ai.models.function import FunctionModel
@@ -386,7 +387,8 @@ def test_a_hints_words_reach_the_model_only_as_escaped_data() -> None:
     )
 
 
-def test_a_team_contract_is_not_offered_a_personal_source(repo: Path) -> None:
+def test_a_team_contract_is_not_offered_a_personal_source(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HZ_HANDLE", "@priya")  # its owner: without [state] a team contract runs on hers alone
     team = adopt(contract_text("team-note", scope="team", target="state:notes/team.md"), now=MON - HOUR)
     tick(root=repo, now=MON - HOUR)
     mine = digest()

@@ -5,6 +5,8 @@
 recheck) and, on an idle machine, returns after those few indexed queries without importing anything
 heavy. Only when something is due does it load contracts, sources and runners (`hz.turn.ticking`);
 receipts still waiting in the outbox (a push that failed) count as something to do, and go out.
+Before asking, it adopts the team contracts on main this home has no agent for yet (`hz.turn.team_adoption`),
+which on an unchanged repository costs a few stats.
 `run_daemon(...)` loops ticks until SIGTERM or SIGINT, finishing the tick in progress first.
 """
 
@@ -18,6 +20,7 @@ from typing import Any, NamedTuple
 
 from hz.turn.asked import marked
 from hz.turn.discover_day import discovery_due
+from hz.turn.team_adoption import adopt_new_team_contracts
 
 
 class TickReport:
@@ -173,12 +176,17 @@ def tick(
 
     moment = now or datetime.now(UTC)
     with Store.from_environ(environ) as store:
+        # team contracts on main this home has no agent for yet (an Actions run's empty home included)
+        adopting = [] if root is None else adopt_new_team_contracts(store, root, environ, moment)
+        errors = [{"agent": "adoption", "action": "error", "error": error} for error in adopting]
         work = pending(store.index, moment, root, store.root)
         if work.empty() and not outbox_waiting(root, store.root.parent):
-            return TickReport(moment)
+            return TickReport(moment, woken=errors)
         from hz.turn.ticking import run_tick
 
-        return run_tick(store, work, root=root, environ=environ, now=moment, runner=runner, tools=tools)
+        report = run_tick(store, work, root=root, environ=environ, now=moment, runner=runner, tools=tools)
+        report.woken[:0] = errors
+        return report
 
 
 def run_daemon(

@@ -9,6 +9,10 @@ Running it twice changes nothing.
 
 A version is stored self-contained: the directory's `_defaults.yaml` is merged into the frontmatter,
 so a turn that loads `v<n>.prose.md` alone sees what the repository meant.
+
+`adopt_team` is the tick's narrower form (issue 10): only the team contracts (`hz.scope: team` with an
+`id:`) this home has no agent for yet, each created approved, since review on main approves them. A
+changed file of an existing agent is left to `hz workflow migrate`, so a tick never proposes anything.
 """
 
 from __future__ import annotations
@@ -101,6 +105,56 @@ def adopt(
                 continue
             results.append(_adopt_one(store, text, file.display, layer.namespace, file.name, now, handle, default_tz))
     return results
+
+
+def adopt_team(
+    store: Store,
+    root: Path,
+    *,
+    now: datetime,
+    handle: str | None,
+    environ: Mapping[str, str],
+    default_tz: str = "UTC",
+) -> list[Adopted]:
+    """The team contracts of `root`'s `workflows/` that this home has no agent for yet, each adopted."""
+    from hz.contract.defaults import load_defaults
+    from hz.contract.layers import contract_files, discover_layers
+
+    results: list[Adopted] = []
+    for layer in discover_layers(root, environ, cwd=root):
+        if layer.kind != "team":
+            continue
+        defaults, _ = load_defaults(layer)
+        for file in contract_files(layer):
+            try:
+                text = self_contained(read_text_file(file.path, hint=UNREADABLE), defaults)
+            except UnreadableFile as exc:
+                results.append(Adopted(layer.namespace, file.name, None, f"skipped: {exc.reason}"))
+                continue
+            results.append(_adopt_new_team(store, text, file.display, layer.namespace, now, handle, default_tz))
+    return results
+
+
+def _adopt_new_team(
+    store: Store, text: str, shown: str, namespace: str, now: datetime, handle: str | None, tz: str
+) -> Adopted:
+    from hz.heinzel.versions import ContractInvalid
+
+    try:
+        contract = compile_text(text, label=shown, namespace=namespace)
+    except ContractInvalid:
+        return Adopted(namespace, shown, None, "skipped: does not compile (hz workflow validate)")
+    frontmatter = contract.frontmatter
+    if frontmatter.hz.scope != "team" or not frontmatter.id:  # without an id there is no lease to share
+        return Adopted(namespace, contract.name, None, "skipped: not a team contract with an id")
+    row = store.index.agent(contract.name, namespace)
+    if row is not None:
+        return Adopted(namespace, contract.name, row["id"], "unchanged")
+    agent_id = create(
+        store, text, label=shown, namespace=namespace, handle=handle, origin=Origin("adopted", shown),
+        now=now, approve=True, default_tz=tz,
+    )  # fmt: skip
+    return Adopted(namespace, contract.name, agent_id, "created")
 
 
 def _adopt_one(

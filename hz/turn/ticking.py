@@ -215,6 +215,8 @@ def _candidates(
             candidate.causes.extend(_schedule_causes(plan, row, now))
         if agent_id in fresh_ids:
             candidate.causes.append(_created(plan, now))
+            if agent_id not in due_ids and plan.scope == "team" and _coordinated(root):
+                candidate.causes.extend(_missed_slot(plan, now))
         candidate.causes.extend(discovered.get(agent_id, ()))
         found.append(candidate)
     return found
@@ -235,6 +237,22 @@ def _schedule_causes(plan: Plan, row: Mapping[str, Any], now: datetime) -> list[
     since = history.parse_ts(str(row["next_due"])) - timedelta(microseconds=1)
     policy: Any = plan.catch_up
     slots = slots_to_run(plan.schedule, since=since, now=now, policy=policy, limit=1)
+    return [Cause("schedule", schedule_key(plan.agent_id, slot), slot, {"slot": slot.isoformat()}) for slot in slots]
+
+
+def _missed_slot(plan: Plan, now: datetime) -> list[Cause]:
+    """A team agent adopted after its latest slot (an Actions run adopts at every start): that slot, if the
+    contract's catch-up rules still run it. Its lease decides the rest: early within the grace period for a
+    delegate or an Actions run, ran-elsewhere when its end is on `hz/state`, else ours to run. A `created`
+    cause alone never gets there: its slot is the minute of the tick, always within the grace period.
+    """
+    from hz.schedule import latest_slot, slots_to_run
+
+    latest = latest_slot(plan.schedule, now) if plan.schedule else None
+    if latest is None:
+        return []
+    since = latest - timedelta(microseconds=1)
+    slots = slots_to_run(plan.schedule, since=since, now=now, policy=plan.catch_up, limit=1)  # type: ignore[arg-type]
     return [Cause("schedule", schedule_key(plan.agent_id, slot), slot, {"slot": slot.isoformat()}) for slot in slots]
 
 

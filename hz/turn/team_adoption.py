@@ -1,0 +1,87 @@
+"""Each tick adopts the team contracts on the checked-out main that this home has no agent for yet.
+
+Review on main is a team contract's approval (DESIGN.md, "Team operation"), so every member's tick and
+every Actions run (a fresh clone and an empty `$HZ_HOME`) adopt one with no `hz approve`. Only where
+the repository keeps team state (`[state]` in `hz.toml`): without it a team contract is its owner's
+alone, adopted by hand (`hz workflow migrate`).
+
+An idle tick must stay cheap, so contracts are loaded only when the files changed since this home last
+looked: the names, sizes and modification times of `hz.toml` and `workflows/*` make a stamp, kept for
+each repository as one line of `$HZ_HOME/team-contracts.seen`. An unchanged repository costs a listing
+of one folder, a few stats and the read of that small file; plain `os` here, nothing heavy imported.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+SEEN = "team-contracts.seen"
+
+
+def stamp(root: Path) -> str:
+    """What `hz.toml` and `workflows/` hold, as names, sizes and times ("" when neither exists)."""
+    paths = [root / "hz.toml"]
+    try:
+        with os.scandir(root / "workflows") as entries:
+            paths.extend(Path(entry.path) for entry in entries)
+    except OSError:
+        pass
+    parts = []
+    for path in sorted(paths):
+        try:
+            found = os.stat(path)
+        except OSError:
+            continue
+        parts.append(f"{path.name}:{found.st_size}:{found.st_mtime_ns}")
+    return ";".join(parts)
+
+
+def adopt_new_team_contracts(store: Any, root: Path, environ: Mapping[str, str], now: datetime) -> list[str]:
+    """Adopt what changed since this home last looked; the errors met (a tick reports them, and looks again)."""
+    current = stamp(root)
+    if not current:
+        return []
+    seen = Path(store.root).parent / SEEN
+    line = f"{root}\t{current}"
+    lines = _lines(seen)
+    if line in lines:
+        return []
+    errors = _adopt(store, root, environ, now)
+    if not errors:  # remembered only once adopted: a failure is tried again next tick
+        kept = [kept for kept in lines if kept.split("\t", 1)[0] != str(root)]
+        _write(seen, [*kept, line])
+    return errors
+
+
+def _adopt(store: Any, root: Path, environ: Mapping[str, str], now: datetime) -> list[str]:
+    from hz.config import load_user_config
+    from hz.errors import HzError
+    from hz.heinzel.adopt import adopt_team
+    from hz.turn.team import configured
+
+    try:
+        if not configured(root):
+            return []
+        config = load_user_config(environ)
+        adopt_team(store, root, now=now, handle=config.handle, environ=environ, default_tz=config.timezone or "UTC")
+    except HzError as exc:  # e.g. two ticks of one home adopting at once: the other one created it
+        return [exc.message]
+    return []
+
+
+def _lines(path: Path) -> list[str]:
+    try:
+        return path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return []
+
+
+def _write(path: Path, lines: list[str]) -> None:
+    """Replace the file in one step, so a tick reading it at the same time sees the old or the new list."""
+    partial = path.with_name(f".{path.name}.{os.getpid()}")
+    partial.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+    os.replace(partial, path)

@@ -1,0 +1,102 @@
+"""A stateless run takes a team slot left undone (issue 10, finding 6 and "Stateless runs work").
+
+An Actions run starts from a fresh clone and an empty `$HZ_HOME`, with no git identity. Its `hz tick`
+adopts the team contracts on `main` by itself (review on main is their approval), learns from `hz/state`
+which slots are done, and runs the latest slot left undone past the grace period, once. Every runner
+here is a separate `hz tick --now` process against one bare remote with the pre-receive hook; the
+contract's owner is offline throughout.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from tests.turn.test_late_runner import HOURLY, KEY, hz, lease_chain, tick
+from tests.turn.test_no_git_identity import no_identity
+from tests.turn.test_team import git
+
+SLOT = datetime(2026, 10, 26, 11, 0, tzinfo=UTC)
+PAST_GRACE = SLOT + timedelta(minutes=12)  # grace: two tick intervals of 5 minutes
+
+
+def remote(tmp_path: Path) -> Path:
+    """The team's bare remote with the hook, main holding hz.toml's [state] and the hourly team contract."""
+    bare = tmp_path / "team.git"
+    git("init", "-q", "--bare", str(bare))
+    seed = tmp_path / "seed"
+    git("init", "-q", str(seed))
+    (seed / "hz.toml").write_text(f'[state]\nremote = "{bare}"\ntick_interval_s = 300\nlease_ttl_s = 600\n')
+    (seed / "workflows").mkdir()
+    (seed / "workflows" / "team-pulse.prose.md").write_text(HOURLY)
+    git("add", "hz.toml", "workflows", cwd=seed)
+    git("commit", "-q", "-m", "team repo", cwd=seed)
+    git("push", "-q", str(bare), "HEAD:main", cwd=seed)
+    installer = {**os.environ, "HZ_HOME": str(tmp_path / "installer")}
+    installed = hz("state", "install-hook", str(bare), cwd=tmp_path, environ=installer)
+    assert installed.returncode == 0, installed.stderr
+    return bare
+
+
+def fresh(tmp_path: Path, bare: Path, name: str, **extra: str) -> tuple[Path, dict[str, str]]:
+    """A fresh clone and an empty HZ_HOME, no handle and no git identity unless `extra` gives them."""
+    clone = tmp_path / name / "repo"
+    git("clone", "-q", str(bare), str(clone))
+    git("config", "user.useConfigOnly", "true", cwd=clone)
+    base = {k: v for k, v in os.environ.items() if k not in ("HZ_HANDLE", "GITHUB_ACTIONS", "GITHUB_RUN_ID")}
+    environ = no_identity({**base, "HZ_HOME": str(tmp_path / name / "hz"), **extra}, tmp_path / name / "home")
+    return clone, environ
+
+
+def actions(tmp_path: Path, bare: Path, run_id: int) -> tuple[Path, dict[str, str]]:
+    return fresh(tmp_path, bare, f"actions-{run_id}", GITHUB_ACTIONS="true", GITHUB_RUN_ID=str(run_id))
+
+
+def finished(bare: Path) -> list[dict[str, Any]]:
+    """Every `turn.finished` on the remote's hz/state (none before anything wrote it)."""
+    if not git("--git-dir", str(bare), "for-each-ref", "refs/heads/hz/state"):
+        return []
+    files = git("--git-dir", str(bare), "ls-tree", "-r", "--name-only", "hz/state").splitlines()
+    found = [f for f in files if f.rsplit("/", 1)[-1].startswith("turn.finished-")]
+    return [json.loads(git("--git-dir", str(bare), "show", f"hz/state:{f}")) for f in found]
+
+
+def test_an_actions_run_past_the_grace_period_runs_the_undone_slot_once(tmp_path: Path) -> None:
+    bare = remote(tmp_path)
+    clone, environ = actions(tmp_path, bare, 123)
+    assert tick(clone, environ, PAST_GRACE) == [("started", "drafted")]
+    ends = finished(bare)
+    assert [e["key"] for e in ends] == [KEY]
+    assert [(r["holder"], r["role"]) for r in lease_chain(bare)] == [("actions:123", "actions")] * 2
+    assert {r["slot"] for r in lease_chain(bare)} == {"2026-10-26T11:00:00Z"}
+    lint = hz("state", "lint", cwd=clone, environ=environ)
+    assert (lint.returncode, lint.stderr) == (0, "")
+
+    # another fresh run at the same moment finds the slot done and takes nothing
+    again, again_env = actions(tmp_path, bare, 124)
+    assert tick(again, again_env, PAST_GRACE) == [("skipped", "ran-elsewhere")]
+    assert [e["key"] for e in finished(bare)] == [KEY]
+    assert len(lease_chain(bare)) == 2
+
+
+def test_an_actions_run_within_the_grace_period_waits_for_the_owner(tmp_path: Path) -> None:
+    bare = remote(tmp_path)
+    clone, environ = actions(tmp_path, bare, 123)
+    assert tick(clone, environ, SLOT + timedelta(minutes=3)) == [("skipped", "early")]
+    assert finished(bare) == []
+    assert git("--git-dir", str(bare), "for-each-ref", "refs/hz/lease/") == ""
+
+
+def test_a_fresh_member_clone_takes_the_undone_slot_as_delegate_after_the_grace_period(tmp_path: Path) -> None:
+    bare = remote(tmp_path)
+    clone, environ = fresh(tmp_path, bare, "omar", HZ_HANDLE="@omar")
+    assert tick(clone, environ, SLOT + timedelta(minutes=3)) == [("skipped", "early")]
+    assert tick(clone, environ, PAST_GRACE) == [("started", "drafted")]
+    assert [e["key"] for e in finished(bare)] == [KEY]
+    assert {(r["holder"].split("/", 1)[0], r["role"]) for r in lease_chain(bare)} == {("@omar", "delegate")}
+    # settled: a later tick of the same member does not run the slot again
+    assert tick(clone, environ, PAST_GRACE + timedelta(minutes=5)) == []
+    assert [e["key"] for e in finished(bare)] == [KEY]

@@ -16,7 +16,9 @@ def git(*args: str, cwd: Path) -> str:
 
 
 def hz(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "hz", *args], cwd=cwd, env=dict(os.environ),
+    # as the contracts' owner: without [state] in hz.toml a team contract runs on its owner's machine alone
+    env = {**os.environ, "HZ_HANDLE": "@hz-lead"}
+    return subprocess.run([sys.executable, "-m", "hz", *args], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
 
 

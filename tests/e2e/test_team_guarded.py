@@ -182,9 +182,8 @@ def test_a_team_day_is_never_refused_by_its_own_hook(tmp_path: Path, team: str, 
         someone.adopt(at("07:30"))
         assert someone.hz("workflow", "migrate").returncode == 0
 
-    # 07:31 the created turns: the owner runs hers; the maintainer is early, carol no member
+    # 07:31 the created turns: the owner runs hers; carol is no member
     assert ann.tick(at("07:31")) == ["hourly: started -> drafted"]
-    assert bob.tick(at("07:32")) == ["hourly: skipped -> early"]
     assert carol.tick(at("07:33")) == ["hourly: skipped -> not a member of it"]
     # 08:00 the owner on time
     assert ann.tick(at("08:00")) == ["hourly: started -> drafted"]
@@ -206,6 +205,13 @@ def test_a_team_day_is_never_refused_by_its_own_hook(tmp_path: Path, team: str, 
     assets = [line.split()[2].rsplit("@", 1)[1] for line in ann.hz("state", "log").stdout.splitlines()
               if " draft.placed " in line]  # fmt: skip
     assert assets[-1] == f"state:reports/{DAY}-11.md"  # the target of the version that ran, accepted
+    # 11:30 ann merges her 08:00 draft, written to the old target: its approval is recorded all the same
+    draft = next(b for b in git("branch", "--list", "hz/draft/*", cwd=ann.clone).split() if b.endswith("T0800Z"))
+    git("merge", "-q", "--no-edit", draft, cwd=ann.clone)
+    git("push", "-q", "origin", "HEAD:main", cwd=ann.clone)
+    assert ann.tick(at("11:30")) == ["hourly: started -> skipped (nothing-to-do)"]
+    approved = [line.split()[2] for line in ann.hz("state", "log").stdout.splitlines() if " approval.observed " in line]
+    assert approved == [f"{LEASE}@v1@{DAY}T08:00Z@state:reports/{DAY}-08.md"]
 
     for someone in (ann, bob, carol, run):
         someone.clean()

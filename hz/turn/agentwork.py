@@ -54,8 +54,7 @@ class AgentWork:
     def _open(self, open_turn: history.OpenTurn) -> dict[str, Any] | None:
         plan = self._pinned(open_turn)
         if open_turn.waiting is None:
-            result = engine.resume(self.journal, open_turn, plan, self.deps)
-            return self.entry("resumed", result)
+            return self._recover(open_turn, plan)
         wait = waits.Wait.from_event(
             open_turn.turn,
             history.parse_ts(open_turn.waiting.ts),
@@ -71,6 +70,26 @@ class AgentWork:
             return self.entry("resumed", abandon(self.journal, open_turn, plan, self.deps, reason="superseded"))
         open_turn = engine.reopen(self.journal, open_turn.turn, woken_by=fired, step=wait.step)
         return self.entry("resumed", engine.resume(self.journal, open_turn, plan, self.deps, counted=False))
+
+    def _recover(self, open_turn: history.OpenTurn, plan: Plan) -> dict[str, Any] | None:
+        """A turn a crash left open goes on at its checkpoint; a team turn only under its slot's lease.
+
+        A holder killed mid-turn may come back after another member took the slot over: resuming then
+        would run the slot a second time. So it claims the slot again first. Done elsewhere (or no longer
+        ours): abandoned, nothing sent. Held by someone else: left open, claimed again next tick. Won (its
+        own term renewed, or an expired one taken): resumed, and its receipts go out like a new turn's.
+        """
+        claim = self._claim_at(engine.turn_slot(open_turn.started))
+        if claim is not None and not claim.won:
+            if claim.pending:
+                return {"agent": self.name, "action": "skipped", "reason": claim.why, "turn": open_turn.turn}
+            from hz.turn.walk import abandon
+
+            reason = "ran-elsewhere" if claim.why == "ran-elsewhere" else "throttled"
+            return self.entry("resumed", abandon(self.journal, open_turn, plan, self.deps, reason=reason))
+        result = engine.resume(self.journal, open_turn, plan, self.deps)
+        self._receipts(result, claim)
+        return self.entry("resumed", result)
 
     def _pinned(self, open_turn: history.OpenTurn) -> Plan:
         version = int(open_turn.started.data.get("contract_version", self.plan.version))
@@ -230,11 +249,14 @@ class AgentWork:
 
     def _claim(self, wake: Wake) -> Any:
         """For a team contract under team coordination: the lease for this wake's slot (None otherwise)."""
+        return self._claim_at(engine.wake_slot(wake, self.now))
+
+    def _claim_at(self, slot: datetime) -> Any:
         if self.team is None or self.plan.scope != "team":
             return None
         from hz.turn.team import claim
 
-        return claim(self.team, self.plan, engine.wake_slot(wake, self.now), self.now)
+        return claim(self.team, self.plan, slot, self.now)
 
     def _receipts(self, result: TurnResult, claim: Any) -> None:
         if claim is not None and claim.won:

@@ -23,7 +23,7 @@ from typing import Any
 from hz.session.store import Store
 from hz.turn.agents import load_plan
 from hz.turn.team import Team, claim
-from tests.turn.test_fenced_drafts import ANSWER, on_state, slow_claude, wait_for
+from tests.turn.test_fenced_drafts import ANSWER, on_state, remote_refs, slow_claude, wait_for
 from tests.turn.test_late_runner import KEY, SLOT, drafts, hz, lease_chain, skips, started, team, tick
 from tests.turn.test_team import git
 
@@ -106,6 +106,43 @@ def test_a_holder_killed_mid_turn_leaves_the_slot_to_the_next_member_once_its_le
     assert tick(omar, delegate_env, SLOT + timedelta(minutes=17)) == []
     assert calls(omar_model) == 1
     assert len(finished(bare, KEY)) == 1
+    lint = hz("state", "lint", cwd=omar, environ=omar_env)
+    assert (lint.returncode, lint.stderr) == (0, ""), lint.stdout
+
+    # the owner's machine comes back inside the turn's timeout: its open turn finds the slot done and is
+    # abandoned without a model call; nothing of it reaches the remote
+    ran = remote_refs(bare)
+    (tmp_path / "think" / "ready").unlink()
+    (tmp_path / "think" / "go").touch()
+    assert tick(priya, owner_env, SLOT + timedelta(minutes=13)) == [("resumed", "ran-elsewhere")]
+    assert not (tmp_path / "think" / "ready").exists()  # the owner's claude was not asked again
+    assert remote_refs(bare) == ran
+    assert tick(priya, owner_env, SLOT + timedelta(minutes=14)) == []
+
+
+def test_a_holder_killed_mid_turn_that_comes_back_in_time_finishes_the_slot_and_says_so(tmp_path: Path) -> None:
+    """Restarted before its lease expired, the owner resumes its own term (the same token) and its
+    receipts go out: the delegate, later, finds the slot done instead of running it a second time."""
+    bare, (priya, priya_env), (omar, omar_env) = team(tmp_path)
+    owner_env = with_claude(priya_env, slow_claude(tmp_path / "think"), tmp_path / "priya" / "config")
+    owner = subprocess.Popen([sys.executable, "-m", "hz", "tick", "--now", (SLOT + timedelta(seconds=30)).isoformat(),
+                              "--json"], cwd=priya, env=owner_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True)  # fmt: skip
+    try:
+        wait_for(tmp_path / "think" / "ready", owner)
+    finally:
+        os.kill(owner.pid, signal.SIGKILL)
+        owner.communicate(timeout=60)
+    (tmp_path / "think" / "go").touch()
+    assert tick(priya, owner_env, SLOT + timedelta(minutes=5)) == [("resumed", "drafted")]
+    assert {r["token"] for r in lease_chain(bare)} == {1}
+    assert [(e["key"], e["token"], e["data"]["role"]) for e in started(bare)] == [(KEY, 1, "owner")]
+    assert len(finished(bare, KEY)) == 1
+
+    assert tick(omar, omar_env, SLOT + timedelta(minutes=40)) == [("skipped", "ran-elsewhere")]
+    assert {r["token"] for r in lease_chain(bare)} == {1}
+    assert len(finished(bare, KEY)) == 1
+    assert len(drafts(bare)) == 1
     lint = hz("state", "lint", cwd=omar, environ=omar_env)
     assert (lint.returncode, lint.stderr) == (0, ""), lint.stdout
 

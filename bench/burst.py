@@ -171,16 +171,20 @@ class Tick:
     now: datetime
     pushed: bool
     woken: list[dict[str, Any]]
+    deferred: list[str]
     errors: str
 
 
 def tick(member: Member, now: datetime) -> Tick:
     done = hz("tick", "--now", now.isoformat(), "--json", cwd=member.clone, environ=member.environ)
-    if done.returncode != 0:
-        return Tick(member, now, False, [], f"exit {done.returncode}: {done.stdout[-400:]}{done.stderr[-400:]}")
-    report = json.loads(done.stdout)
-    errors = [e for e in report["woken"] if e.get("action") == "error"]
-    return Tick(member, now, bool(report["pushed"]), report["woken"], json.dumps(errors) if errors else "")
+    try:  # a tick that reports errors exits 1 and still prints its report
+        report = json.loads(done.stdout)
+    except json.JSONDecodeError:
+        said = f"{member.handle} {now:%H:%M:%S} exit {done.returncode}: {done.stderr[-400:]}"
+        return Tick(member, now, False, [], [], said)
+    errors = [str(e["error"]) for e in report["woken"] if e.get("action") == "error"]
+    said = f"{member.handle} {now:%H:%M:%S} exit {done.returncode}: " + "; ".join(errors) if errors else ""
+    return Tick(member, now, bool(report["pushed"]), report["woken"], report.get("deferred", []), said)
 
 
 def ticks_in_order(team: list[Member], workers: int, start: datetime, until: datetime) -> list[Tick]:
@@ -217,6 +221,12 @@ def slot_tokens(bare: Path) -> Counter[str]:
     return counts
 
 
+def draft_branches(bare: Path) -> list[str]:
+    """The draft branches of the 09:00 slot on the remote: one per contract when every draft landed."""
+    refs = git("--git-dir", str(bare), "for-each-ref", "--format=%(refname)", "refs/heads/hz/draft/").splitlines()
+    return [ref for ref in refs if ref.endswith("/" + SLOT_STAMP.replace(":", "") + "Z")]
+
+
 def parse_ts(text: str) -> datetime:
     return datetime.fromisoformat(text.replace("Z", "+00:00"))
 
@@ -231,6 +241,8 @@ class Figures:
     per_min: float
     busiest: int
     pushes: int
+    deferred: int
+    branches: int
     wall_s: float
     errors: list[str]
 
@@ -263,9 +275,10 @@ def measure(bare: Path, members: int, contracts: int, ticks: list[Tick], wall: f
     late = max((parse_ts(str(e["ts"])) - SLOT for e in runs), default=timedelta(0))
     minutes = Counter(int((t.now - SLOT) / timedelta(minutes=1)) for t in ticks if t.pushed)
     window = sum(n for minute, n in minutes.items() if minute < WINDOW_MIN)
+    deferred = sum(len(t.deferred) for t in ticks)
     return Figures(members, contracts, doubles, late / timedelta(minutes=1), contracts - len(per_slot),
-                   window / WINDOW_MIN, max(minutes.values(), default=0), sum(minutes.values()), wall,
-                   errors)  # fmt: skip
+                   window / WINDOW_MIN, max(minutes.values(), default=0), sum(minutes.values()), deferred,
+                   len(draft_branches(bare)), wall, errors)  # fmt: skip
 
 
 # --- printing ------------------------------------------------------------------------------------------
@@ -273,6 +286,17 @@ def measure(bare: Path, members: int, contracts: int, ticks: list[Tick], wall: f
 
 def sizes(text: str) -> list[int]:
     return [int(part) for part in text.split(",") if part]
+
+
+COLUMNS = [("members", 7), ("contracts", 9), ("double", 6), ("latest start", 12), ("unstarted", 9),
+           ("push/min (10)", 13), ("busiest min", 11), ("pushes", 6), ("deferred", 8), ("branches", 8),
+           ("wall", 8)]  # fmt: skip
+
+
+def row(f: Figures) -> str:
+    cells = [f.members, f.contracts, f.doubles, f"{f.late_min:.1f} min", f.missing, f"{f.per_min:.1f}", f.busiest,
+             f.pushes, f.deferred, f.branches, f"{f.wall_s:.1f} s"]  # fmt: skip
+    return " ".join(f"{cell:>{width}}" for cell, (_, width) in zip(cells, COLUMNS, strict=True))
 
 
 def main() -> None:
@@ -287,15 +311,15 @@ def main() -> None:
     hook = "off" if args.no_hook else "on"
     print(f"burst at {SLOT:%a %Y-%m-%d %H:%M} UTC, ticks every 5 min until 09:30, hook {hook}, "
           f"{args.workers} tick processes at once")  # fmt: skip
-    print(f"{'members':>7} {'contracts':>9} {'double':>6} {'latest start':>12} {'unstarted':>9} "
-          f"{'push/min (10)':>13} {'busiest min':>11} {'pushes':>6} {'wall':>8}")  # fmt: skip
+    print(" ".join(f"{title:>{width}}" for title, width in COLUMNS))
     for members, contracts in zip(args.members, args.contracts, strict=True):
         with tempfile.TemporaryDirectory() as scratch:
             f = burst(Path(scratch), members, contracts, args.workers, not args.no_hook)
-        print(f"{f.members:>7} {f.contracts:>9} {f.doubles:>6} {f.late_min:>9.1f} min {f.missing:>9} "
-              f"{f.per_min:>13.1f} {f.busiest:>11} {f.pushes:>6} {f.wall_s:>6.1f} s", flush=True)  # fmt: skip
+        print(row(f), flush=True)
         for error in f.errors[:5]:
             print(f"  error: {error}")
+        if len(f.errors) > 5:
+            print(f"  … and {len(f.errors) - 5} more ticks with errors")
 
 
 if __name__ == "__main__":

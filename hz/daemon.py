@@ -69,7 +69,12 @@ class Pending(NamedTuple):
         return not any(lists) and not self.discover
 
 
-FRESH = "SELECT id FROM agents WHERE state = 'asleep' AND last_turn IS NULL"
+# A `created` turn skipped (its slot ran elsewhere on the team) starts no turn, so `last_turn` stays empty:
+# its settled key says the agent is no longer fresh, else every later tick would load it for nothing.
+FRESH = (
+    "SELECT id FROM agents WHERE state = 'asleep' AND last_turn IS NULL"
+    " AND NOT EXISTS (SELECT 1 FROM keys WHERE keys.agent = agents.id AND keys.key = agents.id || '@created')"
+)
 # The tick's own partial index over the derived index, so finding agents that never had a turn costs
 # nothing when there are none; recreated whenever the index was rebuilt (it is derived, like the rest).
 FRESH_INDEX = "CREATE INDEX IF NOT EXISTS tick_fresh ON agents (id) WHERE state = 'asleep' AND last_turn IS NULL"

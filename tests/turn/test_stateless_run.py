@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from tests.turn.test_idle import HEAVY
 from tests.turn.test_late_runner import HOURLY, KEY, hz, lease_chain, tick
 from tests.turn.test_no_git_identity import no_identity
 from tests.turn.test_team import git
@@ -55,6 +58,15 @@ def actions(tmp_path: Path, bare: Path, run_id: int) -> tuple[Path, dict[str, st
     return fresh(tmp_path, bare, f"actions-{run_id}", GITHUB_ACTIONS="true", GITHUB_RUN_ID=str(run_id))
 
 
+# One tick in-process, then the heavy libraries it loaded (an idle tick loads none).
+PROBE = """
+import json, sys
+from hz.cli import run
+code = run(["tick", "--now", sys.argv[1]])
+print(json.dumps({"code": code, "heavy": sorted({m.split(".")[0] for m in sys.modules} & set(sys.argv[2:]))}))
+"""
+
+
 def finished(bare: Path) -> list[dict[str, Any]]:
     """Every `turn.finished` on the remote's hz/state (none before anything wrote it)."""
     if not git("--git-dir", str(bare), "for-each-ref", "refs/heads/hz/state"):
@@ -80,6 +92,10 @@ def test_an_actions_run_past_the_grace_period_runs_the_undone_slot_once(tmp_path
     assert tick(again, again_env, PAST_GRACE) == [("skipped", "ran-elsewhere")]
     assert [e["key"] for e in finished(bare)] == [KEY]
     assert len(lease_chain(bare)) == 2
+    # settled there: that home's next tick is idle, and light (its agent never ran a turn, yet is not new)
+    probe = [sys.executable, "-c", PROBE, (PAST_GRACE + timedelta(minutes=1)).isoformat(), *HEAVY]
+    idle = subprocess.run(probe, cwd=again, env=again_env, capture_output=True, text=True, timeout=60, check=True)
+    assert idle.stdout.splitlines() == ["nothing due", json.dumps({"code": 0, "heavy": []})]
 
 
 def test_an_actions_run_within_the_grace_period_waits_for_the_owner(tmp_path: Path) -> None:

@@ -60,7 +60,7 @@ class LintContext:
         from hz.gitstate.lint_contracts import MainContracts
         from hz.gitstate.lint_fence import LeaseBook
 
-        return cls(LeaseBook.local(repo), MainContracts.read(repo, strict=False))
+        return cls(LeaseBook.local(repo), MainContracts.read_local(repo))
 
 
 class _Duplicate(ValueError):

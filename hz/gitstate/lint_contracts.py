@@ -120,13 +120,23 @@ class MainContracts:
         return None
 
     @classmethod
-    def at(cls, repo: pygit2.Repository, tip: Any, *, strict: bool) -> MainContracts:
-        """The contracts of one commit of `main` (`tip`), its first-parent history read when needed."""
+    def at(cls, repo: pygit2.Repository, tip: Any, *, strict: bool, also: tuple[Any, ...] = ()) -> MainContracts:
+        """The contracts of one commit of `main` (`tip`), its first-parent history (and that of the
+        commits `also`) read when needed."""
         declared: dict[str, Declared] = {}
         for text in _contract_texts(repo, tip.tree):
             if (found := _declared(text)) is not None:
                 declared[found[0]] = found[1]
-        return cls(declared, strict=strict, earlier=lambda: _history(repo, tip))
+        return cls(declared, strict=strict, earlier=lambda: _histories(repo, (tip, *also)))
+
+    @classmethod
+    def read_local(cls, repo: pygit2.Repository) -> MainContracts | None:
+        """A member's clone, for `hz state lint` (never strict): its own main judges, and the versions on
+        every main the clone knows count as history (git's `origin/main`, the remote's main hz fetched
+        for its last claim). A clone whose own main lags behind is still clean about a receipt written
+        under a version it has not pulled yet; the hook, which has the remote's main, keeps the last word."""
+        tips = [tip for ref in _local_mains(repo) if (tip := _commit_at(repo, ref)) is not None]
+        return cls.at(repo, tips[0], strict=False, also=tuple(tips[1:])) if tips else None
 
     def problem(self, event: Event) -> str | None:
         """Which name of `event` its contract on `main` does not declare, or None (see the module doc)."""
@@ -182,6 +192,33 @@ def _history(repo: pygit2.Repository, tip: Any) -> dict[str, list[Declared]]:
                 known = versions.setdefault(found[0], [])
                 known.extend([] if found[1] in known else [found[1]])
     return versions
+
+
+def _local_mains(repo: pygit2.Repository) -> list[str]:
+    """The refs of a clone that may hold main: its own first, then git's and hz's copies of the remote's."""
+    copies = [
+        ref
+        for ref in repo.references
+        if ref.startswith(("refs/remotes/", "refs/hz/sync/")) and ref.rsplit("/", 1)[-1] in ("main", "master")
+    ]
+    return [*MAIN_REFS, *sorted(copies)]
+
+
+def _commit_at(repo: pygit2.Repository, ref: str) -> Any | None:
+    try:
+        tip: Any = repo.references[ref].peel()
+    except (KeyError, ValueError):
+        return None
+    return tip if tip.type_str == "commit" else None
+
+
+def _histories(repo: pygit2.Repository, tips: tuple[Any, ...]) -> dict[str, list[Declared]]:
+    merged: dict[str, list[Declared]] = {}
+    for tip in {str(tip.id): tip for tip in tips}.values():
+        for agent_id, versions in _history(repo, tip).items():
+            known = merged.setdefault(agent_id, [])
+            known.extend(v for v in versions if v not in known)
+    return merged
 
 
 def _main_tip(repo: pygit2.Repository) -> Any | None:

@@ -327,3 +327,21 @@ def test_a_new_owner_on_main_counts_before_anyone_adopts_the_new_version(tmp_pat
     assert ann.tick(at("09:12")) == ["hourly: skipped -> ran-elsewhere"]
     for someone in (ann, bob):
         someone.clean()
+
+
+def test_a_clone_behind_main_lints_receipts_of_a_version_it_has_not_pulled(tmp_path: Path, team: str) -> None:
+    """ann adopts the moved target and drafts to it; bob has not pulled. His tick fetched the remote's main
+    for its claim, and his `hz state lint` counts that main's versions: clean, with his own main behind."""
+    ann, bob = (person(tmp_path, team, name) for name in ("ann", "bob"))
+    for someone in (ann, bob):
+        someone.adopt(at("07:30"))
+    commit_to_main(ann, "workflows/hourly.prose.md", MOVED, "hourly: pages under reports/hourly")
+    ann.adopt(at("08:30"))
+    amendment = re.findall(r"hz approve (am-[0-9A-Z]+)", ann.hz("heinzel", "show", "hourly").stdout)
+    assert approve_command(io.StringIO(), amendment[0], environ=ann.env, now=moment(at("08:31"))) == 0
+    assert ann.tick(at("09:00")) == ["hourly: started -> drafted"]
+    assert bob.tick(at("09:11")) == ["hourly: skipped -> ran-elsewhere"]
+    assert git("show", "main:workflows/hourly.prose.md", cwd=bob.clone) == CONTRACT.strip()  # behind
+    log = bob.hz("state", "log").stdout
+    assert f"@v2@{DAY}T09:00Z@state:reports/hourly/{DAY}-09.md" in log
+    bob.clean()

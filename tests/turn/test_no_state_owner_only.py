@@ -73,6 +73,9 @@ def test_only_the_owner_drafts_the_others_are_told_once_and_a_later_state_leases
     assert hz_tick(omar, omar_env, FRIDAY + timedelta(minutes=5)) == (0, "nothing due\n", "")
     assert spine(omar_env) == [("turn.skipped", "not-owner"), ("turn.skipped", "not-owner")]
     assert drafts(omar) == []
+    shown = subprocess.run([sys.executable, "-m", "hz", "heinzel", "show", "team-note"], cwd=omar, env=omar_env,
+                           capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
+    assert (shown.returncode, shown.stderr) == (0, ""), shown.stdout  # the skip lines read back like any other
 
     # priya owns it: her ticks draft both slots, unleased (there is no [state] to lease through)
     for when in (MONDAY, FRIDAY):

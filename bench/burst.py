@@ -221,6 +221,11 @@ def slot_tokens(bare: Path) -> Counter[str]:
     return counts
 
 
+def commits(bare: Path) -> int:
+    """Commits on the remote's `hz/state`: one per push that carried receipts."""
+    return int(git("--git-dir", str(bare), "rev-list", "--count", "hz/state"))
+
+
 def draft_branches(bare: Path) -> list[str]:
     """The draft branches of the 09:00 slot on the remote: one per contract when every draft landed."""
     refs = git("--git-dir", str(bare), "for-each-ref", "--format=%(refname)", "refs/heads/hz/draft/").splitlines()
@@ -242,6 +247,7 @@ class Figures:
     busiest: int
     pushes: int
     deferred: int
+    landed: int
     branches: int
     wall_s: float
     errors: list[str]
@@ -258,16 +264,20 @@ def burst(root: Path, members: int, contracts: int, workers: int, hook: bool) ->
         texts = seed(base, url, members, contracts, hook, environ)
         team = [join(root, url, i, members, texts) for i in range(members)]
         warm = ticks_in_order(team, workers, WARM_UP, WARM_UP + INTERVAL)
+        before = commits(bare)
         began = time.perf_counter()
         ticks = ticks_in_order(team, workers, SLOT, UNTIL)
         wall = time.perf_counter() - began
+        landed = commits(bare) - before
     finally:
         proc.terminate()
         proc.wait()
-    return measure(bare, members, contracts, ticks, wall, [t.errors for t in warm + ticks if t.errors])
+    return measure(bare, members, contracts, ticks, wall, landed, [t.errors for t in warm + ticks if t.errors])
 
 
-def measure(bare: Path, members: int, contracts: int, ticks: list[Tick], wall: float, errors: list[str]) -> Figures:
+def measure(
+    bare: Path, members: int, contracts: int, ticks: list[Tick], wall: float, landed: int, errors: list[str]
+) -> Figures:
     runs = [e for e in started(bare) if str(e["key"]).endswith(f"@{SLOT_STAMP}Z")]
     per_slot = Counter(str(e["key"]) for e in runs)
     tokens = slot_tokens(bare)
@@ -278,7 +288,7 @@ def measure(bare: Path, members: int, contracts: int, ticks: list[Tick], wall: f
     deferred = sum(len(t.deferred) for t in ticks)
     return Figures(members, contracts, doubles, late / timedelta(minutes=1), contracts - len(per_slot),
                    window / WINDOW_MIN, max(minutes.values(), default=0), sum(minutes.values()), deferred,
-                   len(draft_branches(bare)), wall, errors)  # fmt: skip
+                   landed, len(draft_branches(bare)), wall, errors)  # fmt: skip
 
 
 # --- printing ------------------------------------------------------------------------------------------
@@ -289,13 +299,13 @@ def sizes(text: str) -> list[int]:
 
 
 COLUMNS = [("members", 7), ("contracts", 9), ("double", 6), ("latest start", 12), ("unstarted", 9),
-           ("push/min (10)", 13), ("busiest min", 11), ("pushes", 6), ("deferred", 8), ("branches", 8),
-           ("wall", 8)]  # fmt: skip
+           ("push/min (10)", 13), ("busiest min", 11), ("pushes", 6), ("deferred", 8),
+           ("state commits", 13), ("branches", 8), ("wall", 8)]  # fmt: skip
 
 
 def row(f: Figures) -> str:
     cells = [f.members, f.contracts, f.doubles, f"{f.late_min:.1f} min", f.missing, f"{f.per_min:.1f}", f.busiest,
-             f.pushes, f.deferred, f.branches, f"{f.wall_s:.1f} s"]  # fmt: skip
+             f.pushes, f.deferred, f.landed, f.branches, f"{f.wall_s:.1f} s"]  # fmt: skip
     return " ".join(f"{cell:>{width}}" for cell, (_, width) in zip(cells, COLUMNS, strict=True))
 
 

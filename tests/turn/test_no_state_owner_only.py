@@ -12,8 +12,13 @@ import sys
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hz.contract.load import load_text
 from hz.session.store import Store
-from hz.turn.owner_only import RULE
+from hz.turn.owner_only import RULE, runs_here
+from hz.turn.plan import plan_from_contract
 from tests.turn.test_team import FRIDAY, MONDAY, TEAM, git, member
 
 STATE_HINT = "add a [state] table to hz.toml (an empty one will do) so members share team slots through leases"
@@ -120,3 +125,22 @@ def test_without_a_handle_no_team_contract_runs_and_the_hint_names_the_handle(tm
     # once the handle is set, the owner's machine runs its next slot
     code, out, err = hz_tick(clone, {**environ, "HZ_HANDLE": "@priya"}, FRIDAY + timedelta(days=7))
     assert (code, out.startswith("team-note: started -> drafted"), err) == (0, True, ""), out + err
+
+
+HANDLES = st.from_regex(r"[A-Za-z0-9][A-Za-z0-9-]{0,38}", fullmatch=True)
+
+
+@settings(max_examples=60, deadline=None)
+@given(owner=HANDLES, me=HANDLES, at=st.booleans(), team_owner=st.booleans())
+def test_a_machine_runs_a_team_contract_without_state_exactly_when_its_handle_is_the_owner(
+    owner: str, me: str, at: bool, team_owner: bool
+) -> None:
+    """However the handle is spelled (`@` or not), a member's handle owns the contract; a team never does."""
+    owner_field = f"@acme/{owner}" if team_owner else f"@{owner}"
+    loaded = load_text(TEAM.replace('owner: "@priya"', f'owner: "{owner_field}"'))
+    assert loaded.contract is not None, loaded.diagnostics
+    plan = plan_from_contract(loaded.contract, agent_id="a", name="team-note", version=1, root=None)
+    mine = ("@" if at else "") + me
+    assert runs_here(plan, mine) is (not team_owner and me == owner)
+    assert runs_here(plan, mine.replace(me, owner)) is not team_owner
+    assert runs_here(plan, None) is False  # no handle: this machine cannot tell, so it runs none

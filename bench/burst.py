@@ -1,6 +1,6 @@
 """A Monday 09:00 burst: many members' daemons and many team contracts due at one slot, one remote.
 
-Run: .venv/bin/python bench/burst.py [--members 2,5] [--contracts 20,50] [--workers 3] [--no-hook]
+Run: .venv/bin/python bench/burst.py [--members 2,5] [--contracts 20,50] [--workers 3] [--no-hook] [--absent 0]
 
 For each size (members × contracts) a fresh team: a bare remote served by `git daemon` on 127.0.0.1
 with the pre-receive hook, a `main` holding the team contracts (weekly, Monday 09:00, owners spread
@@ -14,7 +14,11 @@ Printed per size, from the remote's `hz/state` and lease refs and the ticks' own
 - the latest start after 09:00, in simulated minutes (goal ≤ 10), and slots not started by 09:30;
 - pushes per simulated minute over 09:00-09:10 (goal ≤ 6, GitHub's budget per repository), and the
   busiest single minute;
+- the wakes the ticks deferred (`max_wakes_per_tick`), the commits that landed on `hz/state` and the
+  slot's draft branches on the remote (one per contract when every draft landed);
 - the wall time of the burst (the set-up and the created turns before it are not counted).
+With `--absent K`, K owners stay offline from 09:00 and their maintainers take their slots after the
+grace period (two tick intervals).
 Figures only; nothing here fails on time. The first size is the base line.
 """
 
@@ -253,7 +257,9 @@ class Figures:
     errors: list[str]
 
 
-def burst(root: Path, members: int, contracts: int, workers: int, hook: bool) -> Figures:
+def burst(root: Path, members: int, contracts: int, workers: int, hook: bool, absent: int) -> Figures:
+    """One size's run; `absent` members (m00, m02, …) are offline from 09:00, so their contracts fall to
+    their maintainers (the next member, online) once the grace period is over."""
     base = root / "remotes"
     base.mkdir(parents=True)
     proc, port = serve(base)
@@ -266,7 +272,8 @@ def burst(root: Path, members: int, contracts: int, workers: int, hook: bool) ->
         warm = ticks_in_order(team, workers, WARM_UP, WARM_UP + INTERVAL)
         before = commits(bare)
         began = time.perf_counter()
-        ticks = ticks_in_order(team, workers, SLOT, UNTIL)
+        online = [m for i, m in enumerate(team) if i % 2 or i // 2 >= absent]
+        ticks = ticks_in_order(online, workers, SLOT, UNTIL)
         wall = time.perf_counter() - began
         landed = commits(bare) - before
     finally:
@@ -315,16 +322,19 @@ def main() -> None:
     parser.add_argument("--contracts", type=sizes, default=[20, 50], help="team contracts, paired with --members")
     parser.add_argument("--workers", type=int, default=3, help="tick processes at once")
     parser.add_argument("--no-hook", action="store_true", help="no pre-receive hook on the remote")
+    parser.add_argument("--absent", type=int, default=0, help="owners offline from 09:00 (m00, m02, …)")
     args = parser.parse_args()
     if len(args.members) != len(args.contracts):
         parser.error("--members and --contracts name the same number of sizes")
+    if any(args.absent > members // 2 for members in args.members):
+        parser.error("--absent is at most half the members: each absent owner's maintainer is online")
     hook = "off" if args.no_hook else "on"
     print(f"burst at {SLOT:%a %Y-%m-%d %H:%M} UTC, ticks every 5 min until 09:30, hook {hook}, "
-          f"{args.workers} tick processes at once")  # fmt: skip
+          f"{args.workers} tick processes at once, {args.absent} owners offline")  # fmt: skip
     print(" ".join(f"{title:>{width}}" for title, width in COLUMNS))
     for members, contracts in zip(args.members, args.contracts, strict=True):
         with tempfile.TemporaryDirectory() as scratch:
-            f = burst(Path(scratch), members, contracts, args.workers, not args.no_hook)
+            f = burst(Path(scratch), members, contracts, args.workers, not args.no_hook, args.absent)
         print(row(f), flush=True)
         for error in f.errors[:5]:
             print(f"  error: {error}")

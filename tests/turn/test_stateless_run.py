@@ -116,3 +116,25 @@ def test_a_fresh_member_clone_takes_the_undone_slot_as_delegate_after_the_grace_
     # settled: a later tick of the same member does not run the slot again
     assert tick(clone, environ, PAST_GRACE + timedelta(minutes=5)) == []
     assert [e["key"] for e in finished(bare)] == [KEY]
+
+
+def test_each_hourly_slot_runs_once_across_stateless_runs(tmp_path: Path) -> None:
+    """Runs an hour apart, each from nothing: each takes its own hour's slot, and the state stays clean."""
+    bare = remote(tmp_path)
+    for run_id, hour in ((123, 11), (125, 12), (126, 12), (127, 13)):
+        clone, environ = actions(tmp_path, bare, run_id)
+        now = datetime(2026, 10, 26, hour, 12, tzinfo=UTC)
+        expected = ("skipped", "ran-elsewhere") if run_id == 126 else ("started", "drafted")
+        assert tick(clone, environ, now) == [expected]
+    hours = [e["key"].rsplit("@", 1)[1] for e in finished(bare)]
+    assert sorted(hours) == ["2026-10-26T11:00Z", "2026-10-26T12:00Z", "2026-10-26T13:00Z"]
+    holders = {r["slot"]: r["holder"] for r in lease_chain(bare)}
+    assert holders == {
+        "2026-10-26T11:00:00Z": "actions:123",
+        "2026-10-26T12:00:00Z": "actions:125",
+        "2026-10-26T13:00:00Z": "actions:127",
+    }
+    tokens = [r["token"] for r in lease_chain(bare)]
+    assert tokens == sorted(tokens)
+    lint = hz("state", "lint", cwd=clone, environ=environ)
+    assert (lint.returncode, lint.stderr) == (0, "")

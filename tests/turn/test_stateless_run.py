@@ -17,8 +17,10 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from hz.session.store import Store
+from hz.turn.team_adoption import adopt_new_team_contracts
 from tests.turn.test_idle import HEAVY
-from tests.turn.test_late_runner import HOURLY, KEY, hz, lease_chain, tick
+from tests.turn.test_late_runner import CONTRACT_ID, HOURLY, KEY, hz, lease_chain, tick
 from tests.turn.test_no_git_identity import no_identity
 from tests.turn.test_team import git
 
@@ -138,3 +140,32 @@ def test_each_hourly_slot_runs_once_across_stateless_runs(tmp_path: Path) -> Non
     assert tokens == sorted(tokens)
     lint = hz("state", "lint", cwd=clone, environ=environ)
     assert (lint.returncode, lint.stderr) == (0, "")
+
+
+PERSONAL = HOURLY.replace("name: team-pulse", "name: my-pulse").replace("scope: team", "scope: personal")
+
+
+def adopted(root: Path, home: Path) -> list[tuple[str, str]]:
+    """One tick's adoption step on `root` for the home `home`: (namespace, name) of every agent after it."""
+    environ = {**os.environ, "HZ_HOME": str(home), "HZ_HANDLE": "@omar"}
+    with Store.from_environ(environ) as store:
+        assert adopt_new_team_contracts(store, root, environ, SLOT) == []
+        return sorted((str(r["namespace"]), str(r["name"])) for r in store.index.db.execute("SELECT * FROM agents"))
+
+
+def test_only_team_contracts_with_an_id_are_adopted_and_only_where_team_state_is_kept(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    (root / "workflows").mkdir(parents=True)
+    (root / "workflows" / "team-pulse.prose.md").write_text(HOURLY)
+    (root / "workflows" / "my-pulse.prose.md").write_text(PERSONAL)
+    (root / "workflows" / "no-id.prose.md").write_text(HOURLY.replace(f"id: {CONTRACT_ID}\n", "").replace(
+        "name: team-pulse", "name: no-id"))  # fmt: skip
+    (root / "hz.toml").write_text("[project]\n")
+    home = tmp_path / "hz"
+    assert adopted(root, home) == []  # no [state]: a team contract is its owner's, adopted by hand
+    (root / "hz.toml").write_text(f'[state]\nremote = "{tmp_path / "team.git"}"\n')
+    assert adopted(root, home) == [("team", "team-pulse")]
+    assert adopted(root, home) == [("team", "team-pulse")]  # idempotent
+    second = HOURLY.replace("name: team-pulse", "name: team-digest").replace(CONTRACT_ID, "01KC4444444444444444444444")
+    (root / "workflows" / "team-digest.prose.md").write_text(second)  # a later pull brings another one
+    assert adopted(root, home) == [("team", "team-digest"), ("team", "team-pulse")]

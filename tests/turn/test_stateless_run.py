@@ -169,3 +169,12 @@ def test_only_team_contracts_with_an_id_are_adopted_and_only_where_team_state_is
     second = HOURLY.replace("name: team-pulse", "name: team-digest").replace(CONTRACT_ID, "01KC4444444444444444444444")
     (root / "workflows" / "team-digest.prose.md").write_text(second)  # a later pull brings another one
     assert adopted(root, home) == [("team", "team-digest"), ("team", "team-pulse")]
+
+
+def test_an_actions_run_that_adopted_by_hz_workflow_migrate_takes_the_undone_slot_too(tmp_path: Path) -> None:
+    bare = remote(tmp_path)
+    clone, environ = actions(tmp_path, bare, 123)
+    migrated = hz("workflow", "migrate", cwd=clone, environ=environ)
+    assert migrated.returncode == 0, migrated.stderr
+    assert tick(clone, environ, PAST_GRACE) == [("started", "drafted")]
+    assert [e["key"] for e in finished(bare)] == [KEY]

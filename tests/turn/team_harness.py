@@ -1,0 +1,130 @@
+"""A team on one hooked remote served over loopback `git daemon`: members, Actions runs, and what the remote holds.
+
+Every participant is a separate `hz tick --now` process with its own clone and `$HZ_HOME`: a member keeps
+its home from tick to tick (a daemon whose clock the test pins), an Actions run starts from a fresh clone,
+an empty home and no git identity every time. The readers look at the bare repository itself, never at a
+member's copy, so they see exactly what reached the remote.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from tests.turn.test_late_runner import HOURLY, hz
+from tests.turn.test_no_git_identity import no_identity
+from tests.turn.test_team import git
+
+# Variables of the test's own environment that would make a participant someone it is not.
+FOREIGN = ("HZ_HANDLE", "HZ_HOME", "HZ_CONFIG_HOME", "GITHUB_ACTIONS", "GITHUB_RUN_ID")
+
+
+def hourly(owner: str, maintainers: list[str]) -> str:
+    """The hourly team pulse contract with the given owner and maintainers."""
+    listed = ", ".join(f'"{m}"' for m in maintainers)
+    return HOURLY.replace('owner: "@priya"', f'owner: "{owner}"').replace('["@omar"]', f"[{listed}]")
+
+
+def seed_remote(tmp_path: Path, bare: Path, url: str, contract: str) -> None:
+    """`main` on the bare remote: hz.toml's [state] pointing at `url` and the team contract; the hook installed.
+
+    A lease lasts 10 minutes and the grace period is two tick intervals of 5 minutes."""
+    git("--git-dir", str(bare), "symbolic-ref", "HEAD", "refs/heads/main")  # so a fresh clone checks out main
+    seed = tmp_path / "seed"
+    git("init", "-q", str(seed))
+    (seed / "hz.toml").write_text(f'[state]\nremote = "{url}"\ntick_interval_s = 300\nlease_ttl_s = 600\n')
+    (seed / "workflows").mkdir()
+    (seed / "workflows" / "team-pulse.prose.md").write_text(contract)
+    git("add", "hz.toml", "workflows", cwd=seed)
+    git("commit", "-q", "-m", "team repo", cwd=seed)
+    git("push", "-q", str(bare), "HEAD:main", cwd=seed)
+    installed = hz("state", "install-hook", str(bare), cwd=tmp_path, environ=base_environ(tmp_path / "installer"))
+    assert installed.returncode == 0, installed.stderr
+
+
+def base_environ(home: Path, **extra: str) -> dict[str, str]:
+    """The test's environment without anything saying who runs, with `home` as HZ_HOME."""
+    kept = {k: v for k, v in os.environ.items() if k not in FOREIGN}
+    return {**kept, "HZ_HOME": str(home), **extra}
+
+
+@dataclass
+class Member:
+    """A member's machine: a clone of the team repository and a home that lives across ticks."""
+
+    name: str
+    clone: Path
+    environ: dict[str, str]
+    woken: list[tuple[datetime, list[dict[str, Any]]]] = field(default_factory=list)
+
+    @classmethod
+    def join(cls, tmp_path: Path, name: str, url: str) -> Member:
+        clone = tmp_path / name / "repo"
+        git("clone", "-q", url, str(clone))
+        return cls(name, clone, base_environ(tmp_path / name / "hz", HZ_HANDLE=f"@{name}"))
+
+    def tick(self, now: datetime, environ: dict[str, str] | None = None) -> list[dict[str, Any]]:
+        """One `hz tick --now NOW --json` process; what it woke (also kept in `woken`)."""
+        done = hz("tick", "--now", now.isoformat(), "--json", cwd=self.clone, environ=environ or self.environ)
+        assert done.returncode == 0, f"{self.name} at {now:%H:%M}: {done.stdout}{done.stderr}"
+        woken: list[dict[str, Any]] = json.loads(done.stdout)["woken"]
+        self.woken.append((now, woken))
+        return woken
+
+    def start(self, now: datetime, environ: dict[str, str]) -> subprocess.Popen[str]:
+        """The same tick left running in the background (to stop or kill it mid-turn)."""
+        argv = [sys.executable, "-m", "hz", "tick", "--now", now.isoformat(), "--json"]
+        return subprocess.Popen(argv, cwd=self.clone, env=environ, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)  # fmt: skip
+
+    def with_runner(self, bin_dir: Path, config: Path) -> dict[str, str]:
+        """This member's environment with the `claude` in `bin_dir` as its runner."""
+        config.mkdir(parents=True, exist_ok=True)
+        (config / "config.toml").write_text('[runners]\ndefault = "claude-code"\n')
+        path = f"{bin_dir}{os.pathsep}{self.environ['PATH']}"
+        return {**self.environ, "HZ_CONFIG_HOME": str(config), "PATH": path}
+
+
+def actions_run(tmp_path: Path, url: str, run_id: int) -> tuple[Path, dict[str, str]]:
+    """An Actions-like runner: a fresh clone, an empty HZ_HOME, GITHUB_ACTIONS=true and no git identity."""
+    folder = tmp_path / f"actions-{run_id}"
+    clone = folder / "repo"
+    git("clone", "-q", url, str(clone))
+    git("config", "user.useConfigOnly", "true", cwd=clone)
+    environ = base_environ(folder / "hz", GITHUB_ACTIONS="true", GITHUB_RUN_ID=str(run_id))
+    return clone, no_identity(environ, folder / "home")
+
+
+def fresh_clone(tmp_path: Path, url: str, name: str) -> tuple[Path, dict[str, str]]:
+    """A clone nobody ticked in, with its own empty home: an outsider's view of the remote."""
+    clone = tmp_path / name / "repo"
+    git("clone", "-q", url, str(clone))
+    return clone, base_environ(tmp_path / name / "hz")
+
+
+def state_events(bare: Path) -> list[dict[str, Any]]:
+    """Every event on the remote's hz/state (none before anything wrote it)."""
+    if not git("--git-dir", str(bare), "for-each-ref", "refs/heads/hz/state"):
+        return []
+    files = git("--git-dir", str(bare), "ls-tree", "-r", "--name-only", "hz/state").splitlines()
+    return [json.loads(git("--git-dir", str(bare), "show", f"hz/state:{f}")) for f in files]
+
+
+def draft_branches(bare: Path) -> list[str]:
+    """The draft branches on the remote, `refs/heads/hz/draft/<agent>/<slot>`."""
+    listed = git("--git-dir", str(bare), "for-each-ref", "--format=%(refname)", "refs/heads/hz/draft/")
+    return listed.splitlines()
+
+
+def lease_log(clone: Path, environ: dict[str, str], lease: str) -> list[dict[str, Any]]:
+    """The lease's chain read with `hz lease log ID --json`, oldest first."""
+    shown = hz("lease", "log", lease, "--json", "--limit", "10000", cwd=clone, environ=environ)
+    assert (shown.returncode, shown.stderr) == (0, ""), shown.stdout
+    chain: list[dict[str, Any]] = json.loads(shown.stdout)
+    return chain[::-1]

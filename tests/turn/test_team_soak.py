@@ -1,0 +1,190 @@
+"""A simulated day of a team: each of 24 hourly slots runs once, whoever arrives when (issue 10, "Tests").
+
+Three members (priya owns the contract, omar and lena maintain it) keep their clone and `$HZ_HOME` from
+tick to tick; an Actions-like run starts from a fresh clone, an empty home and no git identity each time.
+All of them are separate `hz tick --now` processes against one bare remote with hz's pre-receive hook,
+served by `git daemon` on loopback. The clock is pinned; the arrival times within each hour are drawn
+from a seeded random generator, so a failure replays. The day includes the owner offline for some hours,
+arrivals long after the runner's lease expired, an owner stopped (SIGSTOP) past its lease while it thinks
+and continued after a maintainer ran the slot, and a maintainer killed (kill -9) mid-turn whose slot is
+taken over once its lease expired. Afterwards, for every slot: one `turn.started` and one `turn.finished`
+on `hz/state`, one draft branch on the remote, a lease chain whose tokens only rise, and a clean lint.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import time
+from collections import Counter
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.gitstate.conftest import bare, loopback  # noqa: F401  (the fixtures, fetched by name below)
+from tests.turn.team_harness import (
+    Member,
+    actions_run,
+    draft_branches,
+    fresh_clone,
+    hourly,
+    lease_log,
+    seed_remote,
+    state_events,
+)
+from tests.turn.test_fenced_drafts import slow_claude, wait_for
+from tests.turn.test_late_runner import LEASE, hz, tick
+
+DAY = datetime(2026, 10, 26, tzinfo=UTC)
+HOURS = 24
+SEED = 20261026
+STOPPED = 6  # the owner is stopped past its lease in this hour's turn
+KILLED = 15  # the owner is offline and lena is killed mid-turn
+GRACE = timedelta(minutes=10)  # two tick intervals: before it, only the owner takes a slot
+
+
+def key(hour: int) -> str:
+    return f"{LEASE}@{(DAY + timedelta(hours=hour)):%Y-%m-%dT%H:%MZ}"
+
+
+@dataclass(frozen=True)
+class Arrival:
+    at: datetime
+    who: str  # a member's name or "actions"
+
+
+def arrivals(rng: random.Random) -> tuple[list[Arrival], set[int]]:
+    """The day's random arrivals outside the scripted hours, in time order, and the hours the owner is offline."""
+    ordinary = [h for h in range(HOURS) if h not in (STOPPED, KILLED, KILLED + 1)]
+    offline = set(rng.sample(ordinary, 6)) | {KILLED}
+    with_actions = set(rng.sample(ordinary, 6))
+    found: list[Arrival] = []
+    for hour in ordinary:
+        slot = DAY + timedelta(hours=hour)
+        hourly: list[Arrival] = []
+        if hour not in offline:
+            hourly.append(Arrival(slot + timedelta(minutes=rng.uniform(0, 50)), "priya"))
+        for name in ("omar", "lena"):
+            if rng.random() < 0.6:
+                hourly.append(Arrival(slot + timedelta(minutes=rng.uniform(0, 60)), name))
+        if hour in with_actions:
+            hourly.append(Arrival(slot + timedelta(minutes=rng.uniform(0, 60)), "actions"))
+        if hour in offline and not any(a.at > slot + GRACE + timedelta(minutes=1) for a in hourly):
+            hourly.append(Arrival(slot + timedelta(minutes=rng.uniform(11, 59)), rng.choice(["omar", "actions"])))
+        found.extend(hourly)
+    # lena comes back the hour after she was killed, and must find her open turn's slot done elsewhere
+    found.append(Arrival(DAY + timedelta(hours=KILLED + 1, minutes=rng.uniform(0, 50)), "lena"))
+    return sorted(found, key=lambda a: a.at), offline
+
+
+def woke(woken: list[dict[str, Any]]) -> list[tuple[str, Any]]:
+    return [(e["action"], e.get("reason") or e.get("disposition")) for e in woken]
+
+
+class Day:
+    """The team and its remote, and the Actions runs of the day."""
+
+    def __init__(self, tmp_path: Path, url: str) -> None:
+        self.tmp_path, self.url = tmp_path, url
+        self.members = {name: Member.join(tmp_path, name, url) for name in ("priya", "omar", "lena")}
+        self.runs = 0
+        self.actions_woken: list[tuple[datetime, list[tuple[str, Any]]]] = []
+
+    def arrive(self, arrival: Arrival) -> list[tuple[str, Any]]:
+        if arrival.who != "actions":
+            return woke(self.members[arrival.who].tick(arrival.at))
+        self.runs += 1
+        clone, environ = actions_run(self.tmp_path, self.url, 9000 + self.runs)
+        done = tick(clone, environ, arrival.at)
+        self.actions_woken.append((arrival.at, done))
+        return done
+
+    def stopped_owner(self, hour: int) -> None:
+        """The owner thinks, is stopped past its lease; omar runs the slot; the owner, continued, places nothing."""
+        slot = DAY + timedelta(hours=hour)
+        priya, omar = self.members["priya"], self.members["omar"]
+        folder = self.tmp_path / "stopped"
+        owner = priya.start(slot + timedelta(seconds=30), priya.with_runner(slow_claude(folder), folder / "config"))
+        try:
+            wait_for(folder / "ready", owner)
+            os.kill(owner.pid, signal.SIGSTOP)
+            assert woke(omar.tick(slot + timedelta(minutes=20))) == [("started", "drafted")]
+        finally:
+            os.kill(owner.pid, signal.SIGCONT)
+            (folder / "go").touch()
+        out, err = owner.communicate(timeout=120)
+        assert owner.returncode == 0, out + err
+        assert ("fenced", None) in [(e["action"], e.get("disposition")) for e in json.loads(out)["woken"]]
+
+    def killed_holder(self, hour: int) -> None:
+        """lena takes the slot (the owner is offline) and is killed thinking; omar waits for her lease, then runs it."""
+        slot = DAY + timedelta(hours=hour)
+        lena, omar = self.members["lena"], self.members["omar"]
+        folder = self.tmp_path / "killed"
+        holder = lena.start(slot + timedelta(minutes=11), lena.with_runner(slow_claude(folder), folder / "config"))
+        try:
+            wait_for(folder / "ready", holder)
+        finally:
+            os.kill(holder.pid, signal.SIGKILL)
+            holder.communicate(timeout=60)
+            (folder / "go").touch()  # lets the orphaned `claude` of the killed tick end
+        held = woke(omar.tick(slot + timedelta(minutes=14)))
+        assert [(action, str(reason).split("/")[0]) for action, reason in held] == [("skipped", "held by @lena")]
+        assert woke(omar.tick(slot + timedelta(minutes=25))) == [("started", "drafted")]
+
+
+@pytest.mark.slow
+def test_a_team_day_runs_every_slot_exactly_once(tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    began = time.monotonic()
+    remote: Path = request.getfixturevalue("bare")
+    url: str = request.getfixturevalue("loopback")
+    seed_remote(tmp_path, remote, url, hourly("@priya", ["@omar", "@lena"]))
+    day = Day(tmp_path, url)
+    planned, offline = arrivals(random.Random(SEED))
+    scripted = {STOPPED: day.stopped_owner, KILLED: day.killed_holder}
+    late = 0
+    for hour in range(HOURS):
+        if hour in scripted:
+            scripted[hour](hour)
+        for arrival in [a for a in planned if DAY + timedelta(hours=hour) <= a.at < DAY + timedelta(hours=hour + 1)]:
+            done = day.arrive(arrival)
+            late += ("skipped", "ran-elsewhere") in done
+            if arrival.who == "lena" and hour == KILLED + 1:
+                assert ("resumed", "ran-elsewhere") in done  # her killed turn is abandoned, its model never asked
+
+    events = state_events(remote)
+    for kind in ("turn.started", "turn.finished"):
+        per_slot = Counter(e["key"] for e in events if e["kind"] == kind)
+        assert per_slot == Counter({key(h): 1 for h in range(HOURS)}), kind
+    stamps = Counter(ref.rsplit("/", 1)[1] for ref in draft_branches(remote))
+    assert stamps == Counter({f"{(DAY + timedelta(hours=h)):%Y-%m-%dT%H%MZ}": 1 for h in range(HOURS)})
+
+    outsider, environ = fresh_clone(tmp_path, url, "outsider")
+    chain = lease_log(outsider, environ, LEASE)
+    tokens = [r["token"] for r in chain]
+    assert tokens == sorted(tokens)  # renewals keep their term's token, a new term raises it
+    terms: dict[int, set[tuple[str, str]]] = {}
+    for record in chain:
+        terms.setdefault(record["token"], set()).add((record["slot"], record["holder"]))
+    assert all(len(held) == 1 for held in terms.values()), terms  # a token is one holder's, for one slot
+    slots = [next(iter(terms[t]))[0] for t in sorted(terms)]
+    assert slots == sorted(slots)  # each new term is for its slot or a later one
+    ran_by = {e["key"]: e["token"] for e in events if e["kind"] == "turn.finished"}
+    for hour in range(HOURS):
+        stamp = f"{(DAY + timedelta(hours=hour)):%Y-%m-%dT%H:%M:%SZ}"
+        assert ran_by[key(hour)] == max(t for t in terms if next(iter(terms[t]))[0] == stamp)
+    lint = hz("state", "lint", cwd=outsider, environ=environ)
+    assert (lint.returncode, lint.stdout, lint.stderr) == (0, "hz/state: clean\n", "")
+
+    # the day had what it was meant to have
+    roles = Counter(e["data"]["role"] for e in events if e["kind"] == "turn.started")
+    assert set(roles) == {"owner", "delegate", "actions"}, roles
+    assert late >= 3 and len(offline) == 7
+    print(f"soak: {HOURS} slots, {sum(len(m.woken) for m in day.members.values())} member ticks, "
+          f"{day.runs} Actions runs, {len(chain)} lease commits, roles {dict(roles)}, "
+          f"{late} late arrivals, {time.monotonic() - began:.1f}s")  # fmt: skip

@@ -7,7 +7,8 @@ with the pre-receive hook, a `main` holding the team contracts (weekly, Monday 0
 over the members, the next member as maintainer, the offline runner) and `[state]` with a 5-minute
 tick. Every member has a clone and an `$HZ_HOME` of their own and ticks as a real `hz tick --now`
 process at its own phase within each 5-minute interval, from 09:00 to 09:30 in simulated time; the
-ticks of one interval run a few at a time (`--workers`), in order of their simulated time.
+ticks start in order of their simulated time, `--workers` processes at once, so neighbours overlap and
+their pushes race, as separate machines' would.
 
 Printed per size, from the remote's `hz/state` and lease refs and the ticks' own reports:
 - double runs: slots with more than one `turn.started` or more than one lease token (goal 0);
@@ -192,7 +193,7 @@ def tick(member: Member, now: datetime) -> Tick:
 
 
 def ticks_in_order(team: list[Member], workers: int, start: datetime, until: datetime) -> list[Tick]:
-    """Every member's ticks from `start` to `until`, one interval at a time, `workers` processes at once."""
+    """Every member's ticks from `start` to `until`, started in simulated order, `workers` at once."""
     planned = sorted(
         ((m, start + k * INTERVAL + m.phase) for m in team for k in range(int((until - start) / INTERVAL) + 1)),
         key=lambda pair: pair[1],

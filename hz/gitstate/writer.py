@@ -175,7 +175,7 @@ class StateWriter:
     def _refused(refs: dict[str, Draft], result: FlushResult) -> bool:
         """Take the `publish` refs the remote refused for their own reason out of the retry."""
         said = {ref: result.refs[ref] for ref in refs if ref in result.refs}
-        refused = {ref: r.summary for ref, r in said.items() if r.flag == "!" and "atomic push failed" not in r.summary}
+        refused = {ref: r.summary for ref, r in said.items() if r.flag == "!" and not _collateral(r.summary)}
         for ref, why in refused.items():
             del refs[ref]
             result.unpublished[ref] = why
@@ -343,10 +343,12 @@ class StateWriter:
         """Find out why: a lease that moved on is fenced (drop its events); otherwise hz/state moved.
 
         With --atomic, git reports the ref that failed its check with the reason and every other ref as
-        "atomic push failed"; only leases reported otherwise need a look at the remote. Misjudging here
-        costs a retry, never safety: the remote's compare-and-swap decides.
+        collateral (see `_collateral`); only leases reported otherwise need a look at the remote. When the
+        remote's own lock failed, every ref is collateral and none is looked at: the retry's fetch then
+        shows a moved lease as stale. Misjudging here costs a retry, never safety: the remote's
+        compare-and-swap decides.
         """
-        unsure = {lid for lid in renewed if "atomic push failed" not in refs.get(lease_ref(lid), _UNKNOWN).summary}
+        unsure = {lid for lid in renewed if not _collateral(refs.get(lease_ref(lid), _UNKNOWN).summary)}
         return self._fence(events, unsure, result)
 
     def _fence(self, events: list[Event], lease_ids: set[str], result: FlushResult) -> list[Event]:
@@ -439,3 +441,13 @@ def _clash(event: Event, there: bytes | None, read: Callable[[str], bytes | None
     if first is None or first.token == event.token:
         return ""
     return f"{event.kind} {event.key} was written under token {first.token}; token {event.token}'s copy is not"
+
+
+def _collateral(summary: str) -> bool:
+    """Was this ref refused only because another ref of the atomic push failed?
+
+    git says "atomic push failed" when its own check refused another ref before sending anything, and
+    "(atomic transaction failed)" for every ref when the remote could not lock one of them (another
+    member's push landed between the advertisement and the update). Neither is about this ref.
+    """
+    return "atomic push failed" in summary or "atomic transaction failed" in summary

@@ -95,3 +95,45 @@ def test_a_draft_goes_only_in_the_push_that_renews_its_lease_under_its_token(tmp
     assert (stray.withheld, stray.published, stray.fenced) == ({BRANCH: AGENT}, {}, set())
     assert remote_refs(bare)[BRANCH] == old
     assert len(git("--git-dir", str(bare), "rev-list", lease_ref(AGENT)).split()) == 3  # its own term renewed
+
+
+MOVE_ONCE = """#!/bin/sh
+# Another member's push lands between this push's ref advertisement and its ref update: move hz/state
+# to the commit waiting in refs/side, once. receive-pack then fails to lock hz/state, and with --atomic
+# the remote reports every ref of the push as "(atomic transaction failed)".
+unset GIT_QUARANTINE_PATH GIT_OBJECT_DIRECTORY GIT_ALTERNATE_OBJECT_DIRECTORIES
+if git rev-parse -q --verify refs/side >/dev/null; then
+  git update-ref refs/heads/hz/state refs/side && git update-ref -d refs/side
+fi
+exit 0
+"""
+
+
+def test_a_push_that_lost_a_race_on_the_server_keeps_its_draft_for_the_retry(tmp_path: Path, bare: Path) -> None:
+    ann = member(tmp_path, bare, "ann")
+    assert take(ann, "ann", "owner", DUE) == 1
+    ann_writer = StateWriter(ann, SETTINGS)
+    ann_writer.queue(placed(AGENT, 1, 1))
+    assert ann_writer.flush(DUE + timedelta(seconds=5), renew=[AGENT]).landed
+    before = git("rev-parse", STATE_REF, cwd=bare).strip()
+    bob = member(tmp_path, bare, "bob")  # bob's receipts land on top of ann's; the test then holds them back
+    other = hz_id(8)
+    won = acquire(bob, other, slot=SLOT, identity=whoami({"HZ_HANDLE": "@bob"}), role="owner",
+                  now=DUE, settings=SETTINGS, due=DUE)  # fmt: skip
+    assert won.won
+    bob_writer = StateWriter(bob, SETTINGS)
+    bob_writer.queue(placed(other, 1, 1))
+    assert bob_writer.flush(DUE + timedelta(seconds=6), renew=[other]).landed
+    git("update-ref", "refs/side", STATE_REF, cwd=bare)
+    git("update-ref", STATE_REF, before, cwd=bare)
+    hook = bare / "hooks" / "pre-receive"
+    hook.write_text(MOVE_ONCE)
+    hook.chmod(0o755)
+
+    ann_writer.queue(placed(AGENT, 2, 1))
+    commit = draft_commit(ann, "ann's pulse\n")
+    result = ann_writer.flush(DUE + timedelta(seconds=20), renew=[AGENT], publish={BRANCH: Draft(commit, AGENT, 1)})
+
+    assert result.pushes == 2  # refused once by the server's lock, then rebuilt on the moved hz/state
+    assert (result.unpublished, result.withheld, result.fenced) == ({}, {}, set())
+    assert remote_refs(bare)[BRANCH] == commit

@@ -38,7 +38,7 @@ from tests.turn.team_harness import (
     state_events,
 )
 from tests.turn.test_fenced_drafts import slow_claude, wait_for
-from tests.turn.test_late_runner import LEASE, hz, tick
+from tests.turn.test_late_runner import LEASE, hz
 
 DAY = datetime(2026, 10, 26, tzinfo=UTC)
 HOURS = 24
@@ -97,16 +97,15 @@ class Day:
         self.tmp_path, self.url = tmp_path, url
         self.members = {name: Member.join(tmp_path, name, url) for name in ("priya", "omar", "lena")}
         self.runs = 0
-        self.actions_woken: list[tuple[datetime, list[tuple[str, Any]]]] = []
+
+    def actions(self) -> Member:
+        """The next Actions run: a fresh clone and an empty home every time."""
+        self.runs += 1
+        return Member("actions", *actions_run(self.tmp_path, self.url, 9000 + self.runs))
 
     def arrive(self, arrival: Arrival) -> list[tuple[str, Any]]:
-        if arrival.who != "actions":
-            return woke(self.members[arrival.who].tick(arrival.at))
-        self.runs += 1
-        clone, environ = actions_run(self.tmp_path, self.url, 9000 + self.runs)
-        done = tick(clone, environ, arrival.at)
-        self.actions_woken.append((arrival.at, done))
-        return done
+        runner = self.actions() if arrival.who == "actions" else self.members[arrival.who]
+        return woke(runner.tick(arrival.at))
 
     def stopped_owner(self, hour: int) -> None:
         """The owner thinks, is stopped past its lease; omar runs the slot; the owner, continued, places nothing."""
@@ -144,9 +143,7 @@ class Day:
     def race(self, hour: int) -> None:
         """The three members and an Actions run tick at the same instant, as concurrent processes: one runs it."""
         now = DAY + timedelta(hours=hour, minutes=12)
-        self.runs += 1
-        runner = Member("actions", *actions_run(self.tmp_path, self.url, 9000 + self.runs))
-        racing = [*self.members.values(), runner]
+        racing = [*self.members.values(), self.actions()]
         started = [(m.name, m.start(now, m.environ)) for m in racing]
         woken: dict[str, list[tuple[str, Any]]] = {}
         for name, proc in started:

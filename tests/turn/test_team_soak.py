@@ -7,8 +7,10 @@ served by `git daemon` on loopback. The clock is pinned; the arrival times withi
 from a seeded random generator, so a failure replays. The day includes the owner offline for some hours,
 arrivals long after the runner's lease expired, an owner stopped (SIGSTOP) past its lease while it thinks
 and continued after a maintainer ran the slot, and a maintainer killed (kill -9) mid-turn whose slot is
-taken over once its lease expired. Afterwards, for every slot: one `turn.started` and one `turn.finished`
-on `hz/state`, one draft branch on the remote, a lease chain whose tokens only rise, and a clean lint.
+taken over once its lease expired, and one hour where all four arrive at the same instant as concurrent
+processes. Set HZ_SOAK_SEED to replay another day (tests/turn/test_team_chaos.py goes further, opt-in).
+Afterwards, for every slot: one `turn.started` and one `turn.finished` on `hz/state`, one draft branch on
+the remote, a lease chain whose tokens only rise, and a clean lint.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import json
 import os
 import random
 import signal
+import subprocess
 import time
 from collections import Counter
 from dataclasses import dataclass
@@ -39,6 +42,7 @@ from tests.turn.team_harness import (
 )
 from tests.turn.test_fenced_drafts import slow_claude, wait_for
 from tests.turn.test_late_runner import LEASE, hz
+from tests.turn.test_team import git
 
 DAY = datetime(2026, 10, 26, tzinfo=UTC)
 HOURS = 24
@@ -61,13 +65,17 @@ class Arrival:
 
 def arrivals(rng: random.Random) -> tuple[list[Arrival], set[int]]:
     """The day's random arrivals outside the scripted hours, in time order, and the hours the owner is offline."""
-    ordinary = [h for h in range(HOURS) if h not in (STOPPED, KILLED, KILLED + 1, RACE)]
+    ordinary = [h for h in range(HOURS) if h not in (STOPPED, KILLED, RACE)]
     offline = set(rng.sample(ordinary, 6)) | {KILLED}
     with_actions = set(rng.sample(ordinary, 6))
     late = rng.choice([h for h in ordinary if h not in offline])  # an hour that surely has an arrival after the lease
+    solo = rng.choice(sorted(offline - {KILLED, KILLED + 1}))  # an hour only an Actions run can take
     found: list[Arrival] = []
     for hour in ordinary:
         slot = DAY + timedelta(hours=hour)
+        if hour == solo:
+            found.append(Arrival(slot + timedelta(minutes=rng.uniform(11, 59)), "actions"))
+            continue
         hourly: list[Arrival] = []
         if hour not in offline:
             hourly.append(Arrival(slot + timedelta(minutes=rng.uniform(0, 10 if hour == late else 50)), "priya"))
@@ -81,13 +89,25 @@ def arrivals(rng: random.Random) -> tuple[list[Arrival], set[int]]:
         if hour in offline and not any(a.at > slot + GRACE + timedelta(minutes=1) for a in hourly):
             hourly.append(Arrival(slot + timedelta(minutes=rng.uniform(11, 59)), rng.choice(["omar", "actions"])))
         found.extend(hourly)
-    # lena comes back the hour after she was killed, and must find her open turn's slot done elsewhere
+    # lena comes back the hour after she was killed (at the latest), and must find her open turn's slot done elsewhere
     found.append(Arrival(DAY + timedelta(hours=KILLED + 1, minutes=rng.uniform(0, 50)), "lena"))
     return sorted(found, key=lambda a: a.at), offline
 
 
 def woke(woken: list[dict[str, Any]]) -> list[tuple[str, Any]]:
     return [(e["action"], e.get("reason") or e.get("disposition")) for e in woken]
+
+
+def forged_push(clone: Path, url: str) -> str:
+    """Push a hand-made commit onto hz/state over the loopback remote; git's words (it must fail)."""
+    git("checkout", "-q", "-b", "forged", "origin/hz/state", cwd=clone)
+    (clone / "forged.json").write_text("{}")
+    git("add", "forged.json", cwd=clone)
+    git("-c", "user.name=someone", "-c", "user.email=someone@example.com", "commit", "-q", "-m", "forged", cwd=clone)
+    pushed = subprocess.run(["git", "push", url, "HEAD:refs/heads/hz/state"], cwd=clone, capture_output=True,
+                            text=True, check=False)  # fmt: skip
+    assert pushed.returncode == 1, pushed.stderr
+    return pushed.stderr
 
 
 class Day:
@@ -163,6 +183,7 @@ def test_a_team_day_runs_every_slot_exactly_once(tmp_path: Path, request: pytest
     planned, offline = arrivals(random.Random(SEED))
     scripted = {STOPPED: day.stopped_owner, KILLED: day.killed_holder, RACE: day.race}
     ran_elsewhere: list[tuple[int, datetime]] = []
+    back = False  # whether lena ticked since she was killed
     for hour in range(HOURS):
         if hour in scripted:
             scripted[hour](hour)
@@ -170,8 +191,9 @@ def test_a_team_day_runs_every_slot_exactly_once(tmp_path: Path, request: pytest
             done = day.arrive(arrival)
             if ("skipped", "ran-elsewhere") in done:
                 ran_elsewhere.append((hour, arrival.at))
-            if arrival.who == "lena" and hour == KILLED + 1:
+            if arrival.who == "lena" and hour > KILLED and not back:
                 assert ("resumed", "ran-elsewhere") in done  # her killed turn is abandoned, its model never asked
+                back = True
 
     events = state_events(remote)
     for kind in ("turn.started", "turn.finished"):
@@ -197,10 +219,13 @@ def test_a_team_day_runs_every_slot_exactly_once(tmp_path: Path, request: pytest
     lint = hz("state", "lint", cwd=outsider, environ=environ)
     assert (lint.returncode, lint.stdout, lint.stderr) == (0, "hz/state: clean\n", "")
 
+    # the remote the day ran against is guarded: a push to hz/state that is not hz's is refused by the hook
+    assert "(pre-receive hook declined)" in forged_push(outsider, url)
+
     # the day had what it was meant to have
     roles = Counter(e["data"]["role"] for e in events if e["kind"] == "turn.started")
     assert set(roles) == {"owner", "delegate", "actions"}, roles
-    assert len(offline) == 7
+    assert len(offline) == 7 and back
     expiry = {
         r["slot"]: datetime.fromisoformat(r["expires"]) for r in chain
     }  # the slot's last term's, the chain in order

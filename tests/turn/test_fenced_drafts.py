@@ -45,7 +45,10 @@ ANSWER = {
 
 
 def slow_claude(folder: Path) -> Path:
-    """A `claude` that says it is thinking (a `ready` file), then waits for `go` before it answers."""
+    """A `claude` that says it is thinking (a `ready` file), then waits for `go` before it answers.
+
+    It gives up when the `hz` that started it is gone (a test killed it) or after five minutes, so a
+    test never leaves it waiting behind."""
     bin_dir = folder / "bin"
     bin_dir.mkdir(parents=True)
     script = bin_dir / "claude"
@@ -53,8 +56,11 @@ def slow_claude(folder: Path) -> Path:
         f"#!{sys.executable}\n"
         "import os, sys, time\n"
         "sys.stdin.read()\n"
+        "parent, deadline = os.getppid(), time.monotonic() + 300\n"
         f"open({str(folder / 'ready')!r}, 'w').close()\n"
         f"while not os.path.exists({str(folder / 'go')!r}):\n"
+        "    if os.getppid() != parent or time.monotonic() > deadline:\n"
+        "        sys.exit(1)\n"
         "    time.sleep(0.02)\n"
         f"print({json.dumps(json.dumps(ANSWER))})\n",
         encoding="utf-8",

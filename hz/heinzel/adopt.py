@@ -17,17 +17,20 @@ changed file of an existing agent is left to `hz workflow migrate`, so a tick ne
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hz.heinzel.amendments import propose
 from hz.heinzel.lifecycle import Origin, create
 from hz.heinzel.versions import compile_text
 from hz.session.store import Store
 from hz.textfile import UnreadableFile, read_text_file
+
+if TYPE_CHECKING:
+    from hz.contract.layers import ContractFile, Layer
 
 LAYERS = ("team", "project")
 UNREADABLE = "a contract is a UTF-8 text file; `hz workflow validate` names the files that are not"
@@ -89,22 +92,10 @@ def adopt(
     environ: Mapping[str, str],
     default_tz: str = "UTC",
 ) -> list[Adopted]:
-    from hz.contract.defaults import load_defaults
-    from hz.contract.layers import contract_files, discover_layers
+    def one(text: str, file: ContractFile, layer: Layer) -> Adopted:
+        return _adopt_one(store, text, file.display, layer.namespace, file.name, now, handle, default_tz)
 
-    results: list[Adopted] = []
-    for layer in discover_layers(root, environ, cwd=root):
-        if layer.kind not in LAYERS:
-            continue
-        defaults, _ = load_defaults(layer) if layer.kind == "team" else (None, [])
-        for file in contract_files(layer):
-            try:
-                text = self_contained(read_text_file(file.path, hint=UNREADABLE), defaults)
-            except UnreadableFile as exc:  # `hz workflow validate` explains it; the other contracts go on
-                results.append(Adopted(layer.namespace, file.name, None, f"skipped: {exc.reason}"))
-                continue
-            results.append(_adopt_one(store, text, file.display, layer.namespace, file.name, now, handle, default_tz))
-    return results
+    return _each_contract(root, environ, LAYERS, one)
 
 
 def adopt_team(
@@ -117,21 +108,35 @@ def adopt_team(
     default_tz: str = "UTC",
 ) -> list[Adopted]:
     """The team contracts of `root`'s `workflows/` that this home has no agent for yet, each adopted."""
+
+    def one(text: str, file: ContractFile, layer: Layer) -> Adopted:
+        return _adopt_new_team(store, text, file.display, layer.namespace, now, handle, default_tz)
+
+    return _each_contract(root, environ, ("team",), one)
+
+
+def _each_contract(
+    root: Path,
+    environ: Mapping[str, str],
+    kinds: tuple[str, ...],
+    one: Callable[[str, ContractFile, Layer], Adopted],
+) -> list[Adopted]:
+    """`one` applied to the self-contained text of every contract in the layers of these kinds."""
     from hz.contract.defaults import load_defaults
     from hz.contract.layers import contract_files, discover_layers
 
     results: list[Adopted] = []
     for layer in discover_layers(root, environ, cwd=root):
-        if layer.kind != "team":
+        if layer.kind not in kinds:
             continue
-        defaults, _ = load_defaults(layer)
+        defaults, _ = load_defaults(layer) if layer.kind == "team" else (None, [])
         for file in contract_files(layer):
             try:
                 text = self_contained(read_text_file(file.path, hint=UNREADABLE), defaults)
-            except UnreadableFile as exc:
+            except UnreadableFile as exc:  # `hz workflow validate` explains it; the other contracts go on
                 results.append(Adopted(layer.namespace, file.name, None, f"skipped: {exc.reason}"))
                 continue
-            results.append(_adopt_new_team(store, text, file.display, layer.namespace, now, handle, default_tz))
+            results.append(one(text, file, layer))
     return results
 
 

@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import socket
 import subprocess
 import sys
 import tempfile
@@ -39,6 +38,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
+
+from loopback import serve
 
 from hz.heinzel.lifecycle import Origin, create
 from hz.session.store import Store
@@ -93,23 +94,6 @@ Material: what moved last week.
 
 def git(*args: str, cwd: Path | None = None) -> str:
     return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout.strip()
-
-
-def serve(base: Path) -> tuple[subprocess.Popen[bytes], int]:
-    """`git daemon` on 127.0.0.1 with push enabled (the flags of the tests' loopback fixture)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = int(sock.getsockname()[1])
-    proc = subprocess.Popen(["git", "daemon", "--reuseaddr", "--export-all", "--enable=receive-pack",
-                             f"--base-path={base}", "--listen=127.0.0.1", f"--port={port}", str(base)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
-    for _ in range(500):
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return proc, port
-        except OSError:
-            time.sleep(0.02)
-    raise SystemExit("git daemon did not start")
 
 
 def hz(*argv: str, cwd: Path, environ: dict[str, str]) -> subprocess.CompletedProcess[str]:

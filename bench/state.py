@@ -18,7 +18,6 @@ import hashlib
 import itertools
 import json
 import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -38,6 +37,8 @@ from hz.gitstate.transport import read_protocol
 from hz.gitstate.writer import StateWriter
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the HTTP server lives with the tests
+from loopback import serve
+
 from tests.gitstate.smart_http import serve_http
 
 BASE = datetime(2026, 10, 30, tzinfo=UTC)
@@ -75,22 +76,6 @@ def slot(i: int) -> str:
 
 
 # --- git daemon ----------------------------------------------------------------------------------------
-
-
-def serve(base: Path) -> tuple[subprocess.Popen[bytes], int]:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = int(sock.getsockname()[1])
-    proc = subprocess.Popen(["git", "daemon", "--reuseaddr", "--export-all", "--enable=receive-pack",
-                             f"--base-path={base}", "--listen=127.0.0.1", f"--port={port}", str(base)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
-    for _ in range(500):
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return proc, port
-        except OSError:
-            time.sleep(0.02)
-    raise SystemExit("git daemon did not start")
 
 
 # --- measurements ----------------------------------------------------------------------------------------

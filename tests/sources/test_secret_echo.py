@@ -81,15 +81,7 @@ def hostile(repo: Path, server: Server, tmp_path: Path, monkeypatch: pytest.Monk
     monkeypatch.setenv("JIRA_USER", "priya@example.org")
     monkeypatch.setenv("HZ_GITHUB_API", server.url)
     monkeypatch.setenv("HZ_JIRA_BASE", f"http://jira-bot:{URL_PASSWORD}@127.0.0.1:{port}")
-    fake = tmp_path / "fake"
-    fake.mkdir()
-    (fake / "claude").write_text(f"#!{sys.executable}\n" + FAKE_CLAUDE % repr(NOTHING))
-    (fake / "claude").chmod(0o755)
-    config = Path(os.environ["HZ_CONFIG_HOME"])
-    config.mkdir(parents=True, exist_ok=True)
-    (config / "config.toml").write_text(
-        f'[runners]\ndefault = "claude-code"\n[runners.claude-code]\ncommand = "{fake / "claude"}"\n'
-    )
+    fake = use_fake_claude(tmp_path)
     commit(repo, "README.md", "x\n", days_ago(1), "start")
     inputs: dict[str, dict[str, Any]] = {
         "pulls": {"source": "github:acme/app/pulls"},
@@ -102,6 +94,20 @@ def hostile(repo: Path, server: Server, tmp_path: Path, monkeypatch: pytest.Monk
 
 def leaked(data: bytes) -> list[str]:
     return [s for s in secret_values(os.environ) if s.encode() in data]
+
+
+def use_fake_claude(tmp_path: Path) -> Path:
+    """A scripted `claude` that answers "nothing", made the configured runner; its folder."""
+    fake = tmp_path / "fake"
+    fake.mkdir()
+    (fake / "claude").write_text(f"#!{sys.executable}\n" + FAKE_CLAUDE % repr(NOTHING))
+    (fake / "claude").chmod(0o755)
+    config = Path(os.environ["HZ_CONFIG_HOME"])
+    config.mkdir(parents=True, exist_ok=True)
+    (config / "config.toml").write_text(
+        f'[runners]\ndefault = "claude-code"\n[runners.claude-code]\ncommand = "{fake / "claude"}"\n'
+    )
+    return fake
 
 
 def test_an_echoed_token_lands_nowhere(hostile: Path, server: Server, hz: Hz) -> None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -20,7 +19,7 @@ import pytest
 from tests.sources.contracts import contract_text
 from tests.sources.helpers import commit, days_ago, git
 from tests.sources.server import Reply, Request, Server, payload, static
-from tests.sources.test_secret_echo import FAKE_CLAUDE, NOTHING, NOW
+from tests.sources.test_secret_echo import NOW, use_fake_claude
 from tests.turn.agents import adopt
 
 Hz = Callable[..., Any]
@@ -113,15 +112,7 @@ def test_a_token_committed_to_the_repository_is_read_but_never_reaches_the_model
     Everything that leaves hz (prompt, body, spine, index, output) is scrubbed of the environment's secrets."""
     token = "ghp_committedToken00042"
     monkeypatch.setenv("GITHUB_TOKEN", token)
-    fake = tmp_path / "fake"
-    fake.mkdir()
-    (fake / "claude").write_text(f"#!{sys.executable}\n" + FAKE_CLAUDE % repr(NOTHING))
-    (fake / "claude").chmod(0o755)
-    config = Path(os.environ["HZ_CONFIG_HOME"])
-    config.mkdir(parents=True, exist_ok=True)
-    (config / "config.toml").write_text(
-        f'[runners]\ndefault = "claude-code"\n[runners.claude-code]\ncommand = "{fake / "claude"}"\n'
-    )
+    fake = use_fake_claude(tmp_path)
     commit(repo, "docs/setup.md", f"export GITHUB_TOKEN={token}\n", days_ago(1), f"add setup (token {token})")
     inputs: dict[str, dict[str, Any]] = {
         "doc": {"source": "file:docs/setup.md"},

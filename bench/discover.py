@@ -64,7 +64,7 @@ PLAYBOOK = "hints:\n  - name: incidents\n    match: file:docs/incidents/**/*.md\
 
 
 def bench_idle_check(folder: Path) -> None:
-    from hz.turn.discover_day import discovery_due, mark_done
+    from hz.tick.discover_day import discovery_due, mark_done
 
     repo, store_root = folder / "idle-repo", folder / "idle-home" / "heinzel"
     (repo / "workflows").mkdir(parents=True)
@@ -81,7 +81,7 @@ def bench_idle_check(folder: Path) -> None:
 def bench_pass(folder: Path, agents: int, files: int) -> None:
     from hz.heinzel.lifecycle import Origin, create
     from hz.session.store import Store
-    from hz.turn.discover import discovery_pass
+    from hz.tick.discover import discovery_pass
 
     repo = folder / "repo"
     subprocess.run(["git", "init", "-q", str(repo)], check=True)

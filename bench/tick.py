@@ -89,7 +89,7 @@ def asleep_spines(root: Path, count: int, *, first: int = 0) -> None:
 
 
 def bench_idle(folder: Path, count: int, processes: int) -> None:
-    from hz.daemon import tick
+    from hz.tick.daemon import tick
 
     home = folder / f"idle-{count}"
     asleep_spines(home / "heinzel", count)
@@ -136,9 +136,9 @@ def fresh_processes(folder: Path, home: Path, environ: dict[str, str], count: in
 
 
 def bench_busy(folder: Path, asleep: int, due: int) -> None:
-    from hz.daemon import tick
     from hz.heinzel.lifecycle import Origin, create
     from hz.session.store import Store
+    from hz.tick.daemon import tick
 
     home = folder / "busy"
     asleep_spines(home / "heinzel", asleep)

@@ -81,7 +81,7 @@ def test_every_printed_tick_report_is_scrubbed(monkeypatch: pytest.MonkeyPatch) 
     from datetime import UTC, datetime
 
     from hz.commands.tick import render_report
-    from hz.daemon import TickReport
+    from hz.tick.report import TickReport
 
     monkeypatch.setenv("JIRA_TOKEN", "jira-in-an-error-0042")
     report = TickReport(datetime(2026, 10, 26, tzinfo=UTC))

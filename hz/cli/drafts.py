@@ -1,4 +1,4 @@
-"""`hz drafts` and `hz reject`: click wiring only; the work is in `hz.commands.drafts` and `hz.turn.decide`."""
+"""`hz drafts` and `hz reject`: click wiring only; the work is in `hz.commands.drafts` and `hz.review.decide`."""
 
 from __future__ import annotations
 
@@ -23,6 +23,6 @@ def reject(key: str) -> int:
     """Reject one waiting draft by its key: it is recorded, and the draft is taken back."""
     from datetime import UTC, datetime
 
-    from hz.turn.decide import reject as reject_draft
+    from hz.review.decide import reject as reject_draft
 
     return reject_draft(key, environ=os.environ, now=datetime.now(UTC))

@@ -2,7 +2,7 @@
 
 ITEM is resolved in this order: an amendment id (`am-…`); the name or id of an agent that is proposed
 (its v1) or has exactly one pending amendment; a pending draft's key. Drafts belong to the turn engine:
-their approval is `hz.turn.drafts.approve_draft(key, environ=…, now=…) -> int`, called when that module
+their approval is `hz.review.drafts.approve_draft(key, environ=…, now=…) -> int`, called when that module
 provides it (SEAM, see the docstring there).
 """
 
@@ -66,6 +66,6 @@ def _agent(store: Store, item: str) -> Row | None:
 
 
 def _approve_draft(key: str, environ: Mapping[str, str], now: datetime) -> int:
-    from hz.turn.drafts import approve_draft
+    from hz.review.drafts import approve_draft
 
     return approve_draft(key, environ=environ, now=now)

@@ -11,7 +11,8 @@ from hz.errors import EXIT_OK
 
 def run_daemon_command(*, interval_s: float, max_ticks: int | None, environ: Mapping[str, str] = os.environ) -> int:
     from hz.commands.tick import render_report, repo_root
-    from hz.daemon import TickReport, run_daemon
+    from hz.tick.daemon import run_daemon
+    from hz.tick.report import TickReport
 
     def show(report: TickReport) -> None:
         for line in render_report(report):

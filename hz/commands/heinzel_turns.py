@@ -17,8 +17,8 @@ def _request_id(now: datetime) -> str:
 
 def _report(out: TextIO, name: str, outcome: object, *, later: bool = False) -> int:
     from hz.commands.tick import render_report
-    from hz.daemon import TickReport
-    from hz.turn.direct import Outcome
+    from hz.tick.direct import Outcome
+    from hz.tick.report import TickReport
 
     assert isinstance(outcome, Outcome)
     if outcome.queued == "stop":
@@ -40,7 +40,7 @@ def wake_command(out: TextIO, name: str, *, after: bool, environ: Mapping[str, s
 
 def chat_command(out: TextIO, name: str, message: str, *, after: bool, environ: Mapping[str, str]) -> int:
     from hz.commands.tick import repo_root
-    from hz.turn.direct import ask
+    from hz.tick.direct import ask
 
     now = datetime.now(UTC)
     outcome = ask(name, message, after=after, request_id=_request_id(now), root=repo_root(), environ=environ, now=now)
@@ -49,7 +49,7 @@ def chat_command(out: TextIO, name: str, message: str, *, after: bool, environ: 
 
 def retry_command(out: TextIO, name: str, hint: str, *, environ: Mapping[str, str]) -> int:
     from hz.commands.tick import repo_root
-    from hz.turn.direct import retry
+    from hz.tick.direct import retry
 
     now = datetime.now(UTC)
     outcome = retry(name, hint, request_id=_request_id(now), root=repo_root(), environ=environ, now=now)
@@ -58,13 +58,13 @@ def retry_command(out: TextIO, name: str, hint: str, *, environ: Mapping[str, st
 
 def resume_command(out: TextIO, name: str, *, environ: Mapping[str, str]) -> int:
     from hz.commands.tick import repo_root
-    from hz.turn.direct import resume
+    from hz.tick.direct import resume
 
     return _report(out, name, resume(name, root=repo_root(), environ=environ, now=datetime.now(UTC)))
 
 
 def stop_command(out: TextIO, name: str, *, environ: Mapping[str, str]) -> int:
     from hz.commands.tick import repo_root
-    from hz.turn.direct import stop
+    from hz.tick.direct import stop
 
     return _report(out, name, stop(name, root=repo_root(), environ=environ, now=datetime.now(UTC)))

@@ -40,8 +40,8 @@ def repo_root(environ: Mapping[str, str] = os.environ) -> Path | None:
 
 
 def run_tick_command(*, now: datetime | None, as_json: bool, environ: Mapping[str, str] = os.environ) -> int:
-    from hz.daemon import tick
     from hz.secrets import scrub
+    from hz.tick.daemon import tick
 
     report = tick(root=repo_root(environ), environ=environ, now=now)
     if as_json:
@@ -58,8 +58,8 @@ def run_tick_command(*, now: datetime | None, as_json: bool, environ: Mapping[st
 def render_report(report: object, environ: Mapping[str, str] = os.environ) -> list[str]:
     """The report's lines, scrubbed of the environment's secrets: `hz daemon run`, `hz heinzel chat` and
     `wake` print them too, and an agent's error may quote a server, a CLI or a git remote."""
-    from hz.daemon import TickReport
     from hz.secrets import secrets_of
+    from hz.tick.report import TickReport
 
     assert isinstance(report, TickReport)
     lines: list[str] = []

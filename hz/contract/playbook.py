@@ -3,7 +3,7 @@
 The file is reviewed on `main` like the contracts. It holds one key, `hints:`, a list of hints, each
 naming a slug (`name`), a source reference with a glob in its path (`match`, only `file:` for now), the
 contracts it is for (`for`: names, or tags written `tag:<tag>`; left out, every contract) and one short
-line the user reads (`why`). The daily discovery pass (`hz.turn.discover`) lists what each hint matches.
+line the user reads (`why`). The daily discovery pass (`hz.tick.discover`) lists what each hint matches.
 
 Unknown keys and wrong values are HZC020 at the line and column of the offending node; YAML that does
 not parse keeps the loader's HZC001/HZC004. A broken playbook gives no hints at all: half a playbook

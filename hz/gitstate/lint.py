@@ -172,7 +172,7 @@ def _check_exact(path: str, data: bytes, event: Event, loc: str, context: LintCo
 
 
 def _identity_problem(event: Event) -> str | None:
-    """The envelope and its payload say the same thing twice; they must agree (hz.turn.team writes them so)."""
+    """The envelope and its payload say the same thing twice; they must agree (hz.tick.team writes them so)."""
     data = event.data
     if event.kind in ("turn.started", "turn.finished", "turn.skipped") and data["keys"][0] != event.key:
         return "the first of data.keys is not the event's key"

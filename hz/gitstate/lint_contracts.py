@@ -334,7 +334,7 @@ def _assets(event: Event) -> Iterator[tuple[str, str]]:
 
 def _filled(declared: Declared, slot: str) -> set[str]:
     """Every target of the contract with its placeholders filled for `slot` (none for a slot that is no time)."""
-    from hz.repo_paths import fill_slot  # what the turn engine fills a target with (hz.turn.drafts)
+    from hz.repo_paths import fill_slot  # what the turn engine fills a target with (hz.review.drafts)
 
     moment = slot_time(slot)
     return set() if moment is None else {fill_slot(target, moment) for target in declared.targets.values()}

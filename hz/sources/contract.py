@@ -150,7 +150,7 @@ def _read_draft(repo: Any, spec: SourceSpec, template: str, main: Any) -> tuple[
 
 def _read_worktree(root: Path, spec: SourceSpec, template: str, *, draft: bool) -> tuple[str, str]:
     from hz.repo_paths import Refusal, read_file
-    from hz.turn.drafts import Tag
+    from hz.review.drafts import Tag
 
     pattern, directory = _pattern(template)
     base = root / directory if directory else root

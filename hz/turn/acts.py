@@ -11,14 +11,15 @@ from functools import partial
 from typing import Any
 
 from hz.canonical import fingerprint, fingerprint_bytes
+from hz.review import drafts
+from hz.review.targets import target_for
 from hz.session.bodies import append_body, read_body
-from hz.turn import drafts, history
+from hz.turn import history
 from hz.turn.causes import format_slot, place_draft_key
 from hz.turn.crash import crashpoint
 from hz.turn.engine import Deps, Turn
 from hz.turn.journal import Journal
 from hz.turn.ledger import Effect, Ledger
-from hz.turn.targets import target_for
 
 
 def render_output(facets: tuple[str, ...], texts: Mapping[str, str]) -> str:

@@ -6,6 +6,7 @@ from datetime import datetime
 from typing import Any
 
 from hz.errors import HzError
+from hz.review.targets import check_targets
 from hz.runners.base import BudgetExceeded, RunnerError, ThinkResult
 from hz.secrets import scrub, secrets_of
 from hz.session.bodies import append_body, read_body
@@ -18,7 +19,6 @@ from hz.turn.engine import DISPOSITION, Deps, Gathered, Turn, TurnResult, body_r
 from hz.turn.journal import Journal
 from hz.turn.plan import Plan
 from hz.turn.reasons import ERROR_CHARS, REPORT_CHARS, recordable
-from hz.turn.targets import check_targets
 
 # The outcome kinds `turn.step` may name (a summary is recorded as its own event).
 _STEP_OUTCOMES = frozenset({"draft", "lessons", "amendment", "question", "nothing"})
@@ -100,7 +100,7 @@ def checkpoint(journal: Journal, turn: Turn, step: str, **data: Any) -> None:
 
 def gather(journal: Journal, turn: Turn, deps: Deps) -> None:
     if turn.cause == "approval":
-        from hz.turn.approvals import gather_approval
+        from hz.review.approvals import gather_approval
 
         turn.gathered = gather_approval(journal, turn)
     else:

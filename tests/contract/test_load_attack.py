@@ -17,7 +17,7 @@ from hz.contract.playbook import load_playbook
 from hz.contract.project import compile_repository
 from hz.diagnostic import Diagnostic
 from hz.repo_paths import MAX_FILE_BYTES
-from hz.turn.repoglob import matching_files
+from hz.tick.repoglob import matching_files
 
 from .samples import GOOD
 

@@ -11,9 +11,9 @@ from typing import Any
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from hz.daemon import tick
 from hz.runners.model import ModelRunner
 from hz.runners.pricing import Price
+from hz.tick.daemon import tick
 from tests.turn.agents import adopt, contract_text
 
 MONDAY = datetime(2026, 10, 26, 9, 0, tzinfo=UTC)

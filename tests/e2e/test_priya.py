@@ -22,12 +22,12 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from hz.commands.approve import approve_command
 from hz.commands.heinzel_show import show_command
-from hz.daemon import tick
 from hz.runners.model import ModelRunner
 from hz.runners.pricing import Price
 from hz.session.spine import SPINE, read_spine
 from hz.session.store import Store
-from hz.turn import direct
+from hz.tick import direct
+from hz.tick.daemon import tick
 
 PRICE = Price(input=2.0, output=10.0, cached=0.2)
 MON = datetime(2026, 10, 26, 9, 0, tzinfo=UTC)

@@ -133,7 +133,7 @@ def machine() -> str:
 
 
 def test_the_tick_reports_the_damaged_lease_and_runs_nothing(tmp_path: Path) -> None:
-    from hz.daemon import tick
+    from hz.tick.daemon import tick
     from tests.gitstate.factory import git
     from tests.turn.test_team import CONTRACT_ID, MONDAY, member
 

@@ -65,7 +65,7 @@ def test_a_state_table_spelt_another_way_is_an_error_not_coordination_off(header
         f"error: {repo / 'hz.toml'}: the table {key!r} is not [state] (TOML keys are exact)\n"
         "  hint: fix hz.toml at the repository root (TOML, https://toml.io); team contracts wait until it parses\n"
     )
-    from hz.turn.team import configured
+    from hz.tick.team import configured
 
     assert configured(repo) is True  # an unreadable file counts as configured: team slots wait
 

@@ -442,7 +442,7 @@ def test_an_inbox_file_hz_did_not_write_is_passed_over_without_waiting(swap: str
 def test_a_fifo_where_a_discovered_source_is_described_is_passed_over(tmp_path: Path) -> None:
     (tmp_path / "discovered").mkdir()
     code = (
-        "import sys; from pathlib import Path; from hz.turn.discover import sources_for, _file_name\n"
+        "import sys; from pathlib import Path; from hz.tick.discover import sources_for, _file_name\n"
         "import os; agent = Path(sys.argv[1]); os.mkfifo(agent / 'discovered' / _file_name('sha256:ab'))\n"
         "print(sources_for(agent, ['x@discovered:sha256:ab']))"
     )

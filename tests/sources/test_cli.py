@@ -108,7 +108,7 @@ def test_diff_without_an_agent(team: Path, hz: Hz) -> None:
 def test_diff_after_a_turn_names_what_moved(team: Path, server: Server, hz: Hz) -> None:
     from datetime import UTC, datetime
 
-    from hz.daemon import tick
+    from hz.tick.daemon import tick
     from tests.turn.agents import adopt
 
     now = datetime.now(UTC)

@@ -17,12 +17,12 @@ import pytest
 from pydantic_ai.messages import ModelMessage, ModelResponse, SystemPromptPart, ToolCallPart, UserPromptPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from hz.daemon import tick
 from hz.repo_paths import MAX_FILE_BYTES
 from hz.runners.model import ModelRunner
 from hz.runners.pricing import Price
 from hz.sources.base import SourceError
 from hz.sources.cache import SourceCache
+from hz.tick.daemon import tick
 from tests.deadline import within
 from tests.sources.helpers import fetch
 from tests.turn.agents import adopt

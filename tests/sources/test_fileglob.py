@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from hz.repo_paths import is_git_name, problem
 from hz.sources.fileglob import matching
-from hz.turn.repoglob import matches
+from hz.tick.repoglob import matches
 
 NAMES = st.sampled_from(["a.md", "b.txt", ".h.md", "x", "A.MD", "[c].md", ".git", ".GIT"])
 FOLDERS = st.sampled_from(["", "d", "e", "d/f", "d/f/g", ".git", "e/.Git"])

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from hz.daemon import tick
+from hz.tick.daemon import tick
 from tests.sources.contracts import contract_text
 from tests.sources.helpers import commit, days_ago
 from tests.sources.server import Server, payload, static

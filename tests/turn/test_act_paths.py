@@ -19,14 +19,14 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from hz.contract.project import compile_repository
-from hz.daemon import tick
+from hz.review.drafts import DraftTargetError, expand_target
+from hz.review.targets import target_at
 from hz.runners.model import ModelRunner
 from hz.runners.pricing import Price
 from hz.session.spine import SPINE, read_spine
+from hz.tick.daemon import tick
 from hz.turn import engine
 from hz.turn.causes import Cause, coalesce, schedule_key
-from hz.turn.drafts import DraftTargetError, expand_target
-from hz.turn.targets import target_at
 from tests.deadline import within
 from tests.turn.agents import adopt, contract_text, home
 from tests.turn.helpers import AGENT, FRIDAY, Clock, deps, journal, plan

@@ -22,8 +22,8 @@ import pytest
 from hz.errors import HzError
 from hz.fsio import atomic_write
 from hz.repo_paths import MAX_FILE_BYTES, PathRefused, target_problem, write_file
-from hz.turn.drafts import DraftTargetError, Tag, strip_tag, withdraw
-from hz.turn.targets import FileTarget, target_at
+from hz.review.drafts import DraftTargetError, Tag, strip_tag, withdraw
+from hz.review.targets import FileTarget, target_at
 
 SLOT = datetime(2026, 10, 30, 15, 0, tzinfo=UTC)
 KEY = "hz-01KB7M3Q8RZ4W2N6YDXG5T0HCA@v1@x"

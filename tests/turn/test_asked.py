@@ -12,12 +12,12 @@ from typing import Any
 
 from pydantic_ai.models.function import FunctionModel
 
-from hz.daemon import tick
 from hz.runners.model import ModelRunner
 from hz.runners.pricing import Price
 from hz.session.spine import SPINE, read_spine
-from hz.turn import direct
-from hz.turn.asked import ASKED, marked
+from hz.tick import direct
+from hz.tick.asked import ASKED, marked
+from hz.tick.daemon import tick
 from tests.turn.agents import adopt, contract_text, home
 from tests.turn.answers import SameAnswer
 from tests.turn.test_waits import DRAFT, wait_in_another_process
@@ -85,7 +85,7 @@ def test_a_chat_that_ran_its_own_turn_leaves_no_marker_for_the_tick(repo: Path, 
 
 
 def test_a_marker_whose_request_a_turn_already_took_in_starts_nothing(repo: Path) -> None:
-    from hz.turn.asked import mark
+    from hz.tick.asked import mark
 
     agent = adopt(contract_text(), now=MONDAY)
     tick(root=repo, now=MONDAY)

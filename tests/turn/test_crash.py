@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from hz.daemon import tick
 from hz.session.spine import SPINE, read_spine
+from hz.tick.daemon import tick
 from tests.turn.agents import adopt, contract_text, home
 
 MONDAY = datetime(2026, 10, 26, 9, 0, tzinfo=UTC)

@@ -21,14 +21,14 @@ from pydantic_ai.models.function import FunctionModel
 
 from hz.canonical import fingerprint
 from hz.commands.heinzel_show import show_command
-from hz.daemon import tick
 from hz.runners.model import ModelRunner
 from hz.runners.pricing import Price
 from hz.session.spine import SPINE, read_spine
-from hz.turn import direct
+from hz.tick import direct
+from hz.tick.daemon import tick
+from hz.tick.discover import is_named
+from hz.tick.repoglob import matches, matching_files
 from hz.turn.causes import discovered_key
-from hz.turn.discover import is_named
-from hz.turn.repoglob import matches, matching_files
 from tests.turn.agents import adopt, contract_text, home
 from tests.turn.answers import SameAnswer
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from hz.daemon import tick
+from hz.tick.daemon import tick
 from tests.deadline import within
 from tests.turn.agents import adopt, contract_text
 

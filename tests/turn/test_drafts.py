@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from hz.errors import HzError
-from hz.turn import drafts
+from hz.review import drafts
 
 SLOT = datetime(2026, 11, 6, 15, 0, tzinfo=UTC)
 KEY = "hz-01JC0000000000000000000000@v1@2026-11-06T15:00Z@state:reports/2026-W45.md"

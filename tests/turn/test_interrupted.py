@@ -14,11 +14,11 @@ from typing import Any
 from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart, ToolReturnPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from hz.daemon import tick
 from hz.runners.base import ToolSpec
 from hz.runners.conversation import INTERRUPTED_TEXT
 from hz.runners.model import ModelRunner
 from hz.runners.pricing import Price
+from hz.tick.daemon import tick
 from tests.turn.agents import adopt, contract_text
 
 MONDAY = datetime(2026, 10, 26, 9, 0, tzinfo=UTC)
@@ -28,7 +28,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from pydantic_ai.messages import ModelResponse, ToolCallPart
 from pydantic_ai.models.function import FunctionModel
-from hz.daemon import tick
+from hz.tick.daemon import tick
 from hz.runners.base import ToolSpec
 from hz.runners.model import ModelRunner
 from hz.runners.pricing import Price

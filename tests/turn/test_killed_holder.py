@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from hz.session.store import Store
+from hz.tick.team import Team, claim
 from hz.turn.agents import load_plan
-from hz.turn.team import Team, claim
 from tests.turn.test_fenced_drafts import ANSWER, on_state, remote_refs, slow_claude, wait_for
 from tests.turn.test_late_runner import KEY, SLOT, drafts, hz, lease_chain, skips, started, team, tick
 from tests.turn.test_team import git

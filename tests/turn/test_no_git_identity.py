@@ -19,9 +19,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from hz.addresses import looks_like_address
-from hz.daemon import tick
 from hz.runners.base import RunnerError, ThinkRequest, ThinkResult
 from hz.session.store import Store
+from hz.tick.daemon import tick
 from hz.turn.reasons import ADDRESS, ERROR_CHARS, recordable
 from tests.turn.test_team import MONDAY, git, member
 from tests.turn.test_team_drafts import _drafts, _team_repo

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from hz.contract.load import load_text
 from hz.session.store import Store
-from hz.turn.owner_only import RULE, runs_here
+from hz.tick.owner_only import RULE, runs_here
 from hz.turn.plan import plan_from_contract
 from tests.turn.test_team import FRIDAY, MONDAY, TEAM, git, member
 

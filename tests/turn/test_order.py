@@ -7,9 +7,9 @@ import subprocess
 from datetime import UTC, datetime
 from pathlib import Path
 
-from hz.daemon import tick
 from hz.heinzel.adopt import adopt
 from hz.session.store import Store
+from hz.tick.daemon import tick
 
 NOW = datetime(2026, 10, 26, 9, 0, tzinfo=UTC)
 BODY = """

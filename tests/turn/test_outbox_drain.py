@@ -15,11 +15,11 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from hz.daemon import tick
 from hz.gitstate.events import path_of
 from hz.gitstate.outbox import Outbox, waiting_under
 from hz.runners.base import ThinkRequest, ThinkResult
 from hz.runners.offline import OfflineRunner
+from hz.tick.daemon import tick
 from tests.turn.test_team import MONDAY, TEAM, git, member
 from tests.turn.test_team_drafts import _drafts
 

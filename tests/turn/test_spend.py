@@ -13,10 +13,10 @@ import pytest
 from pydantic_ai.messages import ModelMessage, ModelResponse
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from hz.daemon import tick
 from hz.runners.model import ModelRunner
 from hz.runners.pricing import Price
 from hz.session.spine import SPINE, read_spine
+from hz.tick.daemon import tick
 from tests.turn.agents import adopt, contract_text, home
 
 MONDAY = datetime(2026, 10, 26, 9, 0, tzinfo=UTC)
@@ -25,7 +25,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from pydantic_ai.messages import ModelResponse, ToolCallPart
 from pydantic_ai.models.function import FunctionModel
-from hz.daemon import tick
+from hz.tick.daemon import tick
 from hz.runners.model import ModelRunner
 from hz.runners.pricing import Price
 

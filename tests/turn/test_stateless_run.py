@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from hz.session.store import Store
-from hz.turn.team_adoption import adopt_new_team_contracts
+from hz.tick.team_adoption import adopt_new_team_contracts
 from tests.turn.test_idle import HEAVY
 from tests.turn.test_late_runner import CONTRACT_ID, HOURLY, KEY, hz, lease_chain, tick
 from tests.turn.test_no_git_identity import no_identity

@@ -12,10 +12,10 @@ from typing import Any
 from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from hz.daemon import tick
 from hz.runners.model import ModelRunner
 from hz.runners.pricing import Price
 from hz.session.spine import SPINE, read_spine
+from hz.tick.daemon import tick
 from tests.turn.agents import adopt, contract_text, home
 
 MONDAY = datetime(2026, 10, 26, 9, 0, tzinfo=UTC)

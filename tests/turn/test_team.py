@@ -7,9 +7,9 @@ import subprocess
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from hz.daemon import tick
 from hz.heinzel.lifecycle import Origin, create
 from hz.session.store import Store
+from hz.tick.daemon import tick
 
 CONTRACT_ID = "01KC0000000000000000000000"
 MONDAY = datetime(2026, 10, 26, 9, 0, tzinfo=UTC)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 from pathlib import Path
 
-from hz.daemon import tick
+from hz.tick.daemon import tick
 from tests.turn.test_team import FRIDAY, MONDAY, git, member
 
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from hz.repo_paths import MAX_FILE_BYTES
-from hz.turn.drafts import DraftTargetError
-from hz.turn.targets import check_targets, target_at
+from hz.review.drafts import DraftTargetError
+from hz.review.targets import check_targets, target_at
 from tests.sources.helpers import commit, days_ago, git, new_repo
 from tests.turn.helpers import plan
 

@@ -11,12 +11,12 @@ from typing import Any
 
 from pydantic_ai.models.function import FunctionModel
 
-from hz.daemon import tick
 from hz.runners.model import ModelRunner
 from hz.runners.pricing import Price
 from hz.session.spine import SPINE, read_spine
 from hz.session.store import Store
-from hz.turn import direct
+from hz.tick import direct
+from hz.tick.daemon import tick
 from tests.turn.agents import adopt, contract_text, home
 from tests.turn.answers import SameAnswer
 
@@ -26,7 +26,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from pydantic_ai.messages import ModelResponse, ToolCallPart
 from pydantic_ai.models.function import FunctionModel
-from hz.daemon import tick
+from hz.tick.daemon import tick
 from hz.runners.model import ModelRunner
 from hz.runners.pricing import Price
 

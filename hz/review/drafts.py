@@ -181,7 +181,7 @@ def withdraw(path: Path, key: str, previous: str | None, root: Path | None = Non
 
 
 def approve_draft(key: str, *, environ: Mapping[str, str], now: datetime) -> int:
-    """The seam `hz approve` calls for a draft item (see `hz.turn.decide`)."""
-    from hz.turn.decide import approve
+    """The seam `hz approve` calls for a draft item (see `hz.review.decide`)."""
+    from hz.review.decide import approve
 
     return approve(key, environ=environ, now=now)

@@ -19,13 +19,13 @@ from hz.config import load_user_config
 from hz.errors import HzError, LockTimeout
 from hz.session.inbox import put_request
 from hz.session.store import Store
+from hz.tick.agentwork import AgentWork
+from hz.tick.asked import mark, unmark
+from hz.tick.ticking import Candidate, make_deps
 from hz.turn import engine, history, steering
-from hz.turn.agentwork import AgentWork
-from hz.turn.asked import mark, unmark
 from hz.turn.causes import Cause, asked_key, retry_key
 from hz.turn.journal import Journal
 from hz.turn.steering import answers
-from hz.turn.ticking import Candidate, make_deps
 
 LOCK_WAIT_S = 1.0
 

@@ -16,11 +16,11 @@ from typing import TextIO
 
 from hz.config import load_user_config
 from hz.errors import EXIT_OK, HzError
+from hz.review import approvals, drafts
+from hz.review.branches import BranchTarget
+from hz.review.targets import FileTarget
 from hz.session.store import Store
-from hz.turn import approvals, drafts
-from hz.turn.branches import BranchTarget
 from hz.turn.journal import Journal
-from hz.turn.targets import FileTarget
 
 
 def _agent_of(key: str) -> str:

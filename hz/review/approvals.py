@@ -17,13 +17,14 @@ from typing import Any
 
 from hz.canonical import fingerprint_bytes
 from hz.errors import HzError
+from hz.review import drafts
+from hz.review.targets import Target, target_at
 from hz.session.bodies import read_body
 from hz.session.envelope import Envelope
-from hz.turn import drafts, history
+from hz.turn import history
 from hz.turn.causes import parse_slot
 from hz.turn.engine import Gathered, Turn
 from hz.turn.journal import Journal
-from hz.turn.targets import Target, target_at
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ started and ended, draft placed) are queued, and the tick flushes them in one at
 the renewal of every lease it holds: at most one push per tick, none when nothing happened.
 
 This applies only when the repository's `hz.toml` names a `[state]` table; without it a team contract
-runs on its owner's machine alone (hz.turn.owner_only). An `hz.toml` that does not parse is an error of
+runs on its owner's machine alone (hz.tick.owner_only). An `hz.toml` that does not parse is an error of
 the tick, and team slots wait: a typo in a committed file must not switch coordination off.
 """
 

@@ -25,7 +25,7 @@ from hz.errors import HzError
 from hz.gitenv import git_env
 from hz.gitstate.objects import SIGNATURE_NAME
 from hz.repo_paths import MAX_FILE_BYTES
-from hz.turn import drafts
+from hz.review import drafts
 
 ZERO = "0" * 40
 # git's identity for the draft commit, set for that one process: no user.name/user.email is consulted

@@ -16,12 +16,12 @@ from pathlib import Path
 from typing import Any
 
 from hz.config import HeinzelSettings, load_user_config
-from hz.daemon import Pending, TickReport
 from hz.errors import HzError, LockTimeout
 from hz.session.frozen import FrozenSpine, frozen_entry
 from hz.session.store import Store
+from hz.tick.asked import unmark
+from hz.tick.report import Pending, TickReport
 from hz.turn import history
-from hz.turn.asked import unmark
 from hz.turn.causes import Cause, approval_key, coalesce, created_key, schedule_key, source_changed_key
 from hz.turn.engine import Deps, Gathered
 from hz.turn.journal import Journal
@@ -86,7 +86,7 @@ def run_tick(
         report.woken.extend(entries)
         budget -= sum(1 for e in entries if e["action"] in {"started", "resumed"})
     if team is not None:
-        from hz.turn.team import flush
+        from hz.tick.team import flush
 
         _carry_waiting_drafts(store, team)
         pushed = flush(team, now)
@@ -120,7 +120,7 @@ def _carry_waiting_drafts(store: Store, team: Any) -> None:
     """
     if not team.writer.outbox.waiting():
         return
-    from hz.turn.team import tie, unpublished_drafts
+    from hz.tick.team import tie, unpublished_drafts
 
     terms = {str(e.data["turn"]): (e.lease, e.token) for e in team.writer.outbox.events() if e.kind == "draft.placed"}
     if not terms:
@@ -134,13 +134,13 @@ def _carry_waiting_drafts(store: Store, team: Any) -> None:
 
 
 def _coordinated(root: Path | None) -> bool:
-    from hz.turn.team import configured
+    from hz.tick.team import configured
 
     return configured(root)
 
 
 def _team(root: Path | None, environ: Mapping[str, str], handle: str | None, report: TickReport) -> Any:
-    from hz.turn.team import Team, configured
+    from hz.tick.team import Team, configured
 
     if root is None or not configured(root):
         return None
@@ -157,7 +157,7 @@ def _discover(
     """Today's discovery pass when it is due: new `discovered` causes by agent, playbook problems reported."""
     if not work.discover or root is None:
         return {}
-    from hz.turn.discover import discovery_pass
+    from hz.tick.discover import discovery_pass
 
     found = discovery_pass(store, root, now, default_tz=default_tz)
     report.woken.extend({"agent": "discovery", "action": "error", "error": error} for error in found.errors)
@@ -303,7 +303,7 @@ def _work_agent(
     tools: tuple[Any, ...],
     team: Any = None,
 ) -> list[dict[str, Any]]:
-    from hz.turn.agentwork import AgentWork
+    from hz.tick.agentwork import AgentWork
 
     with store.writer(candidate.agent_id, timeout=0.2, now=now) as writer:
         journal = Journal(writer, lambda: now)

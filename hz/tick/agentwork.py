@@ -7,8 +7,9 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from hz.errors import HzError
+from hz.review import approvals
 from hz.session.store import Store
-from hz.turn import approvals, engine, history, waits
+from hz.turn import engine, history, waits
 from hz.turn.caps import Caps, decide
 from hz.turn.causes import Cause, Wake, approval_key, asked_key, coalesce, source_changed_key, stale_key
 from hz.turn.engine import Deps, TurnResult
@@ -16,7 +17,7 @@ from hz.turn.journal import Journal
 from hz.turn.plan import Plan
 
 if TYPE_CHECKING:
-    from hz.turn.ticking import Candidate
+    from hz.tick.ticking import Candidate
 
 MAX_FOLLOW_UPS = 5  # follow-up turns in one tick; more wait for the next tick's inbox check
 
@@ -28,7 +29,7 @@ class AgentWork:
     deps: Deps
     store: Store
     now: datetime
-    team: Any = None  # hz.turn.team.Team when the repository coordinates team contracts
+    team: Any = None  # hz.tick.team.Team when the repository coordinates team contracts
 
     @property
     def plan(self) -> Plan:
@@ -235,10 +236,10 @@ class AgentWork:
 
     def _not_owner(self, wake: Wake, due: datetime | None) -> list[dict[str, Any]] | None:
         """Without `[state]` (no team here) a team contract runs on its owner's machine alone: elsewhere the
-        wake is one `not-owner` skip, said once per agent (hz.turn.owner_only). None: it runs here."""
+        wake is one `not-owner` skip, said once per agent (hz.tick.owner_only). None: it runs here."""
         if self.team is not None or self.plan.scope != "team":
             return None
-        from hz.turn import owner_only
+        from hz.tick import owner_only
 
         handle = owner_only.my_handle(self.deps.environ)
         if owner_only.runs_here(self.plan, handle):
@@ -254,13 +255,13 @@ class AgentWork:
     def _claim_at(self, slot: datetime) -> Any:
         if self.team is None or self.plan.scope != "team":
             return None
-        from hz.turn.team import claim
+        from hz.tick.team import claim
 
         return claim(self.team, self.plan, slot, self.now)
 
     def _receipts(self, result: TurnResult, claim: Any) -> None:
         if claim is not None and claim.won:
-            from hz.turn.team import record
+            from hz.tick.team import record
 
             record(self.team, self.journal.events(), result.turn, claim)
 

@@ -1,7 +1,7 @@
 """The daily discovery pass: sources a playbook hint turns up that an agent's contract does not read.
 
-Once per UTC day per repository (`hz.turn.discover_day`), inside the tick: for each active agent of this
-repository that a hint is for, the files the hint's glob names (`hz.turn.repoglob`) minus the ones its
+Once per UTC day per repository (`hz.tick.discover_day`), inside the tick: for each active agent of this
+repository that a hint is for, the files the hint's glob names (`hz.tick.repoglob`) minus the ones its
 contract already reads, minus the ones its session already knows (the key `<id>@discovered:<source
 fingerprint>` is in the index, whatever became of that turn). At most `MAX_PER_AGENT` sources per agent
 and day, in hint order then path order; the rest wait for the next day's pass. Each one becomes a
@@ -31,9 +31,9 @@ from hz.errors import HzError
 from hz.fsio import atomic_write, private_dir, read_own
 from hz.registry import SOURCE_SCHEMES
 from hz.session.store import Store
+from hz.tick.repoglob import matches, matching_files
 from hz.turn.causes import Cause, discovered_key
 from hz.turn.plan import Plan
-from hz.turn.repoglob import matches, matching_files
 
 MAX_PER_AGENT = 5
 DETAILS = "discovered"  # folder in an agent's session folder: what each proposed source is
@@ -52,7 +52,7 @@ class Discovery:
 
 def discovery_pass(store: Store, root: Path, now: datetime, *, default_tz: str = "UTC") -> Discovery:
     from hz.contract.playbook import load_playbook
-    from hz.turn.discover_day import mark_done
+    from hz.tick.discover_day import mark_done
 
     mark_done(root, store.root, now)
     hints, problems = load_playbook(root)
@@ -124,8 +124,8 @@ def _new_sources(
 
 
 def _plan(store: Store, row: Mapping[str, Any], root: Path, tz: str) -> Plan | None:
+    from hz.tick.ticking import belongs_here
     from hz.turn.agents import load_plan
-    from hz.turn.ticking import belongs_here
 
     if not row.get("contract_version") or not belongs_here(row, root):
         return None

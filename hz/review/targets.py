@@ -1,8 +1,8 @@
 """Where a turn's draft of one output goes, and how to find it there again by its key.
 
 `target_for(plan, output, slot)` picks the place: a personal contract drafts in place in the user's
-working tree (`hz.turn.drafts`), a team contract on a `hz/draft/<agent>/<slot>` branch of its repository
-(`hz.turn.branches`). Both answer the same questions, so the engine and the ledger never care which.
+working tree (`hz.review.drafts`), a team contract on a `hz/draft/<agent>/<slot>` branch of its repository
+(`hz.review.branches`). Both answer the same questions, so the engine and the ledger never care which.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Protocol
 
 from hz.errors import HzError
 from hz.repo_paths import PATH_SCHEMES, PathRefused, Refusal, read_regular
-from hz.turn import drafts
+from hz.review import drafts
 from hz.turn.plan import Plan
 
 
@@ -97,7 +97,7 @@ def target_at(root: Path | None, scope: str, agent_id: str, asset: str, slot: da
     if root is None:
         raise HzError(f"{agent_id} has no working tree to draft into", hint="run hz from its repository")
     if scope == "team" and asset.startswith("state:"):
-        from hz.turn.branches import BranchTarget
+        from hz.review.branches import BranchTarget
 
         return BranchTarget.create(root, agent_id, asset, slot)
     team = scope == "team"

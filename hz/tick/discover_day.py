@@ -1,6 +1,6 @@
 """Is today's discovery pass for this repository still to run? Answered with one stat and one small read.
 
-The idle tick asks this (`hz.daemon.pending`), so it imports nothing but `os`: a repository without a
+The idle tick asks this (`hz.tick.daemon.pending`), so it imports nothing but `os`: a repository without a
 playbook costs one failed stat. The last day a pass ran is kept per repository in one private file,
 `$HZ_HOME/heinzel/discovery`, a line `<UTC day>\\t<repository root>` each, written atomically (0600).
 """
@@ -31,7 +31,7 @@ def discovery_due(root: Path | None, store_root: Path | None, now: datetime) -> 
 
 
 def mark_done(root: Path, store_root: Path, now: datetime) -> None:
-    """Remember that today's pass ran for this repository (before it wakes anyone: see hz.turn.discover)."""
+    """Remember that today's pass ran for this repository (before it wakes anyone: see hz.tick.discover)."""
     from hz.fsio import atomic_write, private_dir
 
     days = _days(store_root)

@@ -3,9 +3,9 @@
 `tick(...)` is a function of (the index, the spines, the sources, now): it asks the index what is due
 (schedule slots, waits whose time came, turns a crash left open, drafts awaiting a decision, inputs to
 recheck) and, on an idle machine, returns after those few indexed queries without importing anything
-heavy. Only when something is due does it load contracts, sources and runners (`hz.turn.ticking`);
+heavy. Only when something is due does it load contracts, sources and runners (`hz.tick.ticking`);
 receipts still waiting in the outbox (a push that failed) count as something to do, and go out.
-Before asking, it adopts the team contracts on main this home has no agent for yet (`hz.turn.team_adoption`),
+Before asking, it adopts the team contracts on main this home has no agent for yet (`hz.tick.team_adoption`),
 which on an unchanged repository costs a few stats.
 `run_daemon(...)` loops ticks until SIGTERM or SIGINT, finishing the tick in progress first.
 """
@@ -13,61 +13,15 @@ which on an unchanged repository costs a few stats.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
-from hz.turn.asked import marked
-from hz.turn.discover_day import discovery_due
-from hz.turn.team_adoption import adopt_new_team_contracts
-
-
-class TickReport:
-    """What one tick did. A plain class: `dataclasses` imports `inspect`, which a fresh idle tick pays."""
-
-    __slots__ = ("busy", "deferred", "now", "pushed", "woken")
-
-    def __init__(
-        self,
-        now: datetime,
-        woken: list[dict[str, Any]] | None = None,
-        deferred: list[str] | None = None,
-        busy: list[str] | None = None,
-        pushed: bool = False,
-    ) -> None:
-        self.now = now
-        self.woken = woken if woken is not None else []  # one entry per turn run, resumed or skipped
-        self.deferred = deferred if deferred is not None else []  # left for the next tick (max_wakes_per_tick)
-        self.busy = busy if busy is not None else []  # agents another process holds
-        self.pushed = pushed
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "now": self.now.astimezone(UTC).isoformat().replace("+00:00", "Z"),
-            "woken": self.woken,
-            "deferred": self.deferred,
-            "busy": self.busy,
-            "pushed": self.pushed,
-        }
-
-
-class Pending(NamedTuple):
-    """What the index says needs attention this tick (the idle path reads only this)."""
-
-    due: list[dict[str, Any]]
-    waits: list[dict[str, Any]]
-    running: list[dict[str, Any]]
-    drafts: list[dict[str, Any]]
-    watched: list[dict[str, Any]]
-    fresh: list[dict[str, Any]]  # approved agents that never had a turn: their `created` turn
-    asked: Sequence[dict[str, str]] = ()  # inbox messages no spine took in yet
-    discover: bool = False  # today's discovery pass over the playbook's hints is still to run
-
-    def empty(self) -> bool:
-        lists = (self.due, self.waits, self.running, self.drafts, self.watched, self.fresh, self.asked)
-        return not any(lists) and not self.discover
-
+from hz.tick.asked import marked
+from hz.tick.discover_day import discovery_due
+from hz.tick.report import Pending, TickReport
+from hz.tick.team_adoption import adopt_new_team_contracts
 
 # A `created` turn skipped (its slot ran elsewhere on the team) starts no turn, so `last_turn` stays empty:
 # its settled key says the agent is no longer fresh, else every later tick would load it for nothing.
@@ -88,8 +42,8 @@ def pending(index: Any, now: datetime, root: Path | None, store_root: Path | Non
 
     A turn that waits only for a time is found by `waits_due`; one that waits on a condition is looked
     at every tick. A placed draft counts only once its place changed (its tag line or branch). Messages
-    that wait in an inbox are found by listing one folder of markers (`hz.turn.asked`). Whether today's
-    discovery pass is due costs a stat of the playbook and a read of a small file (`hz.turn.discover_day`).
+    that wait in an inbox are found by listing one folder of markers (`hz.tick.asked`). Whether today's
+    discovery pass is due costs a stat of the playbook and a read of a small file (`hz.tick.discover_day`).
     """
     running = [r for r in index.running_turns() if r["status"] == "running"]
     return Pending(
@@ -121,7 +75,7 @@ def draft_moved(row: Mapping[str, Any], root: Path | None) -> bool:
     if root is None or not place:
         return False
     if place.startswith("hz/draft/"):
-        from hz.turn.branches import branch_moved
+        from hz.review.branches import branch_moved
 
         return branch_moved(root, place, key)
     return key not in _first_line(root, place)
@@ -187,7 +141,7 @@ def tick(
         work = pending(store.index, moment, root, store.root)
         if work.empty() and not outbox_waiting(root, store.root.parent):
             return TickReport(moment, woken=errors)
-        from hz.turn.ticking import run_tick
+        from hz.tick.ticking import run_tick
 
         report = run_tick(store, work, root=root, environ=environ, now=moment, runner=runner, tools=tools)
         report.woken[:0] = errors

@@ -61,7 +61,7 @@ def _adopt(store: Any, root: Path, environ: Mapping[str, str], now: datetime) ->
     from hz.config import load_user_config
     from hz.errors import HzError
     from hz.heinzel.adopt import adopt_team
-    from hz.turn.team import configured
+    from hz.tick.team import configured
 
     try:
         if not configured(root):

@@ -49,6 +49,33 @@ class ContextMessage:
 
 
 @dataclass(frozen=True)
+class Grant:
+    """Money reserved for one model request before it leaves: `usd` is what the request may cost at most."""
+
+    id: str
+    usd: float
+
+
+# Why a settled request is flagged to the user (and, for `over-reported`, ends that runner's day).
+SpendFlag = Literal["over-reported", "no-usage"]
+
+
+class SpendGate(Protocol):
+    """Reserve before each model request, settle after: the caps hold across processes and crashes.
+
+    `reserve` decides in one durable transaction whether at least `least_usd` is left under every cap
+    (turn, contract, day) and grants up to `most_usd`; None means not even `least_usd` is left, and the
+    request must not be made. The runner sets the request's output limit so that its worst case fits the
+    grant. `settle` replaces the grant by what the endpoint reported; a grant never settled (a crash)
+    stays counted at its full amount.
+    """
+
+    def reserve(self, least_usd: float, most_usd: float) -> Grant | None: ...
+
+    def settle(self, grant: Grant, usd: float, flag: SpendFlag | None = None) -> None: ...
+
+
+@dataclass(frozen=True)
 class ThinkRequest:
     agent_id: str
     turn_id: str
@@ -72,6 +99,8 @@ class ThinkRequest:
     cwd: Path | None = None  # where a CLI runner runs; None means a fresh empty directory
     # sources a playbook hint turned up that the contract does not read: {source, hint, why} each
     discovered: tuple[Mapping[str, str], ...] = ()
+    # the day's durable spend ledger, one reservation per model request; None (tests, free runners): no gate
+    spend: SpendGate | None = None
 
 
 @dataclass(frozen=True)

@@ -94,6 +94,19 @@ class ContractAmended(_Strict):
     fingerprint: Hash
 
 
+PublishAction = Literal["github.issue.comment", "github.pull.create", "jira.issue.comment", "state.file.write"]
+
+
+class PublishDone(_Strict):
+    """One `hz.publishes` action of an approved draft ran (hz.review.publish); its key is also at the target."""
+
+    key: Hash  # the publish key: hash of (draft key, action, target)
+    draft: Key  # the approved draft's key, the job the publish belongs to
+    action: PublishAction
+    target: AssetRef  # where it went, as a ref: `github:acme/site/issues/12`, `state:reports/w45.md`
+    hash: Hash  # of the text written there
+
+
 PAYLOADS: dict[str, type[_Strict]] = {
     "turn.started": TurnStarted,
     "turn.finished": TurnEnded,
@@ -101,8 +114,17 @@ PAYLOADS: dict[str, type[_Strict]] = {
     "draft.placed": DraftPlaced,
     "approval.observed": ApprovalObserved,
     "contract.amended": ContractAmended,
+    "publish.done": PublishDone,
 }
-Kind = Literal["turn.started", "turn.finished", "turn.skipped", "draft.placed", "approval.observed", "contract.amended"]
+Kind = Literal[
+    "turn.started",
+    "turn.finished",
+    "turn.skipped",
+    "draft.placed",
+    "approval.observed",
+    "contract.amended",
+    "publish.done",
+]
 
 
 class Event(_Strict):

@@ -184,6 +184,11 @@ def _identity_problem(event: Event) -> str | None:
         form, rest = occasion(event.key)
         if form != "draft" or rest.split("@", 2)[2] != data["asset"]:
             return "data.asset is not the asset the draft key names"
+    if event.kind == "publish.done":
+        if event.key != f"{event.id}@publish-{data['key']}":
+            return "the event's key is not its id and data.key (the publish key)"
+        if not data["draft"].startswith(event.id + "@") or occasion(data["draft"])[0] != "draft":
+            return "data.draft is not a draft key of the same contract"
     return None
 
 

@@ -28,7 +28,15 @@ if TYPE_CHECKING:
 
 
 # within one commit, events of the same second read in the order a turn writes them
-_ORDER = ("turn.started", "draft.placed", "approval.observed", "contract.amended", "turn.skipped", "turn.finished")
+_ORDER = (
+    "turn.started",
+    "draft.placed",
+    "approval.observed",
+    "publish.done",
+    "contract.amended",
+    "turn.skipped",
+    "turn.finished",
+)
 
 
 @dataclass(frozen=True)

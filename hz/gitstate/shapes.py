@@ -38,6 +38,7 @@ OCCASIONS = {  # in the order `occasion` tries them: the fixed words first, so `
     "stale": f"stale:{IDENT}:{SLOT}",
     "approval": f"approval:hz-{ULID}@{DRAFT}",
     "draft": DRAFT,
+    "publish": f"publish-{HASH}",  # a dash, which no input name holds: never read as `<input>:<hash>`
     "request": REQUEST,
     "input": f"{IDENT}:{HASH}",
 }

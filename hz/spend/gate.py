@@ -1,0 +1,82 @@
+"""The spend gate a turn hands its runner: the ledger, bound to one (agent, turn, runner) and its caps.
+
+A runner calls `reserve` before each model request and `settle` after it (hz.runners.base.SpendGate).
+When a reservation is refused, `refused` keeps why (which cap, its limit, what is gone), so the turn can
+say it in the tick's line; `flags` keeps what the settlements were flagged with.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from hz.runners.base import Grant, SpendFlag
+from hz.spend.ledger import Ledger, Limits, Refused
+
+if TYPE_CHECKING:
+    from hz.session.store import Store
+
+_OPEN: dict[tuple[int, Path], Ledger] = {}  # one connection per process and file
+
+
+def open_ledger(folder: Path, seed: Callable[[], tuple[str, Mapping[str, float]]] | None = None) -> Ledger:
+    """This process's ledger in `folder`, opened once (a forked child opens its own)."""
+    key = (os.getpid(), folder.resolve())
+    if key not in _OPEN:
+        _OPEN[key] = Ledger.open(folder, seed)
+    return _OPEN[key]
+
+
+def utc_day(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%d")
+
+
+class LedgerGate:
+    """A `SpendGate` over the ledger for one turn's requests to one runner."""
+
+    def __init__(
+        self, ledger: Ledger, *, agent: str, turn: str, runner: str, limits: Limits, clock: Callable[[], datetime]
+    ) -> None:
+        self.ledger = ledger
+        self.agent = agent
+        self.turn = turn
+        self.runner = runner
+        self.limits = limits
+        self._clock = clock
+        self.refused: Refused | None = None
+        self.flags: list[SpendFlag] = []
+
+    def reserve(self, least_usd: float, most_usd: float) -> Grant | None:
+        if most_usd <= 0:
+            return Grant("free", 0.0)  # a request that cannot cost anything needs no room
+        found = self.ledger.reserve(
+            agent=self.agent,
+            turn=self.turn,
+            runner=self.runner,
+            day=utc_day(self._clock()),
+            limits=self.limits,
+            least=max(0.0, least_usd),
+            most=most_usd,
+        )
+        if isinstance(found, Refused):
+            self.refused = found
+            return None
+        self.refused = None
+        return Grant(found.id, found.usd)
+
+    def settle(self, grant: Grant, usd: float, flag: SpendFlag | None = None) -> None:
+        if flag is not None:
+            self.flags.append(flag)
+        if grant.id == "free":
+            return
+        self.ledger.settle(grant.id, usd, flag)
+
+
+def ledger_of(store: Store, now: datetime) -> Ledger:
+    """The ledger beside the index of `store`; a new one starts from the index's
+    record of today, so a home from before the ledger does not forget what it spent this morning."""
+    day = utc_day(now)
+    return open_ledger(store.root, lambda: (day, store.index.spent_on(day)))

@@ -1,0 +1,229 @@
+"""The day's spend ledger: one SQLite file that decides, across processes, whether a model request may go.
+
+Each model request is a row: reserved (its worst case) before it leaves, settled (what the endpoint
+reported) after. Today's spend is the sum of the settled amounts, and of the reserved ones still
+unsettled, so a crash between the two leaves the worst case counted, never nothing. `reserve` reads
+that sum and writes its row in one `BEGIN IMMEDIATE` transaction: two ticks can never both pass the
+same remainder. The file is in WAL mode with `synchronous = FULL`, so a commit is one fsync of the log
+and is on disk before `reserve` returns, hence before the request leaves.
+
+The spine's `usage` and `turn.finished` events still record what each turn spent (the index's cost
+rollups read those); the ledger only decides. A home from before the ledger has spent today without it:
+when the file is first made, today's spend per agent is copied in from the index (`seed`), once.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from hz.fsio import FILE_MODE, private_dir
+
+LEDGER = "spend.sqlite"
+SCHEMA_VERSION = 1
+# A round-off allowance: a grant that equals the room left must pass whatever float sums gave.
+EPSILON = 1e-9
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS reservations (
+    id INTEGER PRIMARY KEY,
+    agent TEXT NOT NULL,
+    turn TEXT NOT NULL,
+    runner TEXT NOT NULL,
+    day TEXT NOT NULL,
+    reserved_usd REAL NOT NULL,
+    settled_usd REAL,
+    flag TEXT
+);
+CREATE INDEX IF NOT EXISTS reservations_day ON reservations (day, agent);
+CREATE INDEX IF NOT EXISTS reservations_turn ON reservations (turn);
+CREATE TABLE IF NOT EXISTS seeds (
+    day TEXT NOT NULL,
+    agent TEXT NOT NULL,
+    usd REAL NOT NULL,
+    PRIMARY KEY (day, agent)
+);
+"""
+
+# What a row counts: its settlement once there is one, its reservation until then (a crash, or in flight).
+_COUNTED = "coalesce(settled_usd, reserved_usd)"
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The caps one request is reserved under, in USD."""
+
+    turn_usd: float  # all requests of this turn together
+    day_usd: float  # all of the user's agents today
+    contract_day_usd: float | None = None  # this agent today, when its contract sets a cap
+
+
+@dataclass(frozen=True)
+class Refused:
+    """Why a reservation was not granted: the cap that has too little room, its limit and what is gone."""
+
+    cap: str  # turn | day | contract | over-reported
+    limit_usd: float
+    spent_usd: float
+    needed_usd: float
+
+
+@dataclass(frozen=True)
+class Reserved:
+    id: str
+    usd: float
+
+
+@dataclass(frozen=True)
+class Spent:
+    """What has gone, by scope, as the ledger counts it now."""
+
+    day_usd: float
+    agent_usd: float
+    turn_usd: float
+
+
+class Ledger:
+    def __init__(self, path: Path, db: sqlite3.Connection) -> None:
+        self.path = path
+        self._db = db
+        self._lock = threading.Lock()  # one connection, used by a runner's threads too
+
+    @classmethod
+    def open(cls, folder: Path, seed: Callable[[], tuple[str, Mapping[str, float]]] | None = None) -> Ledger:
+        """The ledger in `folder` (made private if new); `seed` gives (day, agent -> usd) for a new file."""
+        private_dir(folder)
+        path = folder / LEDGER
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, FILE_MODE)  # 0600 before sqlite sees it: its -wal follows
+        os.close(fd)
+        db = sqlite3.connect(path, isolation_level=None, timeout=30.0, check_same_thread=False)
+        db.execute("PRAGMA journal_mode = WAL")
+        db.execute("PRAGMA synchronous = FULL")  # the commit is on disk before the request leaves
+        ledger = cls(path, db)
+        ledger._prepare(seed)
+        return ledger
+
+    def _prepare(self, seed: Callable[[], tuple[str, Mapping[str, float]]] | None) -> None:
+        with self._transaction():
+            if self._db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION:
+                return
+            # statement by statement: `executescript` would commit the open transaction first
+            for statement in filter(str.strip, _SCHEMA.split(";")):
+                self._db.execute(statement)
+            if seed is not None:
+                day, spent = seed()
+                self._db.executemany(
+                    "INSERT OR REPLACE INTO seeds (day, agent, usd) VALUES (?, ?, ?)",
+                    [(day, agent, float(usd)) for agent, usd in spent.items() if usd > 0],
+                )
+            self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    def close(self) -> None:
+        self._db.close()
+
+    def _transaction(self) -> _Transaction:
+        return _Transaction(self._db, self._lock)
+
+    def reserve(
+        self, *, agent: str, turn: str, runner: str, day: str, limits: Limits, least: float, most: float
+    ) -> Reserved | Refused:
+        """Grant min(`most`, room) when at least `least` is left under every cap, in one transaction."""
+        with self._transaction():
+            if self._over_reported(runner, day):
+                return Refused("over-reported", 0.0, 0.0, least)
+            spent = self._spent(agent, turn, day)
+            rooms = [
+                ("turn", limits.turn_usd, spent.turn_usd),
+                ("day", limits.day_usd, spent.day_usd),
+            ]
+            if limits.contract_day_usd is not None:
+                rooms.append(("contract", limits.contract_day_usd, spent.agent_usd))
+            cap, limit, gone = min(rooms, key=lambda r: r[1] - r[2])
+            room = max(0.0, limit - gone)
+            if room <= 0 or room + EPSILON < least:
+                return Refused(cap, limit, gone, least)
+            usd = min(most, room)
+            cursor = self._db.execute(
+                "INSERT INTO reservations (agent, turn, runner, day, reserved_usd) VALUES (?, ?, ?, ?, ?)",
+                (agent, turn, runner, day, usd),
+            )
+            return Reserved(str(cursor.lastrowid), usd)
+
+    def settle(self, reservation_id: str, usd: float, flag: str | None = None) -> None:
+        """Replace a reservation by what was reported (an over-report is kept as reported, and flagged)."""
+        with self._transaction():
+            self._db.execute(
+                "UPDATE reservations SET settled_usd = ?, flag = ? WHERE id = ?",
+                (max(0.0, usd), flag, int(reservation_id)),
+            )
+
+    def spent(self, *, agent: str, turn: str, day: str) -> Spent:
+        with self._lock:
+            return self._spent(agent, turn, day)
+
+    def day_total(self, day: str) -> float:
+        with self._lock:
+            return self._day(day)
+
+    def flags(self, *, turn: str) -> list[str]:
+        """The flags this turn's requests were settled with, in order (for the tick's line)."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT flag FROM reservations WHERE turn = ? AND flag IS NOT NULL ORDER BY id", (turn,)
+            )
+            return [str(flag) for (flag,) in rows]
+
+    def runner_flagged(self, runner: str, day: str) -> bool:
+        with self._lock:
+            return self._over_reported(runner, day)
+
+    def _over_reported(self, runner: str, day: str) -> bool:
+        row = self._db.execute(
+            "SELECT 1 FROM reservations WHERE day = ? AND runner = ? AND flag = 'over-reported' LIMIT 1", (day, runner)
+        ).fetchone()
+        return row is not None
+
+    def _day(self, day: str) -> float:
+        (booked,) = self._db.execute(
+            f"SELECT coalesce(sum({_COUNTED}), 0) FROM reservations WHERE day = ?", (day,)
+        ).fetchone()
+        (seeded,) = self._db.execute("SELECT coalesce(sum(usd), 0) FROM seeds WHERE day = ?", (day,)).fetchone()
+        return float(booked) + float(seeded)
+
+    def _spent(self, agent: str, turn: str, day: str) -> Spent:
+        (agent_booked,) = self._db.execute(
+            f"SELECT coalesce(sum({_COUNTED}), 0) FROM reservations WHERE day = ? AND agent = ?", (day, agent)
+        ).fetchone()
+        (agent_seeded,) = self._db.execute(
+            "SELECT coalesce(sum(usd), 0) FROM seeds WHERE day = ? AND agent = ?", (day, agent)
+        ).fetchone()
+        (turn_booked,) = self._db.execute(
+            f"SELECT coalesce(sum({_COUNTED}), 0) FROM reservations WHERE turn = ?", (turn,)
+        ).fetchone()
+        return Spent(self._day(day), float(agent_booked) + float(agent_seeded), float(turn_booked))
+
+
+class _Transaction:
+    """`BEGIN IMMEDIATE` … `COMMIT` (or `ROLLBACK` on an error) under the connection's lock."""
+
+    def __init__(self, db: sqlite3.Connection, lock: threading.Lock) -> None:
+        self._db = db
+        self._lock = lock
+
+    def __enter__(self) -> None:
+        self._lock.acquire()
+        try:
+            self._db.execute("BEGIN IMMEDIATE")  # the write lock first: nobody reads the sum we are about to change
+        except BaseException:
+            self._lock.release()
+            raise
+
+    def __exit__(self, kind: object, exc: BaseException | None, trace: object) -> None:
+        try:
+            self._db.execute("ROLLBACK" if exc is not None else "COMMIT")
+        finally:
+            self._lock.release()

@@ -6,7 +6,7 @@ import click
 
 
 @click.command()
-@click.option("--write", is_flag=True, help="Write CODEOWNERS at the repository root.")
+@click.option("--write", is_flag=True, help="Write hz's block of the CODEOWNERS GitHub reads; other lines stay.")
 @click.option("--check", is_flag=True, help="Exit 1 and print a diff when CODEOWNERS is out of date.")
 @click.option("--json", "as_json", is_flag=True, help="Print each contract file with its owners as JSON.")
 def codeowners(write: bool, check: bool, as_json: bool) -> int:

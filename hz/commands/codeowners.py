@@ -26,29 +26,32 @@ def run_codeowners(
     environ: Mapping[str, str] = os.environ,
     cwd: Path | None = None,
 ) -> int:
-    from hz.codeowners import FILE_NAME, diff, render
+    from hz.codeowners import diff, locate, merge, render
     from hz.repo import find_root
 
     root = find_root(cwd)
     entries = ownerships(root, environ)
-    wanted = render(entries)
+    block = render(entries)
     if as_json:
         click.echo(json.dumps([{"path": e.path, "owners": e.handles()} for e in sorted(entries)], indent=2))
         return EXIT_OK
     if not (write or check):
-        click.echo(wanted, nl=False)
+        click.echo(block, nl=False)
         return EXIT_OK
-    target = root / FILE_NAME
-    current = _current(target, strict=check)
+    name, ignored = locate(root)
+    for other in ignored:
+        click.echo(f"note: GitHub reads {name} and ignores {other}", err=True)
+    current = _current(root / name, strict=check)
+    wanted = merge(current, block, name=name)
     if current == wanted:
-        click.echo(f"{FILE_NAME} is up to date ({_count(entries)})")
+        click.echo(f"{name} is up to date ({_count(entries)})")
         return EXIT_OK
     if check:
-        click.echo(diff(current, wanted), nl=False)
-        click.echo(f"{FILE_NAME} is out of date; run `hz codeowners --write`", err=True)
+        click.echo(diff(current, wanted, name), nl=False)
+        click.echo(f"{name} is out of date; run `hz codeowners --write`", err=True)
         return EXIT_ERROR
-    replace_file(target, wanted)
-    click.echo(f"wrote {FILE_NAME} ({_count(entries)})")
+    replace_file(root / name, wanted)
+    click.echo(f"wrote {name} ({_count(entries)})")
     return EXIT_OK
 
 

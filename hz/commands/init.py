@@ -15,7 +15,7 @@ PLACEHOLDER_OWNER = "@your-handle"
 
 
 def run_init(*, owner: str | None = None, environ: Mapping[str, str] = os.environ, cwd: Path | None = None) -> int:
-    from hz.codeowners import FILE_NAME, render
+    from hz.codeowners import locate, render
     from hz.commands import init_files as files
     from hz.commands.codeowners import ownerships
     from hz.config import load_user_config
@@ -33,7 +33,8 @@ def run_init(*, owner: str | None = None, environ: Mapping[str, str] = os.enviro
     ]
     created = {relative: create_new(root / relative, text) for relative, text in planned}
     # CODEOWNERS last: it is generated from the contracts now in workflows/.
-    created[FILE_NAME] = create_new(root / FILE_NAME, render(ownerships(root, environ)))
+    owners_file, _ = locate(root)
+    created[owners_file] = create_new(root / owners_file, render(ownerships(root, environ)))
     for relative, was_created in created.items():
         click.echo(f"{'created' if was_created else 'kept   '} {relative}")
     if handle == PLACEHOLDER_OWNER and created["workflows/_defaults.yaml"]:

@@ -7,7 +7,7 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from hz.codeowners import HEADER, Ownership, render
+from hz.codeowners import BEGIN, BLOCK_NOTE, END, Ownership, render
 
 from .contracts import write
 
@@ -78,13 +78,13 @@ def test_graph_outside_a_repository_is_an_error(hz: Hz, tmp_path: Path, monkeypa
 
 # --- hz codeowners ---
 
-EXPECTED = HEADER + "\n/workflows/digest.prose.md @alice\n/workflows/notes.prose.md @alice @bob @org/docs\n"
+EXPECTED = f"{BEGIN}\n{BLOCK_NOTE}/workflows/digest.prose.md @alice\n/workflows/notes.prose.md @alice @bob @org/docs\n{END}\n"
 
 
 def test_render_sorts_paths_dedupes_handles_and_escapes_spaces() -> None:
     text = render([Ownership("workflows/b.prose.md", "@x", ("@y", "@x")), Ownership("workflows/a b.prose.md", "@z")])
-    assert text == HEADER + "\n/workflows/a\\ b.prose.md @z\n/workflows/b.prose.md @x @y\n"
-    assert render([]) == HEADER
+    assert text == f"{BEGIN}\n{BLOCK_NOTE}/workflows/a\\ b.prose.md @z\n/workflows/b.prose.md @x @y\n{END}\n"
+    assert render([]) == f"{BEGIN}\n{BLOCK_NOTE}{END}\n"
 
 
 def test_codeowners_prints_writes_and_checks(hz: Hz, repo: Path) -> None:
@@ -93,7 +93,7 @@ def test_codeowners_prints_writes_and_checks(hz: Hz, repo: Path) -> None:
 
     check = hz("codeowners", "--check")
     assert check.exit_code == 1
-    assert check.out.splitlines()[:3] == ["--- /dev/null", "+++ b/CODEOWNERS", "@@ -0,0 +1,5 @@"]
+    assert check.out.splitlines()[:3] == ["--- /dev/null", "+++ b/CODEOWNERS", "@@ -0,0 +1,6 @@"]
     assert check.err == "CODEOWNERS is out of date; run `hz codeowners --write`\n"
 
     written = hz("codeowners", "--write")
@@ -111,7 +111,7 @@ def test_codeowners_check_prints_the_drift_as_a_diff(hz: Hz, repo: Path) -> None
     (repo / "CODEOWNERS").write_text(EXPECTED.replace(" @bob", ""), encoding="utf-8")
     result = hz("codeowners", "--check")
     assert result.exit_code == 1
-    assert result.out.splitlines()[-2:] == [
+    assert result.out.splitlines()[-3:-1] == [
         "-/workflows/notes.prose.md @alice @org/docs",
         "+/workflows/notes.prose.md @alice @bob @org/docs",
     ]
@@ -150,7 +150,7 @@ SCAFFOLD = [
 def test_init_scaffolds_a_repository_that_validates_clean(hz: Hz, repo: Path) -> None:
     result = hz("init", "--owner", "@alice")
     assert (result.exit_code, result.out) == (0, "".join(f"created {p}\n" for p in SCAFFOLD))
-    assert (repo / "CODEOWNERS").read_text(encoding="utf-8") == HEADER + "\n/workflows/repo-digest.prose.md @alice\n"
+    assert (repo / "CODEOWNERS").read_text(encoding="utf-8") == render([Ownership("workflows/repo-digest.prose.md", "@alice")])
     assert 'owner: "@alice"\n  tz: UTC\n' in (repo / "workflows/_defaults.yaml").read_text(encoding="utf-8")
     validate = hz("workflow", "validate")
     assert validate.exit_code == 0, validate.out + validate.err

@@ -89,6 +89,13 @@ class ApprovalObserved(_Strict):
     output_fp: Hash
 
 
+class DraftRejected(_Strict):
+    """A team draft's pull request was closed unmerged, or its branch deleted, with nothing of it on `main`."""
+
+    key: Key
+    asset: AssetRef
+
+
 class ContractAmended(_Strict):
     version: Count
     fingerprint: Hash
@@ -113,6 +120,7 @@ PAYLOADS: dict[str, type[_Strict]] = {
     "turn.skipped": TurnEnded,
     "draft.placed": DraftPlaced,
     "approval.observed": ApprovalObserved,
+    "draft.rejected": DraftRejected,
     "contract.amended": ContractAmended,
     "publish.done": PublishDone,
 }
@@ -122,9 +130,16 @@ Kind = Literal[
     "turn.skipped",
     "draft.placed",
     "approval.observed",
+    "draft.rejected",
     "contract.amended",
     "publish.done",
 ]
+
+OBSERVED: frozenset[str] = frozenset({"approval.observed", "draft.rejected"})
+"""Receipts of what became of a team draft, written by whichever member or run saw it first, with no lease:
+each carries the (lease, token) of the `draft.placed` it answers, a token the chain did give, so the lint's
+fence check holds, and a later token never voids it (hz.gitstate.reader): it records a fact about `main`
+and the forge, not work done under a lease term."""
 
 
 class Event(_Strict):

@@ -178,7 +178,7 @@ def _identity_problem(event: Event) -> str | None:
         return "the first of data.keys is not the event's key"
     if event.kind == "turn.started" and data["token"] != event.token:
         return f"data.token {data['token']} is not the event's token {event.token}"
-    if event.kind in ("draft.placed", "approval.observed"):
+    if event.kind in ("draft.placed", "approval.observed", "draft.rejected"):
         if data["key"] != event.key:
             return "data.key is not the event's key"
         form, rest = occasion(event.key)

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from hz.gitstate.events import Event
+from hz.gitstate.events import OBSERVED, Event
 
 if TYPE_CHECKING:
     import pygit2
@@ -32,6 +32,7 @@ _ORDER = (
     "turn.started",
     "draft.placed",
     "approval.observed",
+    "draft.rejected",
     "publish.done",
     "contract.amended",
     "turn.skipped",
@@ -68,7 +69,8 @@ def history(repo: pygit2.Repository, tip: str, leases: LeaseBook | None = None) 
         added = [(path, Event.parse_obj_checked(json.loads(data))) for path, data in _added(repo, commit)]
         for path, event in sorted(added, key=lambda item: (item[1].ts, _ORDER.index(item[1].kind), item[0])):
             given = _given(book, event)
-            void = not given or event.token < latest.get(event.lease, 0)
+            # an observation of a draft's fate carries the draft's own token, older than later terms'
+            void = not given or (event.kind not in OBSERVED and event.token < latest.get(event.lease, 0))
             if given:
                 seen[event.lease] = max(seen.get(event.lease, 0), event.token)
             yield Landed(event, str(commit.id), path, void)

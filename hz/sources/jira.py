@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import base64
 import re
+from collections.abc import Mapping
 from datetime import timedelta
 from typing import Any
 from urllib.parse import quote
@@ -37,14 +38,14 @@ _CATEGORY = {"done": "done", "indeterminate": "in_progress", "new": "todo"}
 
 def fetch(spec: SourceSpec, ctx: FetchContext) -> Fetched:
     site, project = _parts(spec)
-    base = ctx.environ.get("HZ_JIRA_BASE", "https://{site}.atlassian.net").replace("{site}", site).rstrip("/")
+    base = base_url(ctx.environ, site)
     since = None if spec.window is None else ctx.slot - spec.window - SLACK
     jql = _jql(project, spec.query, since)
     records: list[dict[str, Any]] = []
     requests = 0
     start = 0
     secrets = secrets_of(ctx.environ)
-    with client(_headers(ctx)) as session:
+    with client(auth_headers(ctx.environ)) as session:
         while True:
             params: dict[str, str | int] = {"jql": jql, "startAt": start, "maxResults": PAGE, "fields": FIELDS}
             url = f"{base}/rest/api/2/search"
@@ -100,10 +101,16 @@ def _jql(project: str, query: str | None, since: Any) -> str:
     return " AND ".join(clauses) + " ORDER BY key ASC"
 
 
-def _headers(ctx: FetchContext) -> dict[str, str]:
+def base_url(environ: Mapping[str, str], site: str) -> str:
+    """The REST base of a Jira site: `$HZ_JIRA_BASE` (may hold `{site}`), else Jira Cloud's."""
+    return environ.get("HZ_JIRA_BASE", "https://{site}.atlassian.net").replace("{site}", site).rstrip("/")
+
+
+def auth_headers(environ: Mapping[str, str]) -> dict[str, str]:
+    """Basic auth with `$JIRA_USER` (Cloud), else a bearer `$JIRA_TOKEN` (Data Center); shared by hz.review."""
     headers = {"Accept": "application/json"}
-    token = ctx.environ.get("JIRA_TOKEN")
-    user = ctx.environ.get("JIRA_USER")
+    token = environ.get("JIRA_TOKEN")
+    user = environ.get("JIRA_USER")
     if token and user:
         headers["Authorization"] = "Basic " + base64.b64encode(f"{user}:{token}".encode()).decode()
     elif token:

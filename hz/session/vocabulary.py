@@ -218,6 +218,15 @@ class TurnRequested(Payload):
     key: Key
 
 
+class CapSkip(Payload):
+    """Which cap stopped a turn (or the runner's day, after it over-reported), its limit and what was gone."""
+
+    name: Literal["turn", "day", "contract", "over-reported"]
+    limit_usd: Money
+    spent_usd: Money
+    needed_usd: Money
+
+
 class TurnSkipped(Payload):
     causes: list[Cause]
     keys: list[Key]
@@ -226,6 +235,7 @@ class TurnSkipped(Payload):
     inputs: dict[Ident, Hash] = {}
     usd: Money = 0.0
     next_due: UtcTime | None = None
+    cap: CapSkip | None = None
 
 
 class TurnFinished(Payload):
@@ -246,6 +256,9 @@ class TurnFinished(Payload):
     step: Step | None = None
     error: Short | None = None
     next_due: UtcTime | None = None
+    cap: CapSkip | None = None
+    # an endpoint that reported more than the request's limit, or no usage at all (its reservation counted)
+    flags: list[Literal["over-reported", "no-usage"]] = []
 
 
 # --- effects, drafts, approvals ------------------------------------------------------------------

@@ -49,12 +49,12 @@ FROZEN_FIELDS: dict[str, list[str]] = {
         "asset", "decisions", "kept_turns", "next_deadline", "open_questions", "previous_seq", "sources", "wants",
     ],
     "turn.finished": [
-        "body_ref", "cause", "causes", "contract_fingerprint", "contract_version", "disposition", "duration_s",
-        "error", "inputs", "next_due", "output_hash", "reason", "report", "step", "tokens", "tokens_cached", "usd",
+        "body_ref", "cap", "cause", "causes", "contract_fingerprint", "contract_version", "disposition",
+        "duration_s", "error", "flags", "inputs", "next_due", "output_hash", "reason", "report", "step", "tokens", "tokens_cached", "usd",
     ],
     "turn.requested": ["cause", "key"],
     "turn.resumed": ["step", "woken_by"],
-    "turn.skipped": ["causes", "inputs", "keys", "moved", "next_due", "reason", "usd"],
+    "turn.skipped": ["cap", "causes", "inputs", "keys", "moved", "next_due", "reason", "usd"],
     "turn.started": [
         "cause", "causes", "contract_version", "from_step", "hint", "keys", "lease_token", "lessons_seq",
         "parent_turn", "skills", "vocabulary",

@@ -1,0 +1,253 @@
+"""The forge adapter's HTTP: conditional GETs, pagination, rate limits and errors a person can act on.
+
+- Every GET carries the ETag of its last answer (`If-None-Match`), kept in memory for the process per
+  token and URL; a 304 answers from that copy, and GitHub does not count it against the rate limit.
+- Primary rate limit (403/429 with `x-ratelimit-remaining: 0`): waited out when `x-ratelimit-reset` is
+  near, else a ForgeError saying when it resets. Secondary limit (403/429 with `Retry-After`, or a 429
+  without it): `Retry-After` is honoured, up to a bounded total wait per request, else a ForgeError.
+  Header values are parsed defensively: a huge, negative or garbled value never hangs or crashes.
+- 401 says the token was rejected, 404 is returned to the caller when it asked for that (a lookup),
+  422 carries GitHub's own message; every text taken from an answer is scrubbed of secrets.
+- Every request has a timeout; a `Link: rel="next"` is followed only on the API's own origin, so a
+  page never sends the token elsewhere.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
+from typing import TYPE_CHECKING, Any
+
+from hz.review.forge_types import ForgeError
+from hz.secrets import Secrets
+
+if TYPE_CHECKING:
+    import httpx
+
+TIMEOUT_S = 20.0
+MAX_WAIT_S = 15.0  # the most one request waits for rate limits in all, before it gives up with a ForgeError
+MAX_ATTEMPTS = 4
+MAX_PAGES = 100  # 10,000 comments at 100 a page: more is not a thread a publish marker hides in
+CACHE_ENTRIES = 512
+_INT = re.compile(r"\s*(-?\d{1,15})\s*")
+_TOKEN_HINT = "set GITHUB_TOKEN to a token that may read and write pull requests and issues of {repo}"
+
+# url -> (etag, body, next page); keyed with a digest of the token too, since what a token may see differs
+_CACHE: OrderedDict[tuple[str, str], tuple[str, Any, str | None]] = OrderedDict()
+
+
+@dataclass(frozen=True)
+class Reply:
+    status: int
+    data: Any  # the parsed JSON body (scrubbed), None for an empty one
+    next_url: str | None = None
+
+
+class Transport:
+    """Requests to one GitHub API base for one repository, with one token."""
+
+    def __init__(
+        self,
+        client: httpx.Client,
+        base: str,
+        repo: str,
+        token: str,
+        secrets: Secrets,
+        *,
+        sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.time,
+        max_wait_s: float = MAX_WAIT_S,
+    ) -> None:
+        self.client = client
+        self.base = base
+        self.repo = repo
+        self.secrets = secrets
+        self.sleep = sleep
+        self.clock = clock
+        self.max_wait_s = max_wait_s
+        self._who = hashlib.sha256(token.encode()).hexdigest()[:16]
+
+    def get(self, path: str, *, missing_ok: bool = False) -> Reply:
+        """GET `path` (relative to the base, or a full URL on it), conditionally; 404 as a Reply if `missing_ok`."""
+        url = self._url(path)
+        key = (self._who, url)
+        cached = _CACHE.get(key)
+        headers = {"If-None-Match": cached[0]} if cached else {}
+        response = self._send("GET", url, headers=headers, missing_ok=missing_ok)
+        if response.status_code == 304 and cached is not None:
+            _CACHE.move_to_end(key)
+            return Reply(200, cached[1], cached[2])
+        reply = self._reply(response)
+        etag = response.headers.get("etag")
+        if response.status_code == 200 and etag:
+            _CACHE[key] = (etag, reply.data, reply.next_url)
+            while len(_CACHE) > CACHE_ENTRIES:
+                _CACHE.popitem(last=False)
+        return reply
+
+    def pages(self, path: str) -> Iterator[Any]:
+        """Each item of a listed resource, page by page (`Link: rel="next"`)."""
+        url: str | None = path
+        for _ in range(MAX_PAGES):
+            if url is None:
+                return
+            reply = self.get(url)
+            if not isinstance(reply.data, list):
+                raise ForgeError(f"GitHub answered {self._shown(url)} with something that is not a list")
+            yield from reply.data
+            url = reply.next_url
+        raise ForgeError(f"GitHub listed more than {MAX_PAGES} pages at {self._shown(path)}; hz stopped reading")
+
+    def send(self, method: str, path: str, payload: Mapping[str, Any], *, missing_ok: bool = False) -> Reply:
+        """A write (POST, PATCH, PUT); its answer parsed."""
+        return self._reply(self._send(method, self._url(path), json=payload, missing_ok=missing_ok))
+
+    def _url(self, path: str) -> str:
+        if path.startswith(("http://", "https://")):
+            if not path.startswith(self.base + "/"):  # a Link to elsewhere would take the token with it
+                raise ForgeError(f"GitHub pointed to a page outside {self.base}; hz did not follow it")
+            return path
+        return f"{self.base}/{path.lstrip('/')}"
+
+    def _send(self, method: str, url: str, *, missing_ok: bool, **kwargs: Any) -> httpx.Response:
+        import httpx
+
+        waited = 0.0
+        for attempt in range(MAX_ATTEMPTS):
+            try:
+                response = self.client.request(method, url, timeout=TIMEOUT_S, **kwargs)
+            except httpx.HTTPError as exc:
+                raise ForgeError(
+                    f"could not reach GitHub at {self.base} ({type(exc).__name__})",
+                    hint="check the network and HZ_GITHUB_API; the next tick tries again",
+                ) from None
+            limit = rate_limit(response, self.clock())
+            if limit is None:
+                self._check(method, url, response, missing_ok)
+                return response
+            wait, when = limit
+            if wait is None or waited + wait > self.max_wait_s or attempt == MAX_ATTEMPTS - 1:
+                raise ForgeError(
+                    f"GitHub's rate limit stops {method} {self._shown(url)} ({response.status_code}); {when}",
+                    hint="hz tries again at a later tick; nothing was lost",
+                    status=response.status_code,
+                )
+            self.sleep(wait)
+            waited += wait
+        raise AssertionError("unreachable: the last attempt returns or raises")
+
+    def _check(self, method: str, url: str, response: httpx.Response, missing_ok: bool) -> None:
+        status = response.status_code
+        if status < 400 or (status == 404 and missing_ok):
+            return
+        what = f"{method} {self._shown(url)}"
+        said = self._message(response)
+        if status == 401:
+            raise ForgeError(
+                f"GitHub rejected the token in GITHUB_TOKEN (401 {said}) for {what}",
+                hint=_TOKEN_HINT.format(repo=self.repo),
+                status=status,
+            )
+        if status == 403:
+            raise ForgeError(f"GitHub forbids {what} (403 {said})", hint=_TOKEN_HINT.format(repo=self.repo), status=403)
+        if status == 404:
+            raise ForgeError(
+                f"GitHub has nothing at {what} (404 {said})",
+                hint=f"check the repository {self.repo} (GITHUB_REPOSITORY or [forge] repo) and the token's access",
+                status=404,
+            )
+        if status == 422:
+            raise ForgeError(f"GitHub refused {what} (422): {said}", status=422)
+        hint = "it is probably temporary; the next tick tries again" if status >= 500 else None
+        raise ForgeError(f"GitHub answered {what} with {status} {said}", hint=hint, status=status)
+
+    def _message(self, response: httpx.Response) -> str:
+        """GitHub's `message` and the `errors[].message` of an error answer: scrubbed, one line, bounded."""
+        try:
+            data = response.json()
+        except ValueError:
+            data = None
+        parts: list[str] = []
+        if isinstance(data, dict):
+            parts.append(str(data.get("message") or ""))
+            for error in data.get("errors") or []:
+                if isinstance(error, dict):
+                    parts.append(str(error.get("message") or error.get("code") or ""))
+                elif isinstance(error, str):
+                    parts.append(error)
+        text = "; ".join(p for p in parts if p) or response.reason_phrase or ""
+        text = self.secrets.scrub(" ".join(text.split()))
+        return text if len(text) <= 300 else text[:297] + "..."
+
+    def _reply(self, response: httpx.Response) -> Reply:
+        data: Any = None
+        if response.content and response.status_code != 404:
+            import orjson
+
+            try:
+                data = self.secrets.scrub_value(orjson.loads(response.content))
+            except orjson.JSONDecodeError:
+                raise ForgeError(
+                    f"GitHub answered {self._shown(str(response.url))} with something that is not JSON",
+                    status=response.status_code,
+                ) from None
+        link = response.links.get("next", {}).get("url")
+        return Reply(response.status_code, data, link)
+
+    def _shown(self, url: str) -> str:
+        """A URL for a message: the path on the API, no query, scrubbed."""
+        path = url.removeprefix(self.base).split("?", 1)[0] or "/"
+        return self.secrets.scrub(path)
+
+
+def rate_limit(response: httpx.Response, now: float) -> tuple[float | None, str] | None:
+    """None when `response` is no rate-limit answer; else the seconds to wait (None: too long or unknown)
+    and a phrase saying when to try again."""
+    status = response.status_code
+    if status not in (403, 429):
+        return None
+    headers = response.headers
+    retry_after = headers.get("retry-after")
+    if retry_after is not None:  # the secondary limit
+        seconds = retry_seconds(retry_after, now)
+        return seconds, "try again in a minute or more" if seconds is None else f"retry after {seconds:.0f} s"
+    if headers.get("x-ratelimit-remaining", "").strip() == "0":  # the primary limit
+        reset = _integer(headers.get("x-ratelimit-reset"))
+        if reset is None:
+            return None, "it resets within the hour"
+        return max(0.0, reset - now), f"it resets at {_at(reset)}"
+    if status == 429 or "secondary rate limit" in response.text.lower():
+        return None, "GitHub asks to wait at least a minute"  # its documented rule without a Retry-After
+    return None  # a plain 403: forbidden
+
+
+def retry_seconds(value: str, now: float) -> float | None:
+    """`Retry-After` in seconds from now: a number (negative counts as 0) or an HTTP date; None if garbled."""
+    number = _integer(value)
+    if number is not None:
+        return float(max(0, number))
+    try:
+        moment = parsedate_to_datetime(value.strip())
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return max(0.0, moment.timestamp() - now)
+
+
+def _integer(value: str | None) -> int | None:
+    found = _INT.fullmatch(value or "")
+    return int(found.group(1)) if found else None
+
+
+def _at(epoch: int) -> str:
+    try:
+        return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    except (OverflowError, OSError, ValueError):
+        return "a time GitHub did not say clearly"

@@ -9,6 +9,7 @@ normalized level and every bullet marker as `-`, so cosmetic edits do not change
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
@@ -125,61 +126,85 @@ def _canonical_bullets(tokens: list[Any], lines: list[str | None]) -> None:
 
 
 def _sections(tokens: list[Any], lines: list[str | None], headings: list[_Heading], first_line: int) -> list[Section]:
+    """Every `###` section, each built from its own slice of headings and list items.
+
+    Sections, headings and list items all come in line order, so one index over them finds each
+    section's share by bisection: the work is linear in the body, however many sections it holds.
+    """
+    index = _Index(tokens, headings)
     starts = [h for h in headings if h.level <= SECTION_LEVEL]
     out: list[Section] = []
     for number, heading in enumerate(starts):
         if heading.level < SECTION_LEVEL:
             continue  # the document title
         end = starts[number + 1].index if number + 1 < len(starts) else len(lines)
-        out.append(_section(tokens, lines, headings, heading, end, first_line))
+        out.append(_section(index, lines, heading, end, first_line))
     return out
 
 
-def _section(
-    tokens: list[Any], lines: list[str | None], headings: list[_Heading], heading: _Heading, end: int, first_line: int
-) -> Section:
-    items = _items(tokens, heading.index, end, first_line)
-    facet_heads = [h for h in headings if heading.index < h.index < end and h.level == FACET_LEVEL]
+class _Index:
+    """The headings and list items of a body, in line order, for lookups by line range."""
+
+    def __init__(self, tokens: list[Any], headings: list[_Heading]) -> None:
+        self.tokens = tokens
+        self.headings = headings
+        self.heading_lines = [h.index for h in headings]
+        # (first line, token position, nesting level) of every list item, in line order
+        self.list_items = [
+            (t.map[0], position, t.level) for position, t in enumerate(tokens) if t.type == "list_item_open" and t.map
+        ]
+        self.item_lines = [line for line, _, _ in self.list_items]
+
+    def headings_within(self, start: int, end: int) -> list[_Heading]:
+        """Headings strictly after line `start` and before line `end`."""
+        return self.headings[bisect_right(self.heading_lines, start) : bisect_left(self.heading_lines, end)]
+
+    def list_items_within(self, start: int, end: int) -> list[tuple[int, int, int]]:
+        return self.list_items[bisect_right(self.item_lines, start) : bisect_left(self.item_lines, end)]
+
+
+def _section(index: _Index, lines: list[str | None], heading: _Heading, end: int, first_line: int) -> Section:
+    within = index.list_items_within(heading.index, end)
+    items = _items(index.tokens, within, first_line)
+    inner = index.headings_within(heading.index, end)
+    facet_heads = [(n, h) for n, h in enumerate(inner) if h.level == FACET_LEVEL]
     facets: list[Facet] = []
-    for head in facet_heads:
-        facet_end = _next_heading(headings, head, end)
+    for number, head in facet_heads:
+        facet_end = next((h.index for h in inner[number + 1 :] if h.level <= FACET_LEVEL), end)
         owner = _owner(items, head.index + first_line, len(facet_heads))
         text = _intent(lines, head.index + 1, facet_end)
         facets.append(Facet(head.text.replace("`", ""), text, head.index + first_line, owner))
+    own: dict[str, list[str]] = {}
+    for facet in facets:
+        if facet.item is not None:
+            own.setdefault(facet.item, []).append(facet.name)
     named: dict[str, Item] = {}
     for item in items:
-        own = tuple(f.name for f in facets if f.item == item.name)
-        named.setdefault(item.name, Item(item.name, item.text, item.line, own))
-    list_items = sum(1 for t in tokens if t.type == "list_item_open" and t.map and heading.index < t.map[0] < end)
+        named.setdefault(item.name, Item(item.name, item.text, item.line, tuple(own.get(item.name, ()))))
     text = _intent(lines, heading.index + 1, end)
     return Section(
-        section_key(heading.text), heading.text, text, heading.index + first_line, named, tuple(facets), list_items
+        section_key(heading.text), heading.text, text, heading.index + first_line, named, tuple(facets), len(within)
     )
 
 
-def _next_heading(headings: list[_Heading], head: _Heading, end: int) -> int:
-    later = [h.index for h in headings if head.index < h.index < end and h.level <= FACET_LEVEL]
-    return later[0] if later else end
-
-
 def _owner(items: list[Item], line: int, facet_count: int) -> str | None:
-    before = [item for item in items if item.line < line]
+    before = bisect_left([item.line for item in items], line)
     if before:
-        return before[-1].name
+        return items[before - 1].name
     # Facets written above a single item still belong to it.
     return items[0].name if len(items) == 1 and facet_count else None
 
 
-def _items(tokens: list[Any], start: int, end: int, first_line: int) -> list[Item]:
+def _items(tokens: list[Any], within: list[tuple[int, int, int]], first_line: int) -> list[Item]:
     out: list[Item] = []
-    for index, token in enumerate(tokens):
-        if token.type != "list_item_open" or token.level != 1 or not token.map or not start < token.map[0] < end:
+    for line, position, level in within:
+        if level != 1:
             continue
-        inline = tokens[index + 2] if index + 2 < len(tokens) and tokens[index + 2].type == "inline" else None
+        inline = tokens[position + 2] if position + 2 < len(tokens) and tokens[position + 2].type == "inline" else None
         match = _ITEM.match(inline.content) if inline is not None else None
         if match:
             text = tidy(strip_comments(match.group("text")))
-            out.append(Item(match.group("name").strip(), text, token.map[0] + first_line))
+            out.append(Item(match.group("name").strip(), text, line + first_line))
     return out
 
 

@@ -1,0 +1,47 @@
+"""Section parsing grows linearly with the number of sections (it was quadratic: 2,000 took 4.2 s)."""
+
+from __future__ import annotations
+
+import time
+
+from hz.contract.load import load_text
+from hz.contract.sections import parse_body
+
+from .samples import GOOD
+
+
+def _body(sections: int) -> str:
+    return "".join(f"### Part {n}\n\nText {n}.\n\n- `i{n}`: item\n\n#### f{n}\n\nFacet.\n\n" for n in range(sections))
+
+
+def _fastest(sections: int, runs: int = 3) -> float:
+    body = _body(sections)
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        parse_body(body)
+        times.append(time.perf_counter() - started)
+    return min(times)
+
+
+def test_four_times_the_sections_take_about_four_times_as_long() -> None:
+    small, large = _fastest(500), _fastest(2000)
+    # linear is 4; the quadratic parser measured 12-16. 8 leaves room for a busy machine.
+    assert large / small < 8, f"500 sections: {small:.3f} s, 2,000: {large:.3f} s"
+
+
+def test_each_section_still_gets_its_own_items_and_facets() -> None:
+    body = parse_body(_body(300))
+    assert len(body.sections) == 300
+    last = body.sections[-1]
+    assert list(last.items) == ["i299"]
+    assert last.items["i299"].facets == ("f299",)
+    assert [(f.name, f.item) for f in last.facets] == [("f299", "i299")]
+    assert last.list_items == 1
+
+
+def test_a_contract_with_many_sections_loads_in_reasonable_time() -> None:
+    started = time.perf_counter()
+    result = load_text(GOOD + _body(5000))
+    assert result.contract is not None  # unknown sections are warnings (HZC105), kept
+    assert time.perf_counter() - started < 20  # the quadratic parser took minutes here

@@ -59,6 +59,7 @@ def render_report(report: object, environ: Mapping[str, str] = os.environ) -> li
     """The report's lines, scrubbed of the environment's secrets: `hz daemon run`, `hz heinzel chat` and
     `wake` print them too, and an agent's error may quote a server, a CLI or a git remote."""
     from hz.secrets import secrets_of
+    from hz.spend import money
     from hz.tick.report import TickReport
 
     assert isinstance(report, TickReport)
@@ -75,10 +76,12 @@ def render_report(report: object, environ: Mapping[str, str] = os.environ) -> li
             lines.extend([said, f"  hint: {entry['hint']}"])
             continue
         what = entry.get("disposition") or entry.get("reason") or entry["action"]
-        usd = f" {entry['usd']:.2f} USD" if entry.get("usd") else ""
+        usd = f" {money.usd(entry['usd'])} USD" if entry.get("usd") else ""
         detail = f" ({entry['reason']})" if entry.get("reason") and entry.get("disposition") else ""
         why = f": {entry['error']}" if entry.get("error") else ""
-        lines.append(f"{entry['agent']}: {entry['action']} -> {what}{detail}{usd}{why}")
+        why = f": {money.cap_text(entry['cap'])}" if entry.get("cap") else why
+        flagged = "".join(f"; flagged: {money.FLAGS[flag]}" for flag in entry.get("flags", ()))
+        lines.append(f"{entry['agent']}: {entry['action']} -> {what}{detail}{usd}{why}{flagged}")
     lines.extend(f"{name}: deferred to the next tick (max_wakes_per_tick)" for name in report.deferred)
     lines.extend(f"{name}: busy in another process" for name in report.busy)
     if not lines:

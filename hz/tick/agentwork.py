@@ -10,8 +10,17 @@ from hz.errors import HzError
 from hz.review import approvals
 from hz.session.store import Store
 from hz.turn import engine, history, waits
-from hz.turn.caps import Caps, decide
-from hz.turn.causes import Cause, Wake, approval_key, asked_key, coalesce, source_changed_key, stale_key
+from hz.turn.caps import caps_now, decide
+from hz.turn.causes import (
+    Cause,
+    Wake,
+    approval_key,
+    asked_key,
+    coalesce,
+    created_key,
+    source_changed_key,
+    stale_key,
+)
 from hz.turn.engine import Deps, TurnResult
 from hz.turn.journal import Journal
 from hz.turn.plan import Plan
@@ -207,9 +216,8 @@ class AgentWork:
         due = self.deps.next_due()
         if (elsewhere := self._not_owner(wake, due)) is not None:
             return elsewhere
-        if self._over_cap():
-            engine.skip(self.journal, wake, "cap", moved=[], next_due=due)
-            return [{"agent": self.name, "action": "skipped", "reason": "cap", "cause": wake.cause.kind}]
+        if (over := self._over_cap()) is not None:
+            return self._cap_skip(wake, over, due)
         if wake.kinds() == {"schedule"} and self.plan.render_on_schedule == "if-moved":
             moved = self._moved_since_last(wake)
             if moved is not None and not moved:
@@ -275,12 +283,33 @@ class AgentWork:
             return None  # render: the turn's gather step records the failure
         return sorted(n for n, fp in current.items() if last.get(n) != fp)
 
-    def _over_cap(self) -> bool:
-        deps = self.deps
-        spent = history.spent_since(self.journal.events(), self.now.replace(hour=0, minute=0, second=0, microsecond=0))
-        contract = None if self.plan.contract_usd is None else max(0.0, self.plan.contract_usd - spent)
-        caps = Caps(contract, deps.settings.max_usd, deps.settings.max_usd_per_day, deps.spent_today())
-        return not decide(caps, deps.runner.worst_case_usd(self.plan.max_tokens)).allowed
+    def _over_cap(self) -> dict[str, Any] | None:
+        """The cap this wake's worst case would cross (the cheap check; the ledger decides each request)."""
+        caps = caps_now(self.plan, self.deps, self.journal.events(), None)
+        decision = decide(caps, self.deps.runner.worst_case_usd(self.plan.max_tokens))
+        return None if decision.allowed else decision.detail()
+
+    def _cap_skip(self, wake: Wake, cap: dict[str, Any], due: datetime | None) -> list[dict[str, Any]]:
+        """Skipped for a cap. Its keys are settled, save `created`: an agent's first turn runs once the cap
+        allows (its output should exist), so that key stays open and the skip is written once a UTC day."""
+        keys = [k for k in wake.keys if k != created_key(self.plan.agent_id)]
+        entry = {"agent": self.name, "action": "skipped", "reason": "cap", "cause": wake.cause.kind, "cap": cap}
+        if keys or not self._told_today(wake):
+            causes = [c.kind for c in wake.causes]
+            data: dict[str, Any] = {"causes": causes, "keys": keys, "reason": "cap", "moved": [], "cap": cap}
+            if due is not None:
+                data["next_due"] = due.isoformat()
+            self.journal.append("turn.skipped", data, turn=None, key=keys[0] if keys else None)
+        return [entry]
+
+    def _told_today(self, wake: Wake) -> bool:
+        day = self.now.strftime("%Y-%m-%d")
+        causes = [c.kind for c in wake.causes]
+        return any(
+            e.kind == "turn.skipped" and e.data.get("reason") == "cap" and e.data.get("causes") == causes
+            and not e.data.get("keys") and e.ts[:10] == day
+            for e in self.journal.events()
+        )  # fmt: skip
 
     def entry(self, action: str, result: TurnResult) -> dict[str, Any]:
         entry: dict[str, Any] = {"agent": self.name, "action": action, "turn": result.turn}
@@ -289,6 +318,10 @@ class AgentWork:
             entry["reason"] = result.reason
         if result.error and result.disposition == "failed":
             entry["error"] = result.error
+        if result.cap is not None:
+            entry["cap"] = dict(result.cap)
+        if result.flags:
+            entry["flags"] = list(result.flags)
         return entry
 
 

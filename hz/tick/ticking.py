@@ -325,9 +325,11 @@ def make_deps(
     runner: Any,
     tools: tuple[Any, ...] = (),
 ) -> Deps:
-    from hz.turn.gather import gather_inputs, pick_runner
+    from hz.spend.gate import ledger_of, utc_day
+    from hz.turn.gather import gather_inputs
 
-    day = now.strftime("%Y-%m-%d")
+    day = utc_day(now)
+    ledger = ledger_of(store, now)
     cache: dict[tuple[str, datetime], Gathered] = {}
 
     def gather(p: Plan, slot: datetime) -> Gathered:
@@ -336,15 +338,42 @@ def make_deps(
         return cache[(p.agent_id, slot)]
 
     return Deps(
-        runner=runner or pick_runner(plan, environ),
+        runner=runner or _runner(plan, environ),
         settings=settings,
         environ=environ,
         clock=lambda: now,
         gather=gather,
-        spent_today=lambda: store.index.cost_on(day),
+        spent_today=lambda: ledger.day_total(day),  # the ledger decides; the index only records
         next_due=lambda: next_due(plan, now),
         tools=tools,
+        ledger=ledger,
     )
+
+
+def _runner(plan: Plan, environ: Mapping[str, str]) -> Any:
+    """The contract's runner; one that cannot be set up fails this agent's turn, never the tick."""
+    from hz.runners.base import RunnerError
+    from hz.turn.gather import pick_runner
+
+    try:
+        return pick_runner(plan, environ)
+    except RunnerError as exc:
+        return Unconfigured(exc)
+
+
+class Unconfigured:
+    """Stands in for a runner that could not be set up (no key, unknown name): its turn fails with why."""
+
+    name = "unconfigured"
+
+    def __init__(self, error: Exception) -> None:
+        self.error = error
+
+    def worst_case_usd(self, max_tokens: int) -> float:
+        return 0.0  # it never calls a model, so no cap stops it before it can say what is wrong
+
+    def think(self, request: Any) -> Any:
+        raise self.error
 
 
 __all__ = ["Candidate", "approval_key", "coalesce", "next_due", "run_tick", "source_changed_key"]

@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hz.config import HeinzelSettings
 from hz.runners.base import Runner
@@ -28,6 +28,9 @@ from hz.turn.causes import Cause, Wake
 from hz.turn.crash import crashpoint
 from hz.turn.journal import Journal
 from hz.turn.plan import Plan
+
+if TYPE_CHECKING:
+    from hz.spend.ledger import Ledger
 
 DISPOSITION = {
     "draft": "drafted",
@@ -57,6 +60,7 @@ class Deps:
     spent_today: Callable[[], float] = lambda: 0.0
     next_due: Callable[[], datetime | None] = lambda: None
     tools: tuple[Any, ...] = ()  # hz.runners.base.ToolSpec values the model may call this turn
+    ledger: Ledger | None = None  # the day's spend ledger: each model request reserves there first
 
 
 @dataclass(frozen=True)
@@ -67,6 +71,8 @@ class TurnResult:
     usd: float = 0.0
     follow_up: tuple[Cause, ...] = ()
     error: str | None = None  # why a failed or abandoned turn ended, in words
+    cap: Mapping[str, Any] | None = None  # which cap skipped it (hz.session.vocabulary.CapSkip)
+    flags: tuple[str, ...] = ()  # the endpoint over-reported, or sent no usage
 
 
 @dataclass

@@ -178,14 +178,16 @@ def placed_draft(events: Iterable[Envelope], key: str) -> Envelope | None:
 
 
 def taken_requests(events: Iterable[Envelope]) -> set[str]:
-    """Request ids the spine already took in (steered, requested or started as asked)."""
+    """Request ids the spine already took in (steered, requested, started as asked, or skipped: a request
+    whose turn was skipped, for a cap say, is settled and never taken in again by a later turn)."""
     seen: set[str] = set()
     for event in events:
         if event.kind in ("turn.steered", "question.answered") and event.data.get("request_id"):
             seen.add(str(event.data["request_id"]))
         elif event.kind == "turn.requested":
             seen.add(str(event.data["key"]).rsplit("@", 1)[-1])
-        elif event.kind == "turn.started":  # asked: <id>@<request>; retry: <id>@retry:<turn>:<request>
+        # asked: <id>@<request>; retry: <id>@retry:<turn>:<request>
+        elif event.kind in ("turn.started", "turn.skipped"):
             seen.update(k.rsplit("@", 1)[-1].rsplit(":", 1)[-1] for k in _keys(event))
     return seen
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from hz.runners.base import ContextMessage, ThinkRequest
+from hz.runners.base import ContextMessage, SpendGate, ThinkRequest
 from hz.secrets import Secrets, secrets_of
 from hz.session.bodies import append_body, read_body
 from hz.session.inbox import list_requests
@@ -21,7 +21,13 @@ from hz.turn.journal import Journal
 
 
 def build_request(
-    journal: Journal, turn: Turn, deps: Deps, *, budget_usd: float, want: frozenset[str] | None = None
+    journal: Journal,
+    turn: Turn,
+    deps: Deps,
+    *,
+    budget_usd: float,
+    want: frozenset[str] | None = None,
+    spend: SpendGate | None = None,
 ) -> ThinkRequest:
     built = context.build(material(journal, turn, deps))
     secrets = secrets_of(deps.environ)
@@ -50,6 +56,7 @@ def build_request(
         max_turns=turn.plan.max_turns,
         cwd=turn.plan.root,
         discovered=tuple(sources_for(journal.directory, turn.keys)),
+        spend=spend,
     )
 
 

@@ -11,8 +11,10 @@ from hz.runners.base import BudgetExceeded, RunnerError, ThinkResult
 from hz.secrets import scrub, secrets_of
 from hz.session.bodies import append_body, read_body
 from hz.session.kinds import STEPS
+from hz.spend.gate import LedgerGate
+from hz.spend.ledger import Limits
 from hz.turn import history, steering
-from hz.turn.caps import Caps, decide
+from hz.turn.caps import caps_now, decide
 from hz.turn.causes import Cause
 from hz.turn.crash import crashpoint
 from hz.turn.engine import DISPOSITION, Deps, Gathered, Turn, TurnResult, body_reference, turn_slot
@@ -124,28 +126,28 @@ def think(journal: Journal, turn: Turn, deps: Deps) -> None:
     from hz.turn.request import build_request
 
     plan = turn.plan
-    agent_spent = history.spent_since(journal.events(), _day_start(deps))
-    caps = Caps(
-        _contract_cap(plan, agent_spent), deps.settings.max_usd, deps.settings.max_usd_per_day, deps.spent_today()
-    )
-    decision = decide(caps, deps.runner.worst_case_usd(plan.max_tokens))
+    decision = decide(caps_now(plan, deps, journal.events(), turn.id), deps.runner.worst_case_usd(plan.max_tokens))
     if not decision.allowed:
-        raise Finished(finish(journal, turn, deps, disposition="skipped", reason="cap"))
-    request = build_request(journal, turn, deps, budget_usd=decision.budget_usd)
+        raise Finished(finish(journal, turn, deps, disposition="skipped", reason="cap", cap=decision.detail()))
+    gate = spend_gate(deps, plan.agent_id, turn.id, contract_usd=plan.contract_usd)
+    request = build_request(journal, turn, deps, budget_usd=decision.budget_usd, spend=gate)
     crashpoint("think.before", deps.environ)
     try:
         result: ThinkResult = deps.runner.think(request)
     except steering.Stopped:
         raise Finished(stopped(journal, turn, deps)) from None
     except BudgetExceeded as exc:
-        turn.usage = _usage(exc.usage)
-        raise Finished(finish(journal, turn, deps, disposition="skipped", reason="cap", error=exc.message)) from None
+        turn.usage = _usage(exc.usage, gate)
+        cap = _refusal(gate)
+        raise Finished(
+            finish(journal, turn, deps, disposition="skipped", reason="cap", error=exc.message, cap=cap)
+        ) from None
     except RunnerError as exc:
-        turn.usage = _usage(exc.usage)
+        turn.usage = _usage(exc.usage, gate)
         raise Finished(finish(journal, turn, deps, disposition="failed", reason="runner", error=exc.message)) from None
     # a model may write out the key its endpoint was sent (an echo): never into a draft, body or report
     turn.outcome = secrets_of(deps.environ).redact_value(result.outcome.model_dump(mode="json"))
-    turn.usage = _usage(result.usage)
+    turn.usage = _usage(result.usage, gate)
     append_body(journal.directory, turn.id, {"outcome": turn.outcome, "usage": turn.usage})
     kind = turn.outcome["kind"]
     checkpoint(
@@ -158,6 +160,29 @@ def think(journal: Journal, turn: Turn, deps: Deps) -> None:
         usd=turn.usage["usd"],
         body_ref=body_reference(journal, turn.id),
     )
+
+
+def spend_gate(deps: Deps, agent: str, turn: str, *, contract_usd: float | None) -> LedgerGate | None:
+    """The ledger bound to this turn's requests and caps; None without a ledger (a test's bare deps)."""
+    if deps.ledger is None:
+        return None
+    settings = deps.settings
+    limits = Limits(settings.max_usd, settings.max_usd_per_day, contract_usd)
+    runner = str(getattr(deps.runner, "name", "runner"))
+    return LedgerGate(deps.ledger, agent=agent, turn=turn, runner=runner, limits=limits, clock=deps.clock)
+
+
+def _refusal(gate: LedgerGate | None) -> dict[str, Any] | None:
+    """Why the ledger refused the request a runner gave up on, as a skip's `cap` field."""
+    if gate is None or gate.refused is None:
+        return None
+    refused = gate.refused
+    return {
+        "name": refused.cap,
+        "limit_usd": round(refused.limit_usd, 6),
+        "spent_usd": round(refused.spent_usd, 6),
+        "needed_usd": round(refused.needed_usd, 6),
+    }
 
 
 def outcome(journal: Journal, turn: Turn, deps: Deps) -> None:
@@ -203,11 +228,15 @@ def summarise_if_due(journal: Journal, turn: Turn, deps: Deps) -> None:
         len(past), chars, after_turns=settings.summary_after_turns, after_chars=settings.summary_after_chars
     ):
         return
-    caps = Caps(None, settings.max_usd, settings.max_usd_per_day, deps.spent_today())
+    summary_turn = f"{turn.id}:summary"  # its own request under the per-turn cap, as before the ledger
+    caps = caps_now(turn.plan, deps, events, summary_turn, contract=False)
     decision = decide(caps, deps.runner.worst_case_usd(turn.plan.max_tokens))
     if not decision.allowed:
         return
-    request = build_request(journal, turn, deps, budget_usd=decision.budget_usd, want=frozenset({"summary"}))
+    gate = spend_gate(deps, turn.plan.agent_id, summary_turn, contract_usd=None)
+    request = build_request(
+        journal, turn, deps, budget_usd=decision.budget_usd, want=frozenset({"summary"}), spend=gate
+    )
     try:
         result = deps.runner.think(request)
     except RunnerError:
@@ -216,7 +245,7 @@ def summarise_if_due(journal: Journal, turn: Turn, deps: Deps) -> None:
         return
     summary = secrets_of(deps.environ).redact_value(result.outcome.summary.model_dump(mode="json"))
     write_summary(journal, turn, summary, keep=settings.summary_keep_turns)
-    usage = _usage(result.usage)
+    usage = _usage(result.usage, None)
     journal.append("usage", {"kind": "summary", **usage}, turn=turn.id, key=None)
 
 
@@ -224,7 +253,14 @@ STEP_FUNCTIONS = {"gather": gather, "think": think, "outcome": outcome, "act": a
 
 
 def finish(
-    journal: Journal, turn: Turn, deps: Deps, *, disposition: str, reason: str | None, error: str | None = None
+    journal: Journal,
+    turn: Turn,
+    deps: Deps,
+    *,
+    disposition: str,
+    reason: str | None,
+    error: str | None = None,
+    cap: dict[str, Any] | None = None,
 ) -> TurnResult:
     usage = turn.usage
     # a server's or a CLI's words may quote a secret, or an address (git's identity prompt does): the
@@ -246,6 +282,8 @@ def finish(
         "reason": reason,
         "error": error,
         "step": turn.steps[-1] if turn.steps and disposition in {"failed", "abandoned"} else None,
+        "cap": cap,
+        "flags": list(usage.get("flags", ())) or None,
     }
     if turn.outcome and turn.outcome.get("report"):
         data["report"] = recordable(scrub(str(turn.outcome["report"]), deps.environ), REPORT_CHARS)
@@ -254,7 +292,9 @@ def finish(
         data["next_due"] = due.isoformat()
     journal.append("turn.finished", {k: v for k, v in data.items() if v is not None}, turn=turn.id, key=None)
     crashpoint("turn.finished", deps.environ)
-    return TurnResult(turn.id, disposition, reason, float(data["usd"]), _follow_ups(journal, turn), error)
+    flags = tuple(usage.get("flags", ()))
+    follow = _follow_ups(journal, turn)
+    return TurnResult(turn.id, disposition, reason, float(data["usd"]), follow, error, cap, flags)
 
 
 def stopped(journal: Journal, turn: Turn, deps: Deps) -> TurnResult:
@@ -272,10 +312,11 @@ def abandon(journal: Journal, open_turn: history.OpenTurn, plan: Plan, deps: Dep
 
 
 def _follow_ups(journal: Journal, turn: Turn) -> tuple[Cause, ...]:
-    started = history.started_keys(journal.events())
+    events = journal.events()
+    taken = history.started_keys(events) | history.settled_keys(events)  # a settled key never runs again
     follow: list[Cause] = []
-    for event in journal.events():
-        if event.kind == "turn.requested" and event.turn == turn.id and event.data["key"] not in started:
+    for event in events:
+        if event.kind == "turn.requested" and event.turn == turn.id and event.data["key"] not in taken:
             request_id = str(event.data["key"]).rsplit("@", 1)[-1]
             due = history.parse_ts(event.ts)
             detail = {"request_id": request_id} if event.data["cause"] == "asked" else {}
@@ -292,20 +333,14 @@ def _reason(turn: Turn) -> str | None:
     return "nothing-to-do" if _disposition(turn) == "skipped" else None
 
 
-def _usage(usage: Any) -> dict[str, Any]:
-    return {
+def _usage(usage: Any, gate: LedgerGate | None) -> dict[str, Any]:
+    """What the think step spent, with the flags its settlements carried (over-reported, no usage)."""
+    flags = list(dict.fromkeys([*(gate.flags if gate is not None else ()), *getattr(usage, "flags", ())]))
+    found: dict[str, Any] = {
         "tokens": int(usage.input_tokens + usage.output_tokens),
         "tokens_cached": int(usage.cached_tokens),
         "usd": float(usage.usd),
     }
-
-
-def _contract_cap(plan: Plan, agent_spent_today: float) -> float | None:
-    if plan.contract_usd is None:
-        return None
-    return max(0.0, plan.contract_usd - agent_spent_today)
-
-
-def _day_start(deps: Deps) -> Any:
-    now = deps.clock()
-    return now.replace(hour=0, minute=0, second=0, microsecond=0)
+    if flags:
+        found["flags"] = flags
+    return found

@@ -59,7 +59,10 @@ def test_a_turn_whose_worst_case_crosses_the_per_turn_cap_is_skipped_without_a_m
     agent = adopt(contract_text(), now=MONDAY)
     calls: list[int] = []
     report = tick(root=repo, now=MONDAY, runner=priced_runner(calls))
-    assert report.woken == [{"agent": "weekly-note", "action": "skipped", "reason": "cap", "cause": "created"}]
+    cap = {"name": "turn", "limit_usd": 0.05, "spent_usd": 0.0, "needed_usd": 0.75}
+    assert report.woken == [
+        {"agent": "weekly-note", "action": "skipped", "reason": "cap", "cause": "created", "cap": cap}
+    ]
     assert calls == []
     assert [e.data["reason"] for e in spine(agent) if e.kind == "turn.skipped"] == ["cap"]
 
@@ -74,7 +77,10 @@ def test_the_day_cap_counts_every_agent_and_spend_is_recorded_once(repo: Path) -
     assert spent == report.woken[0]["usd"] > 0
     second = adopt(contract_text("note-b", target="file:b-{{slot:%G-W%V}}.md"), now=MONDAY)
     later = tick(root=repo, now=MONDAY + timedelta(hours=1), runner=priced_runner(calls))
-    assert later.woken == [{"agent": "note-b", "action": "skipped", "reason": "cap", "cause": "created"}]
+    assert [(e["agent"], e["action"], e["reason"], e["cause"]) for e in later.woken] == [
+        ("note-b", "skipped", "cap", "created")
+    ]
+    assert later.woken[0]["cap"]["name"] == "day" and later.woken[0]["cap"]["needed_usd"] == 0.75
     assert len(calls) == 1 and [e.kind for e in spine(second)][-1] == "turn.skipped"
 
 

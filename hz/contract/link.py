@@ -1,47 +1,26 @@
 """Stage 3 across contracts: `contract:` inputs become graph edges (HZC202, HZC203), cycles become HZC201.
 
-A reference reads `contract:<namespace>/<name>#<facet>`; the namespace may be left out (the name then
-resolves like a bare name on the command line, team first), and so may the facet (every facet). A
-reference to a contract that another one overrides reads the replacement.
+Which references are valid and what they name is `hz.contract.refs`, shared with the tick.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from hz.contract.layers import LayerKind
-from hz.contract.names import Entry, resolve_name
-from hz.contract.resolve import Reporter, did_you_mean, source_locs
+from hz.contract.names import Entry
+from hz.contract.refs import BadReference, check_facet, parse_reference, resolve_reference
+from hz.contract.resolve import Reporter, source_locs
 from hz.contract.validate import dotted
 from hz.diagnostic import Diagnostic
-from hz.errors import HzError
 from hz.graph import Edge, Graph
 
 if TYPE_CHECKING:
     from hz.contract.load import Contract
 
-_REFERENCE = re.compile(
-    r"contract:(?:(?P<ns>[a-z][a-z0-9-]*)/)?(?P<name>[a-z][a-z0-9-]*)(?:#(?P<facet>[a-z][a-z0-9_]*))?"
-)
-
 Loc = tuple[str | int, ...]
-
-
-@dataclass(frozen=True)
-class Reference:
-    namespace: str | None
-    name: str
-    facet: str  # "" for every facet
-
-
-def parse_reference(uri: str) -> Reference | None:
-    match = _REFERENCE.fullmatch(uri)
-    if match is None:
-        return None
-    return Reference(match["ns"], match["name"], match["facet"] or "")
 
 
 @dataclass
@@ -101,31 +80,14 @@ def _target(
     report: Reporter,
     loc: Loc,
 ) -> Entry | None:
-    reference = parse_reference(uri)
-    if reference is None:
-        hint = "write contract:<namespace>/<name>#<facet>, such as contract:team/weekly-digest#summary"
-        report.add(loc, "HZC202", f"'{uri}' is not a contract reference", hint)
-        return None
-    qualified = f"{reference.namespace}:{reference.name}" if reference.namespace else reference.name
     try:
-        if qualified not in by_name:  # a qualified name is looked up directly; only bare names resolve
-            qualified = resolve_name(qualified, names)
-    except HzError:
-        known = sorted(q.replace(":", "/") for q, _ in names)
-        hint = did_you_mean(f"{reference.namespace or 'team'}/{reference.name}", known, "contracts")
-        report.add(loc, "HZC202", f"'{uri}' names a contract that no layer defines", hint)
+        reference, qualified = resolve_reference(uri, names, overridden)
+        target = by_name[qualified]
+        if target.contract is not None:
+            check_facet(reference, target.file.qualified_name, target.contract)
+    except BadReference as problem:
+        report.add(loc, "HZC202", problem.message, problem.hint or "")
         return None
-    target = by_name[overridden.get(qualified, qualified)]
-    if reference.facet and target.contract is not None:
-        facets = sorted({f for output in target.contract.frontmatter.hz.outputs.values() for f in output.facets})
-        if reference.facet not in facets:
-            report.add(
-                loc,
-                "HZC202",
-                f"{target.file.qualified_name} maintains no facet '{reference.facet}'",
-                did_you_mean(reference.facet, facets, "facets"),
-            )
-            return None
     return target
 
 

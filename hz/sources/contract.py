@@ -1,14 +1,16 @@
-"""`contract:<ns>/<name>[#<facet>]` — another contract's output, as approved on `main` or as last drafted.
+"""`contract:[<ns>/]<name>[#<facet>]` — another contract's output, as approved on `main` or as last drafted.
 
-The upstream contract is found by its qualified name in the compiled repository; the output read is the
-first (by name) whose `facets` hold the requested facet (or its first output when no facet is named),
-and its target must be `state:<path>`. A target with `{slot…}` placeholders matches every path of that
-shape; the greatest such path in sort order is read, which is the newest for the ISO-style dates these
-templates use (`%G-W%V`, `%Y-%m-%d`).
+The upstream contract is found by `hz.contract.refs.resolve_reference`, the function validation uses;
+the output read is the first (by name) whose `facets` hold the requested facet (or its first output
+when no facet is named), and its target must be `state:<path>`. A target with `{slot…}` placeholders
+matches every path of that shape; the greatest such path in sort order is read, which is the newest for
+the ISO-style dates these templates use (`%G-W%V`, `%Y-%m-%d`).
 
-- `stage: published` reads the file from the tip of `main` (else `master`): approved truth only.
-- `stage: draft` reads a team contract's pending draft from the newest `hz/draft/<agent>/<slot>` branch
-  (newest tip commit, then name) whose file differs from `main`.
+- `stage: published` reads the file from the tip of `main` (else `master`): approved truth only. Where
+  the repository keeps team state (`[state]`), that is the remote's `main` as the tick last fetched it
+  (`hz.sources.team_main`), so a merge on the forge counts with no `git pull`.
+- `stage: draft` reads a team contract's pending draft from the newest `hz/draft/…` branch (newest tip
+  commit, then name), the member's own or the remote's as fetched, whose file differs from `main`.
 - A personal contract drafts and approves in the working tree, so both stages read it there: the
   greatest matching file whose first line is a draft tag (`draft`, tag line left out) or is not one
   (`published`).
@@ -38,16 +40,15 @@ def fetch(spec: SourceSpec, ctx: FetchContext) -> Fetched:
     no_query(spec)
     import pygit2
 
-    qualified, facet = _parts(spec)
     if ctx.root is None:
         raise SourceError("bad-source", f"{spec.uri} needs a repository", hint="run hz inside the repository")
-    path_template, facets, scope = _target(spec, qualified, facet, ctx)
+    _, facet, path_template, facets, scope = _target(spec, ctx)
     if scope == "personal":
         text, where = _read_worktree(ctx.root, spec, path_template, draft=spec.stage == "draft")
     else:
         repo = pygit2.Repository(str(ctx.root))
         try:
-            text, where = _read(repo, spec, path_template)
+            text, where = _read(repo, spec, path_template, _fetched(ctx))
         finally:
             repo.free()
     split = split_facets(text, facets)
@@ -82,49 +83,59 @@ def _fold(name: str) -> str:
     return re.sub(r"[\s-]+", "_", name.strip().strip("`").lower())
 
 
-def _parts(spec: SourceSpec) -> tuple[str, str | None]:
-    ref, _, facet = spec.target.partition("#")
-    namespace, _, name = ref.strip("/").partition("/")
-    if not namespace or not name or "/" in name:
-        raise SourceError(
-            "bad-source",
-            f"{spec.uri} is not contract:<namespace>/<name>#<facet>",
-            hint="for example contract:team/weekly-digest#changes",
-        )
-    return f"{namespace}:{name}", facet or None
+def _target(spec: SourceSpec, ctx: FetchContext) -> tuple[str, str | None, str, tuple[str, ...], str]:
+    """(qualified name, facet, target path template, its facets, scope) of the upstream output read.
 
-
-def _target(spec: SourceSpec, qualified: str, facet: str | None, ctx: FetchContext) -> tuple[str, tuple[str, ...], str]:
+    The reference is resolved by `hz.contract.refs`, the function validation uses (HZC202)."""
     from hz.contract.project import compile_repository
-    from hz.errors import HzError
+    from hz.contract.refs import BadReference, check_facet, resolve_reference
 
     compiled = compile_repository(ctx.root, ctx.environ, now=ctx.now)
     try:
-        upstream = compiled.get(qualified)
-    except HzError:
-        raise SourceError("not-found", f"{spec.uri}: there is no contract {qualified}") from None
+        reference, qualified = resolve_reference(
+            spec.uri, [(c.qualified_name, c.layer) for c in compiled.contracts], compiled.overridden
+        )
+    except BadReference as problem:
+        code = "bad-source" if problem.kind == "form" else "not-found"
+        raise SourceError(code, problem.message, hint=problem.hint) from None  # the message names the URI
+    upstream = next(c for c in compiled.contracts if c.qualified_name == qualified)
     if upstream.contract is None:
         raise SourceError(
             "bad-source",
             f"{spec.uri}: the contract {qualified} does not compile",
             hint=f"hz workflow validate {upstream.path}",
         )
+    facet = reference.facet or None
+    try:
+        check_facet(reference, qualified, upstream.contract)
+    except BadReference as problem:
+        raise SourceError("not-found", f"{spec.uri}: {problem.message}", hint=problem.hint) from None
     outputs = upstream.contract.frontmatter.hz.outputs
-    chosen = [(n, o) for n, o in sorted(outputs.items()) if facet is None or facet in o.facets]
-    if not chosen:
-        raise SourceError("not-found", f"{spec.uri}: {qualified} maintains no facet {facet!r}")
-    name, output = chosen[0]
+    name, output = next((n, o) for n, o in sorted(outputs.items()) if facet is None or facet in o.facets)
     target = str(output.target)
     if not target.startswith("state:"):
         raise SourceError("bad-source", f"{spec.uri}: output {name} of {qualified} is not a state: target")
     scope = str(upstream.contract.frontmatter.hz.scope)
-    return target.removeprefix("state:").lstrip("/"), tuple(output.facets), scope
+    return qualified, facet, target.removeprefix("state:").lstrip("/"), tuple(output.facets), scope
 
 
-def _read(repo: Any, spec: SourceSpec, template: str) -> tuple[str, str]:
-    main = _main(repo)
+def _fetched(ctx: FetchContext) -> tuple[str | None, str | None]:
+    """(the remote's main commit the tick fetched, hz's prefix of the remote's branches), both None
+    without `[state]`: then the member's own `main` is the approved truth, as it is for a lone user."""
+    from hz.sources.team_main import fetched_main, team_remote
+
+    assert ctx.root is not None
+    remote = team_remote(ctx.root, ctx.environ)
+    if remote is None:
+        return None, None
+    return fetched_main(ctx.root, ctx.environ), remote.tracking("refs/heads/")
+
+
+def _read(repo: Any, spec: SourceSpec, template: str, fetched: tuple[str | None, str | None]) -> tuple[str, str]:
+    commit, remote_heads = fetched
+    main = repo[commit] if commit is not None else _main(repo)
     if spec.stage == "draft":
-        return _read_draft(repo, spec, template, main)
+        return _read_draft(repo, spec, template, main, remote_heads)
     if main is None:
         raise SourceError("not-found", f"{spec.uri}: the repository has no main branch yet")
     path = _newest(main.tree, template)
@@ -133,19 +144,22 @@ def _read(repo: Any, spec: SourceSpec, template: str) -> tuple[str, str]:
     return _blob_text(repo, main.tree, path), f"main:{path}"
 
 
-def _read_draft(repo: Any, spec: SourceSpec, template: str, main: Any) -> tuple[str, str]:
+def _read_draft(repo: Any, spec: SourceSpec, template: str, main: Any, remote_heads: str | None) -> tuple[str, str]:
+    """The newest draft branch holding the target, the member's own and the remote's as last fetched."""
+    prefixes = ["refs/heads/", *([remote_heads] if remote_heads else [])]
     candidates = []
     for ref in repo.references:
-        if not ref.startswith("refs/heads/hz/draft/"):
+        prefix = next((p for p in prefixes if ref.startswith(p + "hz/draft/")), None)
+        if prefix is None:
             continue
         tip = repo.references[ref].peel()
         path = _newest(tip.tree, template, differs_from=main.tree if main is not None else None)
         if path is not None:
-            candidates.append((tip.commit_time, ref, tip, path))
+            candidates.append((tip.commit_time, ref.removeprefix(prefix), tip, path))
     if not candidates:
         raise SourceError("not-found", f"{spec.uri}: no draft branch holds {template}")
-    _, ref, tip, path = max(candidates, key=lambda c: (c[0], c[1]))
-    return _blob_text(repo, tip.tree, path), f"{ref.removeprefix('refs/heads/')}:{path}"
+    _, branch, tip, path = max(candidates, key=lambda c: (c[0], c[1]))
+    return _blob_text(repo, tip.tree, path), f"{branch}:{path}"
 
 
 def _read_worktree(root: Path, spec: SourceSpec, template: str, *, draft: bool) -> tuple[str, str]:

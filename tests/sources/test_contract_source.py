@@ -72,7 +72,7 @@ def test_no_draft_is_not_found(team: Path, cache: SourceCache) -> None:
 def test_unknown_contract_and_facet(team: Path, cache: SourceCache) -> None:
     with pytest.raises(SourceError) as caught:
         fetch("contract:team/nothing#changes", cache, root=team)
-    assert caught.value.message == "contract:team/nothing#changes: there is no contract team:nothing"
+    assert caught.value.message == "'contract:team/nothing#changes' names a contract that no layer defines"
     with pytest.raises(SourceError) as caught:
         fetch("contract:team/weekly-digest#risks", cache, root=team)
     assert caught.value.message == "contract:team/weekly-digest#risks: team:weekly-digest maintains no facet 'risks'"

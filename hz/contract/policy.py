@@ -3,15 +3,19 @@
     [policy.weekly-digest-to-state]     # the id a publish names in `auto_approve`
     owner = "@alice"                    # must equal the contract's hz.owner
     action = "state.file.write"         # must equal the publish action
-    scope = "team"                      # must equal the contract's hz.scope
+    scope = "team"                      # the contract's hz.scope, or a glob over the publish target as written
+                                        # (a target has a ':', a scope never: "state:reports/*.md")
     expires = 2027-06-30                # a TOML date (inclusive, UTC) or an offset date-time; required
     contracts = ["team:weekly-digest"]  # optional: only these qualified names may use it
 
 A policy without `expires` is refused: grants that never lapse are how auto-approval outlives intent.
+Validation (HZC018) and the runtime decision (hz.review.policy) ask the same `Policies.refusal`.
 """
 
 from __future__ import annotations
 
+import fnmatch
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -21,6 +25,7 @@ from typing import Any
 
 POLICY_FILE = Path("policies") / "auto-approve.toml"
 _KEYS = {"owner", "action", "scope", "expires", "contracts"}
+_HANDLE = re.compile(r"^@[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$")
 
 
 @dataclass(frozen=True)
@@ -39,7 +44,7 @@ class Policies:
     problem: str | None = None  # why the file could not be read, when it could not
 
     def refusal(
-        self, policy_id: str, *, contract: str, owner: str, action: str, scope: str, now: datetime
+        self, policy_id: str, *, contract: str, owner: str, action: str, scope: str, target: str, now: datetime
     ) -> str | None:
         """Why `policy_id` does not grant this publish, or None when it does."""
         if self.problem is not None:
@@ -54,11 +59,20 @@ class Policies:
             ("action", policy.action, action),
             ("scope", policy.scope, scope),
         ):
-            if wanted != have:
+            if key == "scope" and ":" in wanted:  # a target glob
+                if not fnmatch.fnmatchcase(target, wanted):
+                    return f"policy '{policy_id}' covers targets {wanted}, not {target}"
+            elif wanted != have:
                 return f"policy '{policy_id}' is for {key} {wanted}, not {have}"
         if policy.contracts and contract not in policy.contracts:
             return f"policy '{policy_id}' is limited to {', '.join(policy.contracts)}"
         return None
+
+
+def warning(policy_id: str, refusal: str) -> tuple[str, str]:
+    """HZC018's message and hint for a refused `auto_approve` request: the same at validation and at runtime."""
+    hint = f"add or renew [policy.{policy_id}] in {POLICY_FILE.as_posix()}, or drop auto_approve"
+    return f"{refusal}; publishing falls back to manual approval", hint
 
 
 def load_policies(root: Path) -> Policies:
@@ -96,6 +110,8 @@ def _policy(policy_id: str, table: Any) -> Policy:
     for key in ("owner", "action", "scope"):
         if not isinstance(table.get(key), str):
             raise ValueError(f"[policy.{policy_id}] needs {key} as a string")
+    if not _HANDLE.match(table["owner"]):
+        raise ValueError(f"[policy.{policy_id}] needs owner as an @handle such as @alice")
     contracts = table.get("contracts", [])
     if not isinstance(contracts, list) or not all(isinstance(c, str) for c in contracts):
         raise ValueError(f"[policy.{policy_id}] contracts must be a list of qualified names")

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Iterator
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from hz.contract.policy import POLICY_FILE, Policies
+from hz.contract.policy import Policies, warning
 from hz.contract.validate import dotted
 from hz.diagnostic import Diagnostic, Severity
 from hz.registry import OPERATIONS, SOURCE_SCHEMES
@@ -79,11 +79,11 @@ def _check_publishes(report: Reporter, policies: Policies, now: datetime) -> Non
                 owner=hz.owner,
                 action=publish.action,
                 scope=hz.scope,
+                target=publish.target,
                 now=now,
             )
             if refusal is not None:
-                hint = f"add or renew [policy.{publish.auto_approve}] in {POLICY_FILE.as_posix()}, or drop auto_approve"
-                message = f"{refusal}; publishing falls back to manual approval"
+                message, hint = warning(publish.auto_approve, refusal)
                 report.add(("hz", "publishes", index, "auto_approve"), "HZC018", message, hint, "warning")
 
 

@@ -85,10 +85,15 @@ def load_policies(root: Path) -> Policies:
     raw = read_file(root, POLICY_FILE.as_posix())  # the path rule: no link into .git or out, bounded
     if not isinstance(raw, bytes):
         return Policies({}, problem=f"{POLICY_FILE.as_posix()} {raw.reason}")
+    return parse_policies(raw)
+
+
+def parse_policies(raw: bytes) -> Policies:
+    """The policies in the bytes of a policy file (read from disk, or from a commit of `main`)."""
     try:
         data = tomllib.loads(raw.decode("utf-8"))
         return Policies(_parse(data))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError, ValueError, RecursionError) as exc:
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError, ValueError, RecursionError) as exc:
         return Policies({}, problem=str(exc))
 
 

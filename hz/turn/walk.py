@@ -145,6 +145,7 @@ def think(journal: Journal, turn: Turn, deps: Deps) -> None:
     except RunnerError as exc:
         turn.usage = _usage(exc.usage, gate)
         raise Finished(finish(journal, turn, deps, disposition="failed", reason="runner", error=exc.message)) from None
+    crashpoint("think.after", deps.environ)  # replied and settled, nothing of it recorded in the turn yet
     # a model may write out the key its endpoint was sent (an echo): never into a draft, body or report
     turn.outcome = secrets_of(deps.environ).redact_value(result.outcome.model_dump(mode="json"))
     turn.usage = _usage(result.usage, gate)

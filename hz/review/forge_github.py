@@ -32,7 +32,8 @@ class GitHubForge:
         self.owner = self.repo.split("/", 1)[0]
 
     @classmethod
-    def connect(cls, base: str, repo: str, token: str, environ: Mapping[str, str]) -> GitHubForge:
+    def connect(cls, base: str, repo: str, token: str, environ: Mapping[str, str], **options: Any) -> GitHubForge:
+        """The adapter with its own HTTP client; `options` go to `Transport` (sleep, clock, max_wait_s)."""
         from hz.sources.http import client
 
         headers = {
@@ -41,7 +42,7 @@ class GitHubForge:
             "X-GitHub-Api-Version": API_VERSION,
             "User-Agent": USER_AGENT,
         }
-        return cls(Transport(client(headers), base, repo, token, secrets_of(environ)))
+        return cls(Transport(client(headers), base, repo, token, secrets_of(environ), **options))
 
     def close(self) -> None:
         self.http.client.close()

@@ -10,11 +10,14 @@
   422 carries GitHub's own message; every text taken from an answer is scrubbed of secrets.
 - Every request has a timeout; a `Link: rel="next"` is followed only on the API's own origin, so a
   page never sends the token elsewhere.
+- httpx and httpcore log what a server answers (its headers, at DEBUG) when someone turns their logging
+  on; a server that echoes the token in a header would put it in that log, so their records are scrubbed.
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
 import time
 from collections import OrderedDict
@@ -40,6 +43,26 @@ _TOKEN_HINT = "set GITHUB_TOKEN to a token that may read and write pull requests
 
 # url -> (etag, body, next page); keyed with a digest of the token too, since what a token may see differs
 _CACHE: OrderedDict[tuple[str, str], tuple[str, Any, str | None]] = OrderedDict()
+
+
+class _ScrubbedLogs(logging.Filter):
+    """Scrubs the secrets of every transport made in this process out of the HTTP libraries' records."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.secrets: list[Secrets] = []
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        text = record.getMessage()
+        for secrets in self.secrets:
+            text = secrets.scrub(text)
+        record.msg, record.args = text, None
+        return True
+
+
+_LOGS = _ScrubbedLogs()
+for _name in ("httpx", "httpcore.connection", "httpcore.http11", "httpcore.http2", "httpcore.proxy"):
+    logging.getLogger(_name).addFilter(_LOGS)
 
 
 @dataclass(frozen=True)
@@ -72,6 +95,8 @@ class Transport:
         self.clock = clock
         self.max_wait_s = max_wait_s
         self._who = hashlib.sha256(token.encode()).hexdigest()[:16]
+        if secrets not in _LOGS.secrets:
+            _LOGS.secrets.append(secrets)
 
     def get(self, path: str, *, missing_ok: bool = False) -> Reply:
         """GET `path` (relative to the base, or a full URL on it), conditionally; 404 as a Reply if `missing_ok`."""

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from hz.review.forge_github import GitHubForge
+from tests.review import fake_forge_git as g
 from tests.review.fake_forge import FakeForge
 
 
@@ -24,3 +28,38 @@ def fake_forge() -> Iterator[Callable[..., FakeForge]]:
     yield start
     for fake in started:
         fake.stop()
+
+
+DRAFT = "hz/draft/weekly-report/summary"
+DRAFT_MESSAGE = (
+    "draft: weekly-report summary for 2026-W45\n\n"
+    "Hz-Draft: dk-1\nHz-Slot: 2026-W45\nHz-Contract: weekly-report\nHz-Output: summary"
+)
+
+
+@pytest.fixture
+def forge_bare(tmp_path: Path) -> Path:
+    """A bare repository with `main` (a README) and the draft branch DRAFT one commit ahead of it."""
+    bare = tmp_path / "remote" / "team.git"
+    bare.parent.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", "--bare", str(bare)], check=True)
+    g.put(bare, "main", {"README.md": "team\n", "reports/summary.md": "old\n"}, "init")
+    g.put(bare, DRAFT, {"reports/summary.md": "the draft\nsecond line\n"}, DRAFT_MESSAGE, start="main")
+    return bare
+
+
+@dataclass
+class Rig:
+    fake: FakeForge
+    forge: GitHubForge
+    sleeps: list[float]  # the rate-limit waits the adapter asked for (recorded, not slept)
+
+
+@pytest.fixture
+def github(fake_forge: Callable[..., FakeForge], forge_bare: Path) -> Iterator[Rig]:
+    """A fake forge on `forge_bare` and the adapter talking to it."""
+    fake = fake_forge(forge_bare)
+    sleeps: list[float] = []
+    forge = GitHubForge.connect(fake.url, fake.full_name, fake.token, fake.environ, sleep=sleeps.append)
+    yield Rig(fake, forge, sleeps)
+    forge.close()

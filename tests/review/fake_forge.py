@@ -36,7 +36,8 @@ Reading the state: `pull(number) -> dict` (the full pull request object), `pulls
 Faults for the next requests, in order, whatever they ask: `fail(status, times=1, message=None,
 headers=None)` (401, 404, 422, 500 ...), `rate_limit_primary(reset_in=30, times=1, status=403)`
 (`x-ratelimit-remaining: 0`, `x-ratelimit-reset` now + reset_in; pass `reset=` for an exact header
-value), `rate_limit_secondary(retry_after="2", times=1, status=403)` (a `Retry-After`; None for none).
+value), `rate_limit_secondary(retry_after="2", times=1, status=403)` (a `Retry-After`; None for none),
+`clear_faults()`. `fail(..., body=...)` answers that JSON instead of `{"message": ...}`.
 
 Endpoints (under /repos/<owner>/<repo>): GET/POST pulls (state, head=owner:branch, base, sort, direction,
 per_page, page; list items lack `merged` and `merged_by`, as GitHub's do), GET/PATCH pulls/<n>,
@@ -66,6 +67,7 @@ from tests.review import fake_forge_git as g
 
 TOKEN = "ghp_fakeForgeToken0123456789abcdefABCDEF"
 LIMIT = 5000
+DOCS = "https://docs.github.com/rest"
 
 
 @dataclass(frozen=True)
@@ -81,6 +83,7 @@ class Fault:
     status: int
     headers: dict[str, str]
     message: str
+    body: Any = None  # the answer's JSON instead of {"message": ...}
 
 
 @dataclass
@@ -156,7 +159,7 @@ class FakeForge:
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self._server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
-        threading.Thread(target=self._server.serve_forever, name="fake-forge", daemon=True).start()
+        threading.Thread(target=self._server.serve_forever, args=(0.05,), name="fake-forge", daemon=True).start()
         return self
 
     def stop(self) -> None:
@@ -178,10 +181,16 @@ class FakeForge:
     # -- faults
 
     def fail(
-        self, status: int, times: int = 1, message: str | None = None, headers: dict[str, str] | None = None
-    ) -> None:
+        self, status: int, times: int = 1, message: str | None = None, headers: dict[str, str] | None = None,
+        body: Any = None,
+    ) -> None:  # fmt: skip
         with self._lock:
-            self._faults += [Fault(status, dict(headers or {}), message or _REASONS.get(status, "Error"))] * times
+            fault = Fault(status, dict(headers or {}), message or _REASONS.get(status, "Error"), body)
+            self._faults += [fault] * times
+
+    def clear_faults(self) -> None:
+        with self._lock:
+            self._faults.clear()
 
     def rate_limit_primary(
         self, reset_in: int = 30, times: int = 1, status: int = 403, reset: str | None = None
@@ -201,6 +210,14 @@ class FakeForge:
             number = len(self.issues) + 1
             self.issues[number] = Issue(number, title, body, by or self.login, created_at=_now(), updated_at=_now())
             return number
+
+    def comment(self, issue: int, body: str, by: str | None = None) -> int:
+        """A comment on `issue` as a person would write it on the web; its id."""
+        with self._lock:
+            self._issue(issue)
+            made = self._comment(issue, body, by or self.login)
+            self._comments.setdefault(issue, []).append(made)
+            return int(made["id"])
 
     def open_pull(self, branch: str, title: str, body: str = "", base: str = "main", by: str | None = None) -> int:
         with self._lock:
@@ -669,9 +686,8 @@ class FakeForge:
             return self._json(401, {"message": "Bad credentials", "documentation_url": "https://docs.github.com/rest"})
         if self._faults:
             fault = self._faults.pop(0)
-            status, out, body = self._json(
-                fault.status, {"message": fault.message, "documentation_url": "https://docs.github.com/rest"}
-            )
+            shown = fault.body if fault.body is not None else {"message": fault.message, "documentation_url": DOCS}
+            status, out, body = self._json(fault.status, shown)
             out.update(fault.headers)
             return status, out, body
         try:

@@ -73,6 +73,13 @@ def read_lease(team: TeamRemote, lease_id: str) -> LeaseView:
     return LeaseView(tip, record_at(team, lease_id, tip))
 
 
+def _look(team: TeamRemote, lease_id: str) -> LeaseView:
+    """The lease as the tick's one fetch saw it (with the receipts `_slot_done` read there), else one
+    fetch. A stale look is safe: the push that takes the lease expects that very tip."""
+    known, tip = team.looked(lease_ref(lease_id))
+    return LeaseView(tip, record_at(team, lease_id, tip)) if known else read_lease(team, lease_id)
+
+
 def remote_tip(team: TeamRemote, ref: str) -> str | None:
     """Fetch one lease ref and return the object it names itself: a tag is not peeled to its commit,
     so a tag pushed as a lease reads as damaged instead of passing for the commit inside it."""
@@ -138,7 +145,7 @@ def plan(team: TeamRemote, claim: Claim, now: datetime, settings: StateSettings)
     if claim.role != "owner" and claim.due is not None and now < claim.due + settings.grace:
         return Outcome("early", None, None, claim.due + settings.grace)
     done = _slot_done(team, claim.lease_id, claim.slot)
-    view = read_lease(team, claim.lease_id)
+    view = _look(team, claim.lease_id)
     current = view.record
     if done:
         return Outcome("done", current, view.tip)

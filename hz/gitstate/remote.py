@@ -1,8 +1,10 @@
 """One team remote as hz sees it: the local repository's objects, the git CLI, hz's tracking refs.
 
 hz fetches `hz/state` and lease refs into its own namespace, `refs/hz/sync/<remote>/…`, so it never
-moves the member's branches or remote-tracking refs. Private machine state for this (repository,
-remote) pair, the outbox and the leases held, lives under `$HZ_HOME/gitstate/<key>/` (0700).
+moves the member's branches or remote-tracking refs. A tick fetches once at its start (hz.review.sync)
+and its looks (`current`, `looked`) answer from that one snapshot until something fetches again.
+Private machine state for this (repository, remote) pair, the outbox and the leases held, lives under
+`$HZ_HOME/gitstate/<key>/` (0700).
 """
 
 from __future__ import annotations
@@ -42,6 +44,10 @@ class TeamRemote:
         slug = remote if _SIMPLE.match(remote) else hashlib.sha256(self.label.encode()).hexdigest()[:16]
         self.sync_prefix = f"refs/hz/sync/{slug}/"
         self._key = hashlib.sha256(f"{root.resolve()}\n{self.label}".encode()).hexdigest()[:16]
+        # the tick's one fetch (hz.review.sync): ref -> tip it saw (None: not there), and the prefixes it
+        # fetched whole, so a ref under one that it did not see is known to be absent
+        self.seen: dict[str, str | None] | None = None
+        self.seen_prefixes: tuple[str, ...] = ()
 
     def _url(self) -> str:
         """The URL git reaches: the remote as given, or the URL configured for a remote of that name."""
@@ -80,8 +86,22 @@ class TeamRemote:
             if oid is not None:
                 objects.set_ref(self.repo, self.tracking(ref), oid)
 
+    def looked(self, ref: str) -> tuple[bool, str | None]:
+        """(whether the tick's fetch answered for `ref`, the object it saw there, None: no such ref).
+
+        One snapshot, so what it says of `hz/state` and of a lease agree with each other: a push
+        guarded by the lease tip seen is refused when either moved since, never run twice."""
+        if self.seen is None:
+            return False, None
+        if ref in self.seen:
+            return True, self.seen[ref]
+        return ref.startswith(self.seen_prefixes), None
+
     def fetch_tip(self, ref: str) -> str | None:
-        """Fetch one ref straight away (one process): for refs that are expected to have moved."""
+        """Fetch one ref straight away (one process): for refs that are expected to have moved.
+
+        The snapshot of the tick's fetch is over from then on: its looks would mix two moments."""
+        self.seen, self.seen_prefixes = None, ()
         try:
             self.git.fetch(self.remote, [f"+{ref}:{self.tracking(ref)}"])
         except TransportError as exc:
@@ -93,10 +113,14 @@ class TeamRemote:
         return objects.resolve(self.repo, self.tracking(ref))
 
     def current(self, ref: str) -> str | None:
-        """The remote's tip of one ref, its objects brought here (None: no such ref): one fetch.
+        """The remote's tip of one ref, its objects brought here (None: no such ref): what the tick's
+        fetch saw (peeled to its commit), else one fetch.
 
         A fetch reads the same ref advertisement as `git ls-remote` and, in the same connection,
         brings the objects only when they are new here, so it is one round trip where an ls-remote
         and then a fetch were two (measured: an up-to-date fetch costs 1-2 ms more than ls-remote).
         """
+        known, tip = self.looked(ref)
+        if known:
+            return None if tip is None else objects.resolve(self.repo, self.tracking(ref))
         return self.fetch_tip(ref)

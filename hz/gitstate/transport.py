@@ -104,8 +104,9 @@ class Git:
             found[ref] = oid
         return found
 
-    def fetch(self, remote: str, refspecs: Sequence[str]) -> None:
-        """Fetch into local (hz-private) refs; a refspec whose source is missing on the remote fails."""
+    def fetch(self, remote: str, refspecs: Sequence[str], *, prune: bool = False) -> None:
+        """Fetch into local (hz-private) refs; a refspec whose source is missing on the remote fails.
+        `prune`: drop the copies (under the refspecs' destinations) of refs the remote no longer has."""
         self.run(
             *read_protocol(remote),
             "-c",
@@ -115,6 +116,7 @@ class Git:
             "--no-tags",
             "--no-write-fetch-head",
             "--no-recurse-submodules",  # a submodule's URL is not the team's remote: nothing else is fetched
+            *(["--prune"] if prune else []),
             "--",
             _checked(remote),
             *refspecs,

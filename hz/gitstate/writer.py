@@ -105,6 +105,7 @@ class StateWriter:
         self._sleep = sleep
         self._clock = clock
         self._landed: str | None = None  # the hz/state commit this writer's last push put on the remote
+        self._looked = False  # whether the tip the tick's fetch saw (TeamRemote.looked) was guessed already
 
     def queue(self, *events: Event) -> int:
         """Queue events for the next flush, with one fsync; returns how many were new (not queued already)."""
@@ -289,6 +290,10 @@ class StateWriter:
         """
         if self._landed is not None and objects.resolve(self.team.repo, self.team.tracking(STATE_REF)) == self._landed:
             return self._landed, True
+        known, seen = self.team.looked(STATE_REF)
+        if known and not self._looked:  # the tick's own fetch saw it: a guess as good, checked the same way
+            self._looked = True
+            return seen, True
         return self.team.fetch_tip(STATE_REF), False
 
     def _plans(

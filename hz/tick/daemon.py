@@ -135,17 +135,32 @@ def tick(
 
     moment = now or datetime.now(UTC)
     with Store.from_environ(environ) as store:
+        # with [state], the tick's one fetch of the team remote (main, drafts, hz/state, leases) comes first
+        fetched, unreached = _fetch_team(root, environ)
+        errors = [{"agent": "hz/state", "action": "error", "error": error} for error in unreached]
         # team contracts on main this home has no agent for yet (an Actions run's empty home included)
         adopting = [] if root is None else adopt_new_team_contracts(store, root, environ, moment)
-        errors = [{"agent": "adoption", "action": "error", "error": error} for error in adopting]
+        errors += [{"agent": "adoption", "action": "error", "error": error} for error in adopting]
         work = pending(store.index, moment, root, store.root)
         if work.empty() and not outbox_waiting(root, store.root.parent):
             return TickReport(moment, woken=errors)
         from hz.tick.ticking import run_tick
 
-        report = run_tick(store, work, root=root, environ=environ, now=moment, runner=runner, tools=tools)
+        # a failed fetch was said once: the team's slots wait for a tick that reaches the remote
+        team = False if unreached else fetched
+        report = run_tick(store, work, root=root, environ=environ, now=moment, runner=runner, tools=tools, fetched=team)
         report.woken[:0] = errors
         return report
+
+
+def _fetch_team(root: Path | None, environ: Mapping[str, str]) -> tuple[Any, list[str]]:
+    """The tick's one fetch of the team remote where `hz.toml` keeps team state (hz.tick.team.for_tick).
+    Only a stat where there is no `hz.toml`: an idle personal repository imports nothing for it."""
+    if root is None or not os.path.exists(root / "hz.toml"):
+        return None, []
+    from hz.tick.team import for_tick
+
+    return for_tick(root, environ)
 
 
 def run_daemon(

@@ -58,18 +58,47 @@ class Team:
     slots: dict[str, str] = field(default_factory=dict)  # lease id -> the slot (lease stamp) of that term
     queued: int = 0
     drafts: dict[str, Any] = field(default_factory=dict)  # draft ref -> hz.gitstate.writer.Draft, its lease term
-    main: Any = False  # the contracts on the remote's main (MainContracts | None), fetched at the first claim
+    main: Any = False  # the contracts on the remote's main (MainContracts | None), read at the first claim
+    view: Any = None  # hz.review.sync.TeamView: what the tick's one fetch brought
 
     @classmethod
-    def open(cls, root: Path, environ: Mapping[str, str], handle: str | None) -> Team:
+    def open(
+        cls, root: Path, environ: Mapping[str, str], handle: str | None, fetched: tuple[Any, Any] | None = None
+    ) -> Team:
+        """The team of this tick, with its one fetch of the remote done: `fetched` (the TeamRemote and the
+        hz.review.sync.TeamView of the tick's start, `for_tick`), else here."""
         from hz.gitstate.identity import whoami
-        from hz.gitstate.remote import TeamRemote
         from hz.gitstate.settings import load_state_settings
         from hz.gitstate.writer import StateWriter
 
         settings = load_state_settings(root)
-        remote = TeamRemote(root, settings.remote, environ)
-        return cls(remote, settings, whoami(environ, handle), StateWriter(remote, settings))
+        remote, view = fetched or fetch(root, settings.remote, environ)
+        team = cls(remote, settings, whoami(environ, handle), StateWriter(remote, settings))
+        team.view = view
+        return team
+
+
+def fetch(root: Path, name: str, environ: Mapping[str, str]) -> tuple[Any, Any]:
+    """The tick's one fetch of the team remote `name`: (its TeamRemote, the TeamView it brought)."""
+    from hz.gitstate.remote import TeamRemote
+    from hz.review.sync import fetch_view
+
+    remote = TeamRemote(root, name, environ)
+    return remote, fetch_view(remote)
+
+
+def for_tick(root: Path | None, environ: Mapping[str, str]) -> tuple[tuple[Any, Any] | None, list[str]]:
+    """The tick's one fetch, before anything else reads the remote (`Team.open` takes it), or the error
+    why not; (None, []) where the repository keeps no team state. Light: git alone, nothing heavy
+    imported, so an idle tick pays the fetch and no more."""
+    from hz.gitstate.settings import load_state_settings
+
+    if root is None or not configured(root):
+        return None, []
+    try:
+        return fetch(root, load_state_settings(root).remote, environ), []
+    except HzError as exc:
+        return None, [exc.message]
 
 
 def lease_id(plan: Plan) -> str | None:
@@ -91,15 +120,24 @@ class Claim:
 def _role(team: Team, plan: Plan, lease: str) -> Any:
     """This machine's role for the contract: by its owner and maintainers on the remote's main (what the
     hook checks; a change there counts before this machine adopts the new version), else by its version."""
-    from hz.gitstate.lint_contracts import MainContracts
-
     if team.main is False:
-        team.main = MainContracts.on_remote(team.remote)
+        team.main = _main_contracts(team)
     declared = team.main.declared.get(lease) if team.main is not None else None
     if declared is not None:
         return team.identity.role_for(declared.owner or "", tuple(declared.maintainers))
     hz = plan.contract.frontmatter.hz
     return team.identity.role_for(str(hz.owner), tuple(str(m) for m in hz.maintainers))
+
+
+def _main_contracts(team: Team) -> Any:
+    """The contracts on the remote's main as the tick's fetch saw it (None: the remote has no main)."""
+    from hz.gitstate.lint_contracts import MainContracts
+
+    if team.view is None:
+        return MainContracts.on_remote(team.remote)
+    if team.view.main is None:
+        return None
+    return MainContracts.at(team.remote.repo, team.remote.repo[team.view.main], strict=False)
 
 
 def claim(team: Team, plan: Plan, slot: datetime, now: datetime) -> Claim:

@@ -55,7 +55,10 @@ def run_tick(
     now: datetime,
     runner: Any,
     tools: tuple[Any, ...] = (),
+    fetched: Any = None,
 ) -> TickReport:
+    """`fetched`: the tick's one fetch of the team remote (hz.tick.team.for_tick); None: not made yet,
+    False: it failed (said already), and team slots wait."""
     config = load_user_config(environ)
     settings = config.heinzel
     report = TickReport(now)
@@ -64,7 +67,7 @@ def run_tick(
     candidates = _candidates(store, work, report, root=root, now=now, default_tz=default_tz, discovered=discovered)
     _apply_heights(candidates, root, environ)
     candidates.sort(key=lambda c: (c.height, c.due, c.agent_id))
-    team = _team(root, environ, config.handle, report)
+    team = _team(root, environ, config.handle, report, fetched)
     if team is None and _coordinated(root):  # never run a team slot unleased where leases are the rule
         candidates = [c for c in candidates if c.plan.scope != "team"]
     budget = settings.max_wakes_per_tick
@@ -139,13 +142,15 @@ def _coordinated(root: Path | None) -> bool:
     return configured(root)
 
 
-def _team(root: Path | None, environ: Mapping[str, str], handle: str | None, report: TickReport) -> Any:
+def _team(
+    root: Path | None, environ: Mapping[str, str], handle: str | None, report: TickReport, fetched: Any = None
+) -> Any:
     from hz.tick.team import Team, configured
 
-    if root is None or not configured(root):
+    if root is None or not configured(root) or fetched is False:
         return None
     try:
-        return Team.open(root, environ, handle)
+        return Team.open(root, environ, handle, fetched)
     except HzError as exc:
         report.woken.append({"agent": "hz/state", "action": "error", "error": exc.message})
         return None

@@ -66,7 +66,7 @@ def test_a_draft_branch_the_remote_refuses_never_holds_back_the_receipts(tmp_pat
     branch = friday_ref.removeprefix("refs/heads/")
     assert [(e["action"], e.get("disposition"), e.get("error")) for e in friday.woken] == [
         ("started", "drafted", None),
-        ("error", None, f"the remote refused the draft branch {branch}: [rejected] (fetch first)"),
+        ("error", None, f"the remote refused the draft branch {branch}: [rejected] (non-fast-forward)"),  # hz fetched it: git knows it
     ]
     assert friday.pushed is True
     assert _drafts(bare)[friday_ref] == unrelated  # left as it was

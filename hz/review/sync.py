@@ -1,0 +1,167 @@
+"""The tick's one fetch from the team remote: `main`, the draft branches, `hz/state` and the leases.
+
+With `[state]`, a tick starts with one `git fetch` of
+
+    refs/heads/main (else master)   the reviewed truth: approvals, team contract versions, `contract:` inputs
+    refs/heads/hz/*                 `hz/state` and every `hz/draft/<contract>/<output>` branch
+    refs/hz/lease/*                 the leases
+
+into hz's own namespace, `refs/hz/sync/<remote>/…` (`TeamRemote.tracking`), never moving a member's own
+branches or remote-tracking refs. `--prune` drops the copies of branches the remote no longer has, so a
+merged or rejected draft leaves the view. The result, a `TeamView`, is what the rest of the tick reads:
+the claims look at `main`'s owners and maintainers, the slot's receipts and the lease there (one
+consistent advertisement; the lease push that follows is guarded by the lease tip seen, so a view grown
+stale during the tick costs a refused push, never a second run), approvals compare drafts with `main`.
+
+A missing `main` or `hz/state` is normal on a new remote: the globs never fail, and a missing `main`
+is asked again as `master`, then left out (a second process only then).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from hz.gitstate.layout import LEASE_PREFIX, STATE_REF
+from hz.gitstate.remote import TeamRemote
+from hz.gitstate.transport import TransportError
+
+MAIN_REFS = ("refs/heads/main", "refs/heads/master")
+HZ_BRANCHES = "refs/heads/hz/"
+DRAFT_PREFIX = "refs/heads/hz/draft/"
+# trailers of a draft commit (see hz.review.branches); a value longer than this is no hz trailer
+TRAILER_MAX = 200
+
+
+@dataclass(frozen=True)
+class DraftBranch:
+    """One `hz/draft/<contract>/<output>` branch as the remote has it."""
+
+    contract: str
+    output: str
+    commit: str
+    trailers: Mapping[str, str]
+    committed: datetime
+
+    @property
+    def branch(self) -> str:
+        return f"hz/draft/{self.contract}/{self.output}"
+
+    @property
+    def ref(self) -> str:
+        return "refs/heads/" + self.branch
+
+    @property
+    def key(self) -> str | None:
+        return self.trailers.get("Hz-Draft")
+
+    @property
+    def slot(self) -> str | None:
+        return self.trailers.get("Hz-Slot")
+
+
+@dataclass(frozen=True)
+class TeamView:
+    """What the tick's one fetch brought: the remote's main, its draft branches, hz/state, the leases."""
+
+    main: str | None  # the commit of the remote's main (None: it has none)
+    main_ref: str | None  # which branch that was, refs/heads/main or refs/heads/master
+    state: str | None  # hz/state's tip
+    drafts: Mapping[tuple[str, str], DraftBranch] = field(default_factory=dict)  # (contract, output) -> branch
+    leases: Mapping[str, str] = field(default_factory=dict)  # lease ref -> its tip (the object itself)
+    others: tuple[str, ...] = ()  # refs under hz/draft/ of no (contract, output) shape: old-style branches
+
+    def tips(self) -> dict[str, str | None]:
+        """Every ref this fetch answered for (None: the remote has no such ref)."""
+        tips: dict[str, str | None] = {ref: None for ref in MAIN_REFS}
+        if self.main_ref is not None:
+            tips[self.main_ref] = self.main
+        tips[STATE_REF] = self.state
+        tips.update({draft.ref: draft.commit for draft in self.drafts.values()})
+        tips.update(self.leases)
+        return tips
+
+
+def fetch_team(repo_root: Path, remote: str, environ: Mapping[str, str] = os.environ) -> TeamView:
+    """One fetch of the team remote `remote` into the repository at `repo_root`; the view it brought."""
+    return fetch_view(TeamRemote(repo_root, remote, environ))
+
+
+def fetch_view(team: TeamRemote) -> TeamView:
+    """Fetch and read the view; the remote then answers its looks (`TeamRemote.current`) from it.
+
+    Git alone, no pygit2 or pydantic: an idle tick pays this fetch and one local listing, nothing heavy."""
+    globs = [f"+{prefix}*:{team.tracking(prefix)}*" for prefix in (HZ_BRANCHES, LEASE_PREFIX)]
+    main_ref: str | None = None
+    for candidate in (*MAIN_REFS, None):
+        specs = globs if candidate is None else [f"+{candidate}:{team.tracking(candidate)}", *globs]
+        try:
+            team.git.fetch(team.remote, specs, prune=True)
+        except TransportError as exc:
+            if candidate is None or "couldn't find remote ref" not in exc.message:
+                raise
+            continue
+        main_ref = candidate
+        break
+    view = read_view(team, main_ref)
+    team.seen, team.seen_prefixes = view.tips(), (HZ_BRANCHES, LEASE_PREFIX)
+    return view
+
+
+# one record per ref: name, object, its type, commit time, its trailers unfolded (for a commit)
+_FORMAT = "%(refname)%00%(objectname)%00%(objecttype)%00%(committerdate:unix)%00%(trailers:only,unfold,separator=%x1f)"
+
+
+def read_view(team: TeamRemote, main_ref: str | None) -> TeamView:
+    """The view from the tracking refs the last fetch left (one local `git for-each-ref`, no network)."""
+    copies = [team.tracking(prefix) for prefix in (*MAIN_REFS, HZ_BRANCHES, LEASE_PREFIX)]
+    listed = team.git.run("for-each-ref", f"--format={_FORMAT}", "--", *copies).stdout
+    main: str | None = None
+    state: str | None = None
+    drafts: dict[tuple[str, str], DraftBranch] = {}
+    others: list[str] = []
+    leases: dict[str, str] = {}
+    for line in listed.splitlines():
+        name, oid, kind, when, said = (line.split("\0") + [""] * 5)[:5]
+        ref = "refs/" + name.removeprefix(team.sync_prefix)
+        if ref in MAIN_REFS:
+            if ref == main_ref:
+                main = oid if kind == "commit" else None
+            else:  # a copy of a main the remote no longer has would pass for its truth
+                team.git.run("update-ref", "-d", name, oid, check=False)
+        elif ref == STATE_REF:
+            state = oid if kind == "commit" else None
+        elif ref.startswith(LEASE_PREFIX):
+            leases[ref] = oid  # the object itself: a tag there is a damaged lease, not the commit inside
+        elif ref.startswith(DRAFT_PREFIX):
+            found = _draft(ref.removeprefix(DRAFT_PREFIX), oid, kind, when, said)
+            if found is None:
+                others.append(ref)
+            else:
+                drafts[(found.contract, found.output)] = found
+    return TeamView(main, main_ref if main else None, state, drafts, leases, tuple(others))
+
+
+def _draft(tail: str, oid: str, kind: str, when: str, said: str) -> DraftBranch | None:
+    """A draft branch named `<contract>/<output>` whose tip is a commit; None for anything else."""
+    contract, _, output = tail.partition("/")
+    if not contract or not output or "/" in output or kind != "commit" or not when.isdigit():
+        return None
+    return DraftBranch(
+        contract, output, oid, parse_trailers(said.split("\x1f")), datetime.fromtimestamp(int(when), UTC)
+    )
+
+
+def parse_trailers(lines: list[str]) -> dict[str, str]:
+    """`Key: value` trailers as git found them, hz's own (`Hz-…`) only, bounded: anyone can push a
+    branch, so a value that is no short single line is no hz trailer. The last of a key counts."""
+    found: dict[str, str] = {}
+    for line in lines:
+        key, sep, value = line.partition(":")
+        value = value.strip()
+        if sep and key.startswith("Hz-") and " " not in key and value and len(value) <= TRAILER_MAX:
+            found[key] = value
+    return found

@@ -108,7 +108,7 @@ class PublishDone(_Strict):
     """One `hz.publishes` action of an approved draft ran (hz.review.publish); its key is also at the target."""
 
     key: Hash  # the publish key: hash of (draft key, action, target)
-    draft: Key  # the approved draft's key, the job the publish belongs to
+    draft_key: Key  # the approved draft's key, the job the publish belongs to (not `draft`: a text-like name)
     action: PublishAction
     target: AssetRef  # where it went, as a ref: `github:acme/site/issues/12`, `state:reports/w45.md`
     hash: Hash  # of the text written there

@@ -187,8 +187,8 @@ def _identity_problem(event: Event) -> str | None:
     if event.kind == "publish.done":
         if event.key != f"{event.id}@publish-{data['key']}":
             return "the event's key is not its id and data.key (the publish key)"
-        if not data["draft"].startswith(event.id + "@") or occasion(data["draft"])[0] != "draft":
-            return "data.draft is not a draft key of the same contract"
+        if not data["draft_key"].startswith(event.id + "@") or occasion(data["draft_key"])[0] != "draft":
+            return "data.draft_key is not a draft key of the same contract"
     return None
 
 

@@ -154,7 +154,7 @@ def _run_one(ctx: PublishContext, publish: Publish) -> PublishResult:
         ctx.record(
             PublishDone(
                 key=key,
-                draft=ctx.draft_key,
+                draft_key=ctx.draft_key,
                 action=publish.action,  # type: ignore[arg-type]  # checked by _action
                 target=ref,
                 hash=fingerprint_bytes(content.encode("utf-8")),
@@ -245,7 +245,7 @@ def done_event(done: PublishDone, *, ts: datetime, lease: str, token: int) -> Ev
     from hz.gitstate.events import Event
     from hz.gitstate.types import format_utc
 
-    ident = contract_id(done.draft)
+    ident = contract_id(done.draft_key)
     return Event.make(
         "publish.done", id=ident, key=f"{ident}@publish-{done.key}", ts=format_utc(ts), lease=lease, token=token,
         data=done,

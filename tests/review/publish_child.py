@@ -28,7 +28,7 @@ class Spec:
 
 def queue_to(outbox: Outbox) -> object:
     def record(done: PublishDone) -> None:
-        lease = done.draft.split("@", 1)[0]
+        lease = done.draft_key.split("@", 1)[0]
         outbox.put([done_event(done, ts=datetime.now(UTC), lease=lease, token=1)])
 
     return record

@@ -48,7 +48,7 @@ def test_a_comment_is_written_once_and_found_on_a_retry() -> None:
         key = publish_key(DRAFT, "jira.issue.comment", TARGET)
         assert len(texts) == 1 and texts[0].startswith(TEXT.rstrip()) and texts[0].endswith(marker(key) + "\n")
         assert {r.key for r in recorded} == {key} and recorded[0].target == "jira:acme/PLAT-7"
-        assert recorded[0].action == "jira.issue.comment" and recorded[0].draft == DRAFT
+        assert recorded[0].action == "jira.issue.comment" and recorded[0].draft_key == DRAFT
 
 
 def test_a_recorded_publish_is_not_even_looked_up() -> None:

@@ -54,7 +54,7 @@ import json
 import re
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -68,6 +68,10 @@ from tests.review import fake_forge_git as g
 TOKEN = "ghp_fakeForgeToken0123456789abcdefABCDEF"
 LIMIT = 5000
 DOCS = "https://docs.github.com/rest"
+
+
+Reply = tuple[int, Any, dict[str, str]]  # status, JSON value (None: no body), extra headers
+Route = Callable[[str, "re.Match[str]", dict[str, list[str]], Any, str], Reply]
 
 
 @dataclass(frozen=True)
@@ -477,9 +481,7 @@ class FakeForge:
 
     # -- routing
 
-    def route(
-        self, method: str, path: str, query: dict[str, list[str]], data: Any, user: str
-    ) -> tuple[int, Any, dict[str, str]]:
+    def route(self, method: str, path: str, query: dict[str, list[str]], data: Any, user: str) -> Reply:
         if path == "/rate_limit" and method == "GET":
             core = {
                 "limit": LIMIT,
@@ -498,7 +500,7 @@ class FakeForge:
                 return handler(method, found, query, data if isinstance(data, dict | list) else {}, user)
         raise Answer(404, "Not Found")
 
-    def _routes(self) -> list[tuple[str, Any]]:
+    def _routes(self) -> list[tuple[str, Route]]:
         return [
             (r"pulls", self._r_pulls),
             (r"pulls/(\d+)", self._r_pull),
@@ -511,9 +513,7 @@ class FakeForge:
             (r"git/refs/heads/(.+)", self._r_ref),
         ]
 
-    def _r_pulls(
-        self, method: str, _m: re.Match[str], query: dict[str, list[str]], data: Any, user: str
-    ) -> tuple[int, Any, dict[str, str]]:
+    def _r_pulls(self, method: str, _m: re.Match[str], query: dict[str, list[str]], data: Any, user: str) -> Reply:
         if method == "POST":
             return 201, self._pull_json(self.issues[self._create_pull(data, user)], full=True), {}
         if method != "GET":
@@ -531,9 +531,7 @@ class FakeForge:
         pulls.sort(key=lambda i: (getattr(i, key), i.number), reverse=_q(query, "direction", "desc") == "desc")
         return 200, [self._pull_json(i, full=False) for i in pulls], {}
 
-    def _r_pull(
-        self, method: str, m: re.Match[str], _q_: dict[str, list[str]], data: Any, _u: str
-    ) -> tuple[int, Any, dict[str, str]]:
+    def _r_pull(self, method: str, m: re.Match[str], _q_: dict[str, list[str]], data: Any, _u: str) -> Reply:
         issue = self._issue(int(m.group(1)))
         if issue.pull is None:
             raise Answer(404, "Not Found")
@@ -572,9 +570,7 @@ class FakeForge:
             issue.state, issue.closed_at = "open", None
         issue.updated_at = _now()
 
-    def _r_merge(
-        self, method: str, m: re.Match[str], _q_: dict[str, list[str]], data: Any, user: str
-    ) -> tuple[int, Any, dict[str, str]]:
+    def _r_merge(self, method: str, m: re.Match[str], _q_: dict[str, list[str]], data: Any, user: str) -> Reply:
         issue = self._issue(int(m.group(1)))
         if issue.pull is None:
             raise Answer(404, "Not Found")
@@ -589,9 +585,7 @@ class FakeForge:
         sha = self.merge(issue.number, user, str(data.get("merge_method") or "merge"), message)
         return 200, {"sha": sha, "merged": True, "message": "Pull Request successfully merged"}, {}
 
-    def _r_reviewers(
-        self, method: str, m: re.Match[str], _q_: dict[str, list[str]], data: Any, _u: str
-    ) -> tuple[int, Any, dict[str, str]]:
+    def _r_reviewers(self, method: str, m: re.Match[str], _q_: dict[str, list[str]], data: Any, _u: str) -> Reply:
         issue = self._issue(int(m.group(1)))
         if issue.pull is None:
             raise Answer(404, "Not Found")
@@ -607,16 +601,12 @@ class FakeForge:
         issue.pull.requested += [login for login in logins if login not in issue.pull.requested]
         return 201, self._pull_json(issue, full=False), {}
 
-    def _r_issue(
-        self, method: str, m: re.Match[str], _q_: dict[str, list[str]], _d: Any, _u: str
-    ) -> tuple[int, Any, dict[str, str]]:
+    def _r_issue(self, method: str, m: re.Match[str], _q_: dict[str, list[str]], _d: Any, _u: str) -> Reply:
         if method != "GET":
             raise Answer(404, "Not Found")
         return 200, self._issue_json(self._issue(int(m.group(1)))), {}
 
-    def _r_comments(
-        self, method: str, m: re.Match[str], _q_: dict[str, list[str]], data: Any, user: str
-    ) -> tuple[int, Any, dict[str, str]]:
+    def _r_comments(self, method: str, m: re.Match[str], _q_: dict[str, list[str]], data: Any, user: str) -> Reply:
         number = int(m.group(1))
         self._issue(number)
         if method == "POST":
@@ -631,9 +621,7 @@ class FakeForge:
             raise Answer(404, "Not Found")
         return 200, list(self._comments.get(number, [])), {}
 
-    def _r_comment(
-        self, method: str, m: re.Match[str], _q_: dict[str, list[str]], data: Any, _u: str
-    ) -> tuple[int, Any, dict[str, str]]:
+    def _r_comment(self, method: str, m: re.Match[str], _q_: dict[str, list[str]], data: Any, _u: str) -> Reply:
         wanted = int(m.group(1))
         comment = next((c for cs in self._comments.values() for c in cs if c["id"] == wanted), None)
         if comment is None:
@@ -644,9 +632,7 @@ class FakeForge:
             raise Answer(404, "Not Found")
         return 200, comment, {}
 
-    def _r_labels(
-        self, method: str, m: re.Match[str], _q_: dict[str, list[str]], data: Any, _u: str
-    ) -> tuple[int, Any, dict[str, str]]:
+    def _r_labels(self, method: str, m: re.Match[str], _q_: dict[str, list[str]], data: Any, _u: str) -> Reply:
         issue = self._issue(int(m.group(1)))
         names = data if isinstance(data, list) else data.get("labels") or []
         if method == "PUT":
@@ -658,9 +644,7 @@ class FakeForge:
             raise Answer(404, "Not Found")
         return 200, [self._label(n) for n in issue.labels], {}
 
-    def _r_ref(
-        self, method: str, m: re.Match[str], _q_: dict[str, list[str]], _d: Any, _u: str
-    ) -> tuple[int, Any, dict[str, str]]:
+    def _r_ref(self, method: str, m: re.Match[str], _q_: dict[str, list[str]], _d: Any, _u: str) -> Reply:
         if method != "DELETE":
             raise Answer(404, "Not Found")
         self.delete_branch(unquote(m.group(1)))

@@ -14,6 +14,7 @@ from hz.heinzel.lifecycle import resolve
 from hz.session.frozen import repair_hint
 from hz.session.index import Row
 from hz.session.store import Store
+from hz.spend import money
 
 _AMENDMENT = ("amendment_id", "by_whom", "base_version", "status", "version", "sentence")
 _TURN = ("turn", "started_at", "cause", "status", "step", "disposition", "reason", "usd", "report")
@@ -21,6 +22,27 @@ _TURN = ("turn", "started_at", "cause", "status", "step", "disposition", "reason
 
 def _pick(row: Row, keys: tuple[str, ...]) -> dict[str, Any]:
     return {k: row[k] for k in keys}
+
+
+def timeline(store: Store, agent: str) -> list[dict[str, Any]]:
+    """Every turn the index knows, with the skips no turn was started for (a cap, nothing moved …) among
+    them in time order, and for each one stopped by a cap which cap it was and what it would have needed."""
+    turns = [{**_pick(t, _TURN), "cap": None, "flags": []} for t in store.index.turns(agent)]
+    found: dict[str, dict[str, Any]] = {}
+    skips: list[dict[str, Any]] = []
+    for event in store.read(agent).events:
+        if event.kind == "turn.finished" and event.turn and (event.data.get("cap") or event.data.get("flags")):
+            found[event.turn] = {"cap": event.data.get("cap"), "flags": list(event.data.get("flags", []))}
+        elif event.kind == "turn.skipped":
+            causes = event.data.get("causes") or [None]
+            skips.append({
+                "turn": None, "started_at": event.ts, "cause": causes[0], "status": "skipped",
+                "step": None, "disposition": "skipped", "reason": event.data.get("reason"),
+                "usd": float(event.data.get("usd", 0.0)), "report": None, "cap": event.data.get("cap"), "flags": [],
+            })  # fmt: skip
+    for turn in turns:
+        turn.update(found.get(str(turn["turn"]), {}))
+    return sorted([*turns, *skips], key=lambda t: str(t["started_at"]))
 
 
 def gather(store: Store, row: Row, now: datetime) -> dict[str, Any]:
@@ -44,7 +66,7 @@ def gather(store: Store, row: Row, now: datetime) -> dict[str, Any]:
             for v in index.versions(agent)
         ],
         "amendments": [{**_pick(a, _AMENDMENT), "widens": json.loads(a["widens"])} for a in index.amendments(agent)],
-        "timeline": [_pick(t, _TURN) for t in index.turns(agent)],
+        "timeline": timeline(store, agent),
         "lessons": [lesson.as_dict() for lesson in lessons(store, row)],
         "drafts": [
             {k: d[k] for k in ("key", "asset", "place", "contract_version", "status", "placed_at")}
@@ -78,14 +100,16 @@ def render(data: Mapping[str, Any], out: TextIO) -> None:
         head = f"amendment {a['amendment_id']} by {a['by_whom']} on v{a['base_version']}"
         w(f"  {head}: {a['status']}{code}{widens}{about}\n")
     w("\ntimeline\n")
-    for t in data["timeline"] or [{"turn": None}]:
-        if t["turn"] is None:
-            w("  no turns yet\n")
-            continue
+    if not data["timeline"]:
+        w("  no turns yet\n")
+    for t in data["timeline"]:
         outcome = t["disposition"] or t["status"]
-        reason = f" ({t['reason']})" if t["reason"] else ""
+        why = f"{t['reason']}: {money.cap_text(t['cap'])}" if t.get("cap") else t["reason"]
+        reason = f" ({why})" if why else ""
         report = f"  {t['report']}" if t["report"] else ""
-        w(f"  {t['started_at'][:16].replace('T', ' ')}  {t['cause']}  {outcome}{reason}  {t['usd']:.2f} USD{report}\n")
+        flags = "".join(f"  flagged: {money.FLAGS[flag]}" for flag in t.get("flags", ()))
+        when = t["started_at"][:16].replace("T", " ")
+        w(f"  {when}  {t['cause']}  {outcome}{reason}  {money.usd(t['usd'])} USD{report}{flags}\n")
     w("\nwhat I learned from you\n")
     for n, lesson in enumerate(data["lessons"], start=1):
         mark = " (dismissed)" if lesson["dismissed"] else ""
@@ -99,9 +123,9 @@ def render(data: Mapping[str, Any], out: TextIO) -> None:
                 for a in data["amendments"] if a["status"] == "pending"]  # fmt: skip
     w("\n".join(pending or ["  nothing"]) + "\n")
     month = data["cost_month"]
-    parts = ", ".join(f"{usd:.2f} {cause}" for cause, usd in month.items())
-    total = sum(month.values())
-    w(f"\ncost\n  {data['cost_today']:.2f} USD today · {total:.2f} USD this month{': ' + parts if parts else ''}\n")
+    parts = ", ".join(f"{money.usd(usd)} {cause}" for cause, usd in month.items())
+    total = money.usd(sum(month.values()))
+    w(f"\ncost\n  {money.usd(data['cost_today'])} USD today · {total} USD this month{': ' + parts if parts else ''}\n")
     if data["spine"]["problem"]:
         w(f"\nspine\n  {data['spine']['problem']} (events after it are not trusted)\n")
         w(f"  frozen: no wakes, no model calls, no drafts until it is repaired\n  hint: {repair_hint(data['name'])}\n")

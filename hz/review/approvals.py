@@ -1,9 +1,10 @@
-"""What became of placed drafts: approved (tag gone, branch merged), rejected, or still waiting.
+"""What became of a spine's placed drafts: approved (tag gone, branch merged), rejected, or still waiting.
 
-The tick observes every placed draft that has no decision yet. An approved one starts the approval
-turn (cause `approval`): its gather step records `approval.observed` with the share of words changed
-and hands the model the draft as placed, the text as approved and their diff, and the model answers with
-lessons. A rejected one is recorded and needs no turn.
+Bookkeeping only, on one agent's spine: the tick observes every placed draft without a decision, records
+a rejection at once, and starts the approval turn (cause `approval`) for an approved one, whose gather
+step (hz.turn.approval_step) records `approval.observed` and hands the model the draft as placed and
+the text as approved, so it learns from the edits. A team draft's fate is decided on `hz/state`, by
+whichever member sees it first (hz.review.approval_sweep); the spine then only takes it over.
 """
 
 from __future__ import annotations
@@ -11,20 +12,25 @@ from __future__ import annotations
 import difflib
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from hz.canonical import fingerprint_bytes
 from hz.errors import HzError
 from hz.review import drafts
 from hz.review.targets import Target, target_at
 from hz.session.bodies import read_body
 from hz.session.envelope import Envelope
-from hz.turn import history
-from hz.turn.causes import parse_slot
-from hz.turn.engine import Gathered, Turn
-from hz.turn.journal import Journal
+from hz.slots import parse_slot
+
+
+class Spine(Protocol):
+    """What bookkeeping needs of an agent's journal (hz.turn.journal.Journal)."""
+
+    directory: Path
+
+    def events(self) -> Sequence[Envelope]: ...
+
+    def append(self, kind: str, data: dict[str, Any], *, turn: str | None, key: str | None) -> Envelope: ...
 
 
 @dataclass(frozen=True)
@@ -45,8 +51,8 @@ class Placed:
         return target_at(Path(root) if root else None, scope, agent_id, str(self.event.data["asset"]), slot)
 
 
-def placed(journal: Journal, key: str) -> Placed:
-    event = history.placed_draft(journal.events(), key)
+def placed(journal: Spine, key: str) -> Placed:
+    event = next((e for e in journal.events() if e.kind == "draft.placed" and e.data.get("key") == key), None)
     if event is None or event.turn is None:
         raise HzError(f"no draft was placed under {key}", hint="hz drafts lists the drafts that wait")
     for record in read_body(journal.directory, event.turn).records:
@@ -82,7 +88,7 @@ def hunks(before: str, after: str) -> list[str]:
     return ["\n".join(h) for h in out]
 
 
-def observe_all(journal: Journal, agent_id: str) -> list[tuple[str, drafts.Observation]]:
+def observe_all(journal: Spine, agent_id: str) -> list[tuple[str, drafts.Observation]]:
     """(draft key, observation) of every undecided draft whose fate changed."""
     found: list[tuple[str, drafts.Observation]] = []
     for event in undecided(journal.events()):
@@ -97,8 +103,12 @@ def observe_all(journal: Journal, agent_id: str) -> list[tuple[str, drafts.Obser
     return found
 
 
-def record_rejection(journal: Journal, key: str, *, approver: str | None) -> None:
-    if any(e.kind == "approval.observed" and e.data.get("key") == key for e in journal.events()):
+def decided(journal: Spine, key: str) -> bool:
+    return any(e.kind == "approval.observed" and e.data.get("key") == key for e in journal.events())
+
+
+def record_rejection(journal: Spine, key: str, *, approver: str | None) -> None:
+    if decided(journal, key):
         return
     data: dict[str, Any] = {"key": key, "decision": "rejected"}
     if approver:
@@ -106,35 +116,10 @@ def record_rejection(journal: Journal, key: str, *, approver: str | None) -> Non
     journal.append("approval.observed", data, turn=None, key=key)
 
 
-def gather_approval(journal: Journal, turn: Turn) -> Gathered:
-    """Record `approval.observed` for this turn's draft and hand the model the draft, the approved text and the diff."""
-    from hz.session.bodies import append_body
-
-    draft_key = next(k for k in turn.keys if "@approval:" in k).split("@approval:", 1)[1]
-    item = placed(journal, draft_key)
-    seen = item.target(turn.plan.agent_id).observe(draft_key)
-    before = str(item.record["text"])
-    after = seen.approved_text if seen.approved_text is not None else before
-    parts = hunks(before, after)
-    share = share_changed(before, after)
-    append_body(
-        journal.directory,
-        turn.id,
-        {"approval": {"key": draft_key, "placed": before, "approved": after, "hunks": parts}},
-    )
-    if not any(e.kind == "approval.observed" and e.data.get("key") == draft_key for e in journal.events()):
-        data = {
-            "key": draft_key,
-            "decision": "approved",
-            "share_changed": share,
-            "output_fp": fingerprint_bytes(after.encode("utf-8")),
-        }
-        journal.append("approval.observed", data, turn=turn.id, key=draft_key)
-    return Gathered({"approval": {"placed": before, "approved": after, "diff": "\n".join(parts)}}, {})
-
-
-def decided_at(journal: Journal, key: str) -> datetime | None:
-    for event in journal.events():
-        if event.kind == "approval.observed" and event.data.get("key") == key:
-            return history.parse_ts(event.ts)
-    return None
+def record_approval(journal: Spine, key: str, team_receipt: dict[str, Any], *, turn: str | None = None) -> None:
+    """The spine takes over a team draft's approval recorded on `hz/state` (its approver, share, fingerprint)."""
+    if decided(journal, key):
+        return
+    data = {"key": key, "decision": "approved"}
+    data.update({k: team_receipt[k] for k in ("approver", "share_changed", "output_fp") if k in team_receipt})
+    journal.append("approval.observed", data, turn=turn, key=key)

@@ -102,9 +102,9 @@ def checkpoint(journal: Journal, turn: Turn, step: str, **data: Any) -> None:
 
 def gather(journal: Journal, turn: Turn, deps: Deps) -> None:
     if turn.cause == "approval":
-        from hz.review.approvals import gather_approval
+        from hz.turn.approval_step import gather_approval
 
-        turn.gathered = gather_approval(journal, turn)
+        turn.gathered = gather_approval(journal, turn, deps)
     else:
         try:
             turn.gathered = deps.gather(turn.plan, turn.slot)

@@ -1,0 +1,124 @@
+"""A tick's bookkeeping of team drafts: judge the pending ones, record their fates, run due publishes.
+
+Called by every tick with `[state]` right after its one fetch and before any agent works, whether or
+not an agent of this home is due: an idle member's tick, the maintainer's, an Actions run's all count,
+and no lease is taken (hz.review.approval_record). Then the publishes of approvals recorded now, and of
+earlier ones still missing some, run once each (hz.review.approval_publish, hz.review.publish).
+Returns the tick report's entries: what was recorded, what was published, what failed and why.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Mapping
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from hz.errors import HzError
+from hz.gitstate import objects
+from hz.gitstate.layout import STATE_REF, event_path
+from hz.gitstate.remote import TeamRemote
+from hz.review.approval_record import record_once
+from hz.review.approval_state import StateBook
+from hz.review.approval_watch import Main, watch
+
+AGENT = "approvals"  # the report's name for this bookkeeping
+
+
+def settle(remote: TeamRemote, view: Any, *, environ: Mapping[str, str], now: datetime) -> list[dict[str, Any]]:
+    """Record the fates of the team's pending drafts seen in `view`, then run the publishes due."""
+    from hz.review.approval_roster import load_roster
+    from hz.review.forge import forge_for
+
+    if view is None or view.main is None or view.state is None:
+        return []
+    try:
+        roster = load_roster(remote.root)
+        forge = forge_for(remote.root, environ)
+        seen = watch(remote, view, forge, roster, now)
+    except HzError as exc:  # a broken roster or forge: decided by a later tick, never with a wrong approver
+        return [_error(exc.message)]
+    entries = [_error(error) for error in seen.errors]
+    recorded = record_once(remote, view.state, [fate.receipt for fate in seen.fates], now)
+    if recorded.error:
+        entries.append(_error(recorded.error))
+    written = {id(e) for e in recorded.landed}
+    for fate in seen.fates:
+        if id(fate.receipt) in written or fate.receipt in recorded.there:
+            forget_copy(remote, fate.placed)
+        if id(fate.receipt) in written:
+            entries.append(_entry(fate))
+    texts = {f.placed.key: f.approved for f in seen.fates if f.approved is not None}
+    entries += publish_due(remote, view.main, forge=forge, environ=environ, now=now, texts=texts)
+    return entries
+
+
+def publish_due(
+    remote: TeamRemote,
+    main_tip: str,
+    *,
+    forge: Any,
+    environ: Mapping[str, str],
+    now: datetime,
+    texts: Mapping[str, str],
+) -> list[dict[str, Any]]:
+    """Run the publishes of every recent approval on hz/state (as this tick left it) not all done yet."""
+    from hz.review.approval_publish import due_publishes, run_due
+
+    main = Main(remote, main_tip)
+    entries: list[dict[str, Any]] = []
+    book = StateBook(remote.repo, objects.resolve(remote.repo, remote.tracking(STATE_REF)))
+    for approved in due_publishes(main, book, now, texts):
+        try:
+            receipts, results = run_due(main, book, approved, forge=forge, environ=environ, now=now)
+        except HzError as exc:
+            entries.append(_error(f"{approved.receipt.key}: {exc.message}"))
+            continue
+        recorded = record_once(remote, book.tip, receipts, now)
+        book = StateBook(remote.repo, objects.resolve(remote.repo, remote.tracking(STATE_REF)))
+        if recorded.error:
+            entries.append(_error(recorded.error))
+        for result in results:
+            entry = {"agent": AGENT, "action": "published", "key": approved.receipt.key, "publish": result.action}
+            entry.update(target=result.target, status=result.status)
+            if result.error:
+                entry.update(action="error", error=result.error)
+            if result.status != "recorded":
+                entries.append(entry)
+    return entries
+
+
+def forget_copy(remote: TeamRemote, placed: Any) -> None:
+    from hz.review.approval_watch import placed_copy
+
+    with contextlib.suppress(KeyError, ValueError):
+        remote.repo.references.delete(placed_copy(remote, placed))
+
+
+def _entry(fate: Any) -> dict[str, Any]:
+    entry: dict[str, Any] = {"agent": AGENT, "action": fate.kind, "key": fate.placed.key}
+    if fate.kind == "approved":
+        entry.update(approver=fate.receipt.data["approver"], share_changed=fate.receipt.data["share_changed"])
+    return entry
+
+
+def _error(message: str) -> dict[str, Any]:
+    return {"agent": AGENT, "action": "error", "error": message}
+
+
+def team_approval(root: Path, environ: Mapping[str, str], key: str) -> tuple[dict[str, Any], str] | None:
+    """A team draft's `approval.observed` (by its team key) on `hz/state` as this clone last fetched it,
+    and the approved text on the fetched `main`; None when either is not here."""
+    from hz.gitstate.settings import load_state_settings
+    from hz.review.approval_publish import approved_text
+    from hz.review.sync import MAIN_REFS
+
+    remote = TeamRemote(root, load_state_settings(root).remote, environ)
+    book = StateBook(remote.repo, objects.resolve(remote.repo, remote.tracking(STATE_REF)))
+    receipt = book.read(event_path(key.split("@", 1)[0], "approval.observed", key))
+    main = next((tip for ref in MAIN_REFS if (tip := objects.resolve(remote.repo, remote.tracking(ref)))), None)
+    if receipt is None or main is None:
+        return None
+    text = approved_text(Main(remote, main), receipt)
+    return None if text is None else (dict(receipt.data), text)

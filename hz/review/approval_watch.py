@@ -1,0 +1,338 @@
+"""Each tick, what became of every pending team draft: approved on `main`, rejected, or still waiting.
+
+Approval is bookkeeping, not a wake (DESIGN.md, "Team operation"): whichever member or Actions run
+ticks first after a reviewer merged (or closed) a draft records it on `hz/state`, once per draft key,
+with no lease (hz.review.approval_record). What is read comes from the tick's one fetch (the `TeamView`
+of hz.review.sync): the remote's `main`, the draft branches and `hz/state`.
+
+A draft was approved when its content reached `main`, however it got there: merged, rebased, squashed,
+or edited by the reviewer first. Two signs count, never ancestry alone (a squash leaves the draft commit
+out of `main`'s history, and an ancestor says nothing about a reviewer who reverted the file):
+
+- a commit on `main` since the draft was placed names it in a `Hz-Draft: <key>` line (the draft
+  commit's trailer, kept by a merge or a rebase, listed in the message of a squash);
+- the draft's file on `main` changed since the draft's base, and its branch is gone or the forge says
+  its pull request was merged.
+
+It was rejected when its pull request was closed unmerged, or its branch was deleted with nothing of it
+on `main`. Who approved: the pull request's merger from the forge, else the committer of the commit
+that brought the text to `main`, both mapped to a handle by the roster (hz.review.approval_roster).
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any, Literal
+
+from hz.canonical import fingerprint_bytes
+from hz.errors import HzError
+from hz.gitenv import git_env
+from hz.gitstate import objects
+from hz.gitstate.events import ApprovalObserved, DraftRejected, Event
+from hz.gitstate.layout import event_digest
+from hz.gitstate.remote import TeamRemote
+from hz.gitstate.shapes import occasion, slot_time
+from hz.gitstate.types import format_utc
+from hz.repo_paths import MAX_FILE_BYTES
+from hz.review.approval_roster import UNKNOWN, Roster
+from hz.review.approval_state import StateBook, undecided
+from hz.review.approvals import share_changed
+
+SINCE_MARGIN = timedelta(days=1)  # committer clocks disagree; a trailer older than its draft is no approval
+MAX_COMMITS = 5000  # commits of `main` read for trailers per tick, at most
+_TRAILER = re.compile(r"^[\s*>-]*Hz-(Draft|Contract):[ \t]*(\S{1,400})[ \t]*$", re.MULTILINE)
+# the subject of an older draft commit (hz.review.drafts.Tag): `… · <key>`
+_TAGGED = re.compile(r"\A[^\n]* · (hz-\S{1,400})[ \t]*$", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Fate:
+    """What became of one pending draft, with what its publishes and its owner's lesson need."""
+
+    kind: Literal["approved", "rejected"]
+    placed: Event  # its `draft.placed` on hz/state
+    output: str
+    receipt: Event  # the `approval.observed` or `draft.rejected` to record
+    approved: str | None = None  # the text as approved (on main), for an approval
+    placed_text: str | None = None  # the draft as placed, when it could be found
+    point: str | None = None  # the commit of main that holds the approved text
+
+
+@dataclass
+class Watch:
+    """One tick's look at the pending drafts."""
+
+    fates: list[Fate] = field(default_factory=list)
+    waiting: int = 0
+    errors: list[str] = field(default_factory=list)
+
+
+def watch(remote: TeamRemote, view: Any, forge: Any, roster: Roster, now: datetime) -> Watch:
+    """Judge every pending team draft against `view` (a hz.review.sync.TeamView); nothing is written."""
+    found = Watch()
+    if view.main is None or view.state is None:
+        return found
+    main = Main(remote, view.main)
+    book = StateBook(remote.repo, view.state)
+    pending = undecided(book, main.output_of)
+    if not pending:
+        return found
+    since = min(_parse(p.ts) for p, _ in pending) - SINCE_MARGIN
+    marks = main.trailers(since)
+    for placed, output in pending:
+        judge = Judge(main, placed, output, view, roster, now)
+        try:
+            fate = judge.decide(marks, _pull(forge, placed, output))
+        except HzError as exc:  # the forge or git could not answer: this draft waits for the next tick
+            found.errors.append(f"{placed.key}: {exc.message}")
+            continue
+        if fate is None:
+            found.waiting += 1
+        else:
+            found.fates.append(fate)
+    return found
+
+
+def _pull(forge: Any, placed: Event, output: str) -> Any:
+    """The pull request of this very draft (its body names the draft's key), or None."""
+    if forge is None:
+        return None
+    pull = forge.pull_for_branch(branch_of(placed, output))
+    mark = placed.key.split("@", 1)[1]
+    return pull if pull is not None and mark in (pull.body or "") else None
+
+
+def placed_copy(remote: TeamRemote, placed: Event) -> str:
+    """Where this clone keeps a pending draft's commit (hz's own namespace, never pushed), so the draft as
+    placed can still be read after its branch was deleted by the merge."""
+    return remote.sync_prefix + f"placed/{placed.id}/{event_digest('draft.placed', placed.key)}"
+
+
+def branch_of(placed: Event, output: str) -> str:
+    return f"hz/draft/{placed.id.removeprefix('hz-')}/{output}"
+
+
+def _parse(ts: str) -> datetime:
+    return datetime.fromisoformat(ts.replace("Z", "+00:00"))
+
+
+class Main:
+    """The remote's `main` as the tick's fetch brought it: its contracts, commits and files."""
+
+    def __init__(self, remote: TeamRemote, tip: str) -> None:
+        from hz.gitstate.lint_contracts import MainContracts
+
+        self.remote = remote
+        self.repo = remote.repo
+        self.tip = tip
+        self.contracts = MainContracts.at(self.repo, self.repo[tip], strict=False)
+        self._first_parents: set[str] | None = None
+
+    def output_of(self, placed: Event) -> str:
+        """The output a draft is of: the one whose target, filled for the draft's slot, is its asset."""
+        from hz.repo_paths import fill_slot
+
+        asset = str(placed.data["asset"])
+        declared = self.contracts.declared.get(placed.id)
+        moment = slot_time(placed.key.split("@")[2]) if occasion(placed.key)[0] == "draft" else None
+        if declared is not None and moment is not None:
+            for name, target in sorted(declared.targets.items()):
+                if fill_slot(target, moment) == asset:
+                    return name
+        return asset  # a contract main no longer names: its asset stands for its output
+
+    def git(self, *args: str) -> str:
+        done = subprocess.run(["git", "-C", str(self.remote.root), *args], capture_output=True,
+                              env=git_env(self.remote.git.env), check=False)  # fmt: skip
+        if done.returncode != 0:
+            raise HzError(f"git {args[0]} failed: {done.stderr.decode(errors='replace').strip()[:300]}")
+        return done.stdout.decode("utf-8", errors="replace")
+
+    def trailers(self, since: datetime) -> dict[str, list[tuple[str, str | None, str | None]]]:
+        """Draft occasions (`v1@<slot>@<asset>`) named by `Hz-Draft` lines of main's commits since `since`:
+        occasion -> [(commit, the key's id, the commit's Hz-Contract)], oldest commit first."""
+        log = self.git("log", f"--max-count={MAX_COMMITS}", f"--since={format_utc(since)}",
+                       "--format=%H%x1f%B%x1e", self.tip, "--")  # fmt: skip
+        found: dict[str, list[tuple[str, str | None, str | None]]] = {}
+        for record in reversed(log.split("\x1e")):
+            commit, _, message = record.strip().partition("\x1f")
+            if not commit:
+                continue
+            lines = _TRAILER.findall(message) + [("Draft", key) for key in _TAGGED.findall(message)]
+            contract = next((value for name, value in lines if name == "Contract"), None)
+            for name, value in lines:
+                if name == "Draft" and "@" in value:
+                    ident, _, rest = value.partition("@")
+                    found.setdefault(rest, []).append((commit, ident, contract))
+        return found
+
+    def first_parents(self) -> set[str]:
+        if self._first_parents is None:
+            listed = self.git("rev-list", "--first-parent", f"--max-count={MAX_COMMITS}", self.tip, "--")
+            self._first_parents = set(listed.split())
+        return self._first_parents
+
+    def holds(self, commit: str) -> bool:
+        """Is `commit` part of main's history (a forge's merge commit that the fetch brought)?"""
+        if not objects.has_object(self.repo, commit):
+            return False
+        done = subprocess.run(["git", "-C", str(self.remote.root), "merge-base", "--is-ancestor", commit, self.tip],
+                              capture_output=True, env=git_env(self.remote.git.env), check=False)  # fmt: skip
+        return done.returncode == 0
+
+    def merge_point(self, commit: str) -> str:
+        """The first commit of main's first-parent line that holds `commit` (itself, for a squash or rebase)."""
+        if commit in self.first_parents():
+            return commit
+        listed = self.git("rev-list", "--first-parent", "--reverse", "--ancestry-path", f"{commit}..{self.tip}", "--")
+        return next(iter(listed.split()), self.tip)
+
+    def base_at(self, moment: datetime) -> str | None:
+        """main as it stood at `moment` (the base of a draft whose own commit is gone)."""
+        listed = self.git("rev-list", "-1", "--first-parent", f"--before={format_utc(moment)}", self.tip, "--")
+        return listed.strip() or None
+
+    def first_change(self, base: str, path: str) -> str:
+        """The first commit of main's first-parent line after `base` that changed `path` (else main's tip)."""
+        listed = self.git("rev-list", "--first-parent", "--reverse", f"{base}..{self.tip}", "--", path)
+        return next(iter(listed.split()), self.tip)
+
+    def committer(self, commit: str) -> str:
+        return self.git("log", "-1", "--format=%ce", commit, "--").strip()
+
+    def file_at(self, commit: str | None, path: str) -> str | None:
+        """The text of `path` at `commit`; None when it is not a bounded UTF-8 file there."""
+        if commit is None or not objects.has_object(self.repo, commit):
+            return None
+        try:
+            entry: Any = _tree(self.repo, commit)[path]
+        except KeyError:
+            return None
+        blob: Any = self.repo[entry.id]
+        if blob.type_str != "blob" or blob.size > MAX_FILE_BYTES:
+            return None
+        try:
+            return bytes(blob.data).decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+
+
+def _tree(repo: Any, commit: str) -> Any:
+    import pygit2
+
+    return repo[commit].peel(pygit2.Commit).tree
+
+
+@dataclass
+class Judge:
+    """One pending draft against main, its branch and its pull request."""
+
+    main: Main
+    placed: Event
+    output: str
+    view: Any
+    roster: Roster
+    now: datetime
+
+    @property
+    def path(self) -> str:
+        return str(self.placed.data["asset"]).partition(":")[2]
+
+    def carrier(self) -> str | None:
+        """The tip of a draft branch on the remote that still carries this draft, None when none does.
+
+        A branch named for the contract and output names its draft in a `Hz-Draft` trailer; one of the
+        older `hz/draft/<agent>/<slot>` branches names it in its commit's subject."""
+        for branch in self.view.drafts.values():
+            if self._names(branch.key, branch.trailers.get("Hz-Contract")):
+                return str(branch.commit)
+        mine = self.placed.key.split("@", 1)[1]
+        for ref in getattr(self.view, "others", ()):
+            tip = objects.resolve(self.main.repo, self.main.remote.tracking(ref))
+            commit: Any = self.main.repo[tip] if tip is not None else None
+            if commit is not None and commit.type_str == "commit" and mine in commit.message.split("\n", 1)[0]:
+                return tip
+        return None
+
+    def draft_commit(self, carrier: str | None) -> str | None:
+        """The draft's own commit: its branch's tip while one carries it, else the copy this clone kept."""
+        copy = placed_copy(self.main.remote, self.placed)
+        if carrier is not None:
+            objects.set_ref(self.main.repo, copy, carrier)  # kept: a squash merge deletes the branch
+            return carrier
+        return objects.resolve(self.main.repo, copy)
+
+    def _names(self, key: str | None, contract: str | None) -> bool:
+        """Does a `Hz-Draft` value name this draft (the team's key, or a member's local key of it)?"""
+        if not key or "@" not in key:
+            return False
+        ident, _, rest = key.partition("@")
+        mine = self.placed.key.split("@", 1)[1]
+        return rest == mine and (ident == self.placed.id or contract == self.placed.id.removeprefix("hz-"))
+
+    def decide(self, marks: Mapping[str, Sequence[tuple[str, str | None, str | None]]], pull: Any) -> Fate | None:
+        carrier = self.carrier()
+        draft = self.draft_commit(carrier)
+        named = [c for c, ident, contract in marks.get(self.placed.key.split("@", 1)[1], ())
+                 if self._names(f"{ident}@{self.placed.key.split('@', 1)[1]}", contract)]  # fmt: skip
+        merged = pull is not None and pull.merged
+        on_main = pull.merge_commit if merged and pull.merge_commit and self.main.holds(pull.merge_commit) else None
+        if named:
+            return self._approved(on_main or self.main.merge_point(named[0]), draft, named[0], pull)
+        base = self._base(draft)
+        branch_gone = carrier is None
+        changed = base is not None and self.main.file_at(self.main.tip, self.path) != self.main.file_at(base, self.path)
+        if base is not None and changed and (branch_gone or merged):
+            return self._approved(on_main or self.main.first_change(base, self.path), draft, None, pull)
+        if (pull is not None and pull.state == "closed" and not merged) or branch_gone:
+            return self._rejected()
+        return None
+
+    def _base(self, draft: str | None) -> str | None:
+        if draft is not None:
+            commit: Any = self.main.repo[draft]
+            if commit.parents:
+                return str(commit.parents[0].id)
+        return self.main.base_at(_parse(self.placed.ts))
+
+    def _approved(self, point: str, draft: str | None, named: str | None, pull: Any) -> Fate:
+        approved = self.main.file_at(point, self.path) or ""
+        placed_text = self._placed_text(approved, draft, named if named != point else None)
+        share = share_changed(placed_text, approved) if placed_text is not None else 1.0
+        data = ApprovalObserved(
+            key=self.placed.key,
+            asset=str(self.placed.data["asset"]),
+            approver=self._approver(point, pull),
+            share_changed=share,
+            output_fp=fingerprint_bytes(approved.encode("utf-8")),
+        )
+        return Fate("approved", self.placed, self.output, self._event("approval.observed", data), approved,
+                    placed_text, point)  # fmt: skip
+
+    def _placed_text(self, approved: str, *commits: str | None) -> str | None:
+        """The draft as placed: a commit that holds exactly it (its hash is on hz/state), else None.
+
+        When the approved text is the placed one (merged unedited) it is its own witness. None: no copy of
+        the draft is left here (a squash merge deleted a branch this clone never fetched)."""
+        wanted = str(self.placed.data["hash"])
+        for text in (*(self.main.file_at(c, self.path) for c in commits), approved):
+            if text is not None and fingerprint_bytes(text.encode("utf-8")) == wanted:
+                return text
+        return None
+
+    def _approver(self, point: str, pull: Any) -> str:
+        if pull is not None and pull.merged and pull.merged_by:
+            return self.roster.for_login(str(pull.merged_by)) or UNKNOWN
+        return self.roster.for_email(self.main.committer(point))
+
+    def _rejected(self) -> Fate:
+        data = DraftRejected(key=self.placed.key, asset=str(self.placed.data["asset"]))
+        return Fate("rejected", self.placed, self.output, self._event("draft.rejected", data))
+
+    def _event(self, kind: Any, data: Any) -> Event:
+        return Event.make(kind, id=self.placed.id, key=self.placed.key, ts=format_utc(self.now),
+                          lease=self.placed.lease, token=self.placed.token, data=data)  # fmt: skip

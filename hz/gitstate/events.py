@@ -135,11 +135,11 @@ Kind = Literal[
     "publish.done",
 ]
 
-OBSERVED: frozenset[str] = frozenset({"approval.observed", "draft.rejected"})
-"""Receipts of what became of a team draft, written by whichever member or run saw it first, with no lease:
-each carries the (lease, token) of the `draft.placed` it answers, a token the chain did give, so the lint's
-fence check holds, and a later token never voids it (hz.gitstate.reader): it records a fact about `main`
-and the forge, not work done under a lease term."""
+LEASELESS: frozenset[str] = frozenset({"approval.observed", "draft.rejected", "publish.done"})
+"""Receipts of what became of a team draft (and of its publishes), written by whichever member or run saw
+it first, with no lease: each carries the (lease, token) of the `draft.placed` it follows, a token the
+chain did give, so the lint's fence check holds, and a later token never voids it (hz.gitstate.reader):
+it records a fact about `main` and the forge, not work done under a lease term."""
 
 
 class Event(_Strict):

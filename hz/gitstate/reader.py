@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from hz.gitstate.events import OBSERVED, Event
+from hz.gitstate.events import LEASELESS, Event
 
 if TYPE_CHECKING:
     import pygit2
@@ -70,7 +70,7 @@ def history(repo: pygit2.Repository, tip: str, leases: LeaseBook | None = None) 
         for path, event in sorted(added, key=lambda item: (item[1].ts, _ORDER.index(item[1].kind), item[0])):
             given = _given(book, event)
             # an observation of a draft's fate carries the draft's own token, older than later terms'
-            void = not given or (event.kind not in OBSERVED and event.token < latest.get(event.lease, 0))
+            void = not given or (event.kind not in LEASELESS and event.token < latest.get(event.lease, 0))
             if given:
                 seen[event.lease] = max(seen.get(event.lease, 0), event.token)
             yield Landed(event, str(commit.id), path, void)

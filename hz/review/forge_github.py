@@ -10,6 +10,7 @@ request is read from the pull request itself.
 from __future__ import annotations
 
 import logging
+import weakref
 from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import quote
@@ -30,6 +31,8 @@ class GitHubForge:
         self.http = transport
         self.repo = transport.repo
         self.owner = self.repo.split("/", 1)[0]
+        # the client's connections close with the adapter even when a caller never calls close()
+        self._closer = weakref.finalize(self, transport.client.close)
 
     @classmethod
     def connect(cls, base: str, repo: str, token: str, environ: Mapping[str, str], **options: Any) -> GitHubForge:
@@ -45,7 +48,13 @@ class GitHubForge:
         return cls(Transport(client(headers), base, repo, token, secrets_of(environ), **options))
 
     def close(self) -> None:
-        self.http.client.close()
+        self._closer()
+
+    def __enter__(self) -> GitHubForge:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     # -- pull requests
 

@@ -202,8 +202,9 @@ class Transport:
         if isinstance(data, dict):
             parts.append(str(data.get("message") or ""))
             for error in data.get("errors") or []:
-                if isinstance(error, dict):
-                    parts.append(str(error.get("message") or error.get("code") or ""))
+                if isinstance(error, dict):  # `{"field": "head", "code": "invalid"}` when there is no message
+                    said = error.get("message") or " ".join(str(error[k]) for k in ("field", "code") if error.get(k))
+                    parts.append(str(said))
                 elif isinstance(error, str):
                     parts.append(error)
         text = "; ".join(p for p in parts if p) or response.reason_phrase or ""

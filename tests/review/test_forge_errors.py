@@ -190,3 +190,8 @@ def test_an_unreachable_forge_is_a_clear_error(github: Rig) -> None:
     github.fake.stop()
     with pytest.raises(ForgeError, match="could not reach GitHub"):
         github.forge.pull_for_branch(DRAFT)
+
+
+def test_a_pull_request_for_a_missing_branch_names_the_field(github: Rig) -> None:
+    with pytest.raises(ForgeError, match=r"Validation Failed; head invalid"):
+        github.forge.upsert_pull("hz/draft/gone/x", base="main", title="T", body="B", labels=(), reviewers=())

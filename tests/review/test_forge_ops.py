@@ -4,10 +4,12 @@ merger, comments found by a marker across pages, and conditional requests that c
 from __future__ import annotations
 
 import logging
+import subprocess
+from pathlib import Path
 
 import pytest
 
-from hz.review.forge import PullRequest
+from hz.review.forge import PullRequest, forge_for
 from tests.review import fake_forge_git as g
 from tests.review.conftest import DRAFT, Rig
 
@@ -131,3 +133,12 @@ def test_the_fake_answers_the_fields_the_adapter_reads(github: Rig) -> None:
     github.forge.add_comment(issue, "hi")
     comment = github.fake.comments(issue)[0]
     assert isinstance(comment["id"], int) and comment["body"] == "hi"
+
+
+def test_forge_for_talks_to_the_fake_from_the_environment(github: Rig, tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    subprocess.run(["git", "init", "-q", str(work)], check=True)
+    forge = forge_for(work, github.fake.environ)
+    assert forge is not None
+    pr = forge.upsert_pull(DRAFT, base="main", title="T", body="B", labels=(), reviewers=())
+    assert forge.pull_for_branch(DRAFT) == pr

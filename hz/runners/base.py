@@ -110,6 +110,8 @@ class Usage:
     cached_tokens: int = 0
     usd: float = 0.0
     requests: int = 0
+    # how the endpoint's reports were flagged (SpendFlag each, in order), for the user to see
+    flags: tuple[SpendFlag, ...] = ()
 
     @property
     def total_tokens(self) -> int:
@@ -157,4 +159,11 @@ class RunnerFailed(RunnerError):
 
 
 class RunnerNotConfigured(RunnerError):
-    """The runner named by the contract or the user's config cannot be set up (unknown name, no key)."""
+    """The runner named by the contract or the user's config cannot be set up (unknown name, no key).
+
+    Its message always starts with "runner not configured", so a tick's line for that agent says so."""
+
+    PREFIX = "runner not configured: "
+
+    def __init__(self, message: str, *, hint: str | None = None, usage: Usage | None = None) -> None:
+        super().__init__(message if message.startswith(self.PREFIX) else self.PREFIX + message, hint=hint, usage=usage)

@@ -1,11 +1,15 @@
-"""The model runner: one think step through pydantic-ai, under a hard token and USD cap.
+"""The model runner: one think step through pydantic-ai, under a hard USD cap and the turn's token ceiling.
 
-The cap holds in three layers. The engine compares the turn's worst case (its token ceiling at the
-dearest token price) with the caps before the first call. Before each request this runner estimates
-what the request sends, refuses to send it when that plus a minimal answer would cross the turn's
-budget, and otherwise bounds the answer (`max_tokens`) by what is left. pydantic-ai's own
-`UsageLimits` stay on as the backstop. The budget is the smaller of the token ceiling and what the
-USD cap buys at the dearest price, so recorded spend stays under both.
+Every model request pydantic-ai makes goes through `_GatedModel`, a wrapper around the provider's model.
+Before the request leaves it reserves the request's worst case (`hz.runners.spend`): its input bounded
+at one token per UTF-8 byte plus the provider's framing, at the input price, and an answer of at most
+the configured output tokens at the output price. The grant it gets (from the turn's cap here and the
+durable spend ledger when the turn hands one in) decides the answer's `max_tokens`, which is set on the
+request, so the worst case fits the grant. After the reply it settles the reservation to the reported
+usage, priced; an over-report or a missing report is flagged (`hz.runners.spend.judge`).
+
+The turn's token ceiling (`max_tokens`, all requests together) is checked before each request too,
+against the reported tokens so far and an estimate of what the request sends.
 
 Steering text is queued into the run right before each model request; each transcript entry is
 handed to `request.record` before anything it asks for (a tool call) is carried out.
@@ -15,32 +19,38 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import dataclasses
 import json
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic_ai import Agent, ModelRetry, NativeOutput, PromptedOutput, Tool, ToolOutput
-from pydantic_ai.capabilities import Hooks
 from pydantic_ai.exceptions import (
     AgentRunError,
     ModelAPIError,
+    ModelHTTPError,
     UnexpectedModelBehavior,
     UsageLimitExceeded,
     UsageLimitUnavailableWarning,
+    UserError,
 )
-from pydantic_ai.messages import ModelMessage
-from pydantic_ai.models import Model, ModelRequestContext
+from pydantic_ai.messages import ModelMessage, ModelResponse
+from pydantic_ai.models import Model, ModelRequestParameters, StreamedResponse
+from pydantic_ai.models.wrapper import WrapperModel
+from pydantic_ai.settings import ModelSettings
 from pydantic_ai.tools import RunContext
-from pydantic_ai.usage import RunUsage, UsageLimits
+from pydantic_ai.usage import RequestUsage, RunUsage, UsageLimits
 
 from hz.errors import HzError
 from hz.runners import conversation
 from hz.runners.base import (
     BudgetExceeded,
+    Grant,
     RunnerError,
     RunnerFailed,
+    RunnerNotConfigured,
     RunnerTimeout,
     ThinkRequest,
     ThinkResult,
@@ -49,12 +59,20 @@ from hz.runners.base import (
 )
 from hz.runners.outcome import Outcome, outcome_problems
 from hz.runners.pricing import Price
+from hz.runners.spend import (
+    MIN_ANSWER_TOKENS,
+    Purse,
+    input_bound,
+    input_usd,
+    judge,
+    output_limit,
+    output_usd,
+)
 from hz.runners.wire import WireOutcome
 
 _Agent = Agent[None, WireOutcome]
 
-CHARS_PER_TOKEN = 3  # fewer than the usual ~4, so that the estimate errs on the side of the cap
-MIN_ANSWER_TOKENS = 64  # a request that leaves less room than this for the answer is not worth sending
+CHARS_PER_TOKEN = 3  # the token ceiling's estimate: fewer than the usual ~4, so that it errs on the safe side
 DEFAULT_REQUEST_LIMIT = 50
 
 
@@ -70,9 +88,6 @@ class ModelRunner:
     def worst_case_usd(self, max_tokens: int) -> float:
         return self.price.worst_case(max_tokens)
 
-    def budget_tokens(self, request: ThinkRequest) -> int:
-        return min(request.max_tokens, self.price.affordable_tokens(request.max_usd))
-
     def think(self, request: ThinkRequest) -> ThinkResult:
         try:
             asyncio.get_running_loop()
@@ -84,25 +99,26 @@ class ModelRunner:
 
 
 class _Think:
-    """One think step's state: the budget, the transcript recorded so far, the run's usage."""
+    """One think step's state: the purse, the transcript recorded so far, the run's usage."""
 
     def __init__(self, runner: ModelRunner, request: ThinkRequest) -> None:
         self.runner = runner
         self.request = request
-        self.budget = runner.budget_tokens(request)
         self.limit = request.max_turns or DEFAULT_REQUEST_LIMIT  # model requests, retries included
         self.transcript: list[dict[str, Any]] = list(request.prior)
         self.recorded = 0  # messages of the run already in the transcript
         self.usage = RunUsage()
+        self.purse = Purse(request.max_usd, request.spend, "the model endpoint")
+        self.tokens_used = 0  # reported by the requests so far, for the turn's token ceiling
 
     async def run(self) -> ThinkResult:
         history = self._history()
         agent = self._agent()
-        limits = UsageLimits(request_limit=self.limit, total_tokens_limit=self.budget)
+        # the spending caps are the purse's, checked before each request; pydantic-ai only counts requests
+        limits = UsageLimits(request_limit=self.limit)
         try:
             async with asyncio.timeout(self.request.timeout_s):
                 with warnings.catch_warnings():
-                    # a server that reports no usage counts as zero tokens; the pre-request estimate still holds
                     warnings.simplefilter("ignore", UsageLimitUnavailableWarning)
                     outcome = await self._iterate(agent, history, limits)
         except RunnerError as exc:
@@ -112,14 +128,18 @@ class _Think:
             raise RunnerTimeout(
                 f"the model did not finish within {self.request.timeout_s:g} s", usage=self._usage()
             ) from exc
-        except UsageLimitExceeded as exc:
-            if "request_limit" in str(exc):  # the contract's agent.max_turns, not a spending cap
-                raise RunnerFailed(
-                    f"the model used all {self.limit} requests this turn allows without an outcome",
-                    hint="raise agent.max_turns in the contract, or make the task smaller",
-                    usage=self._usage(),
-                ) from exc
-            raise BudgetExceeded(f"the model run hit its limit: {exc}", usage=self._usage()) from exc
+        except UsageLimitExceeded as exc:  # the contract's agent.max_turns, not a spending cap
+            raise RunnerFailed(
+                f"the model used all {self.limit} requests this turn allows without an outcome",
+                hint="raise agent.max_turns in the contract, or make the task smaller",
+                usage=self._usage(),
+            ) from exc
+        except UserError as exc:  # pydantic-ai refusing the settings (an output mode the model lacks)
+            raise RunnerNotConfigured(
+                f"the model endpoint refused hz's settings: {exc}",
+                hint="check [runners.model] in config.toml (output, model)",
+                usage=self._usage(),
+            ) from exc
         except (ModelAPIError, UnexpectedModelBehavior, AgentRunError, OSError) as exc:
             raise RunnerFailed(f"the model failed: {exc}", usage=self._usage()) from exc
         return ThinkResult(outcome=outcome, usage=self._usage(), transcript=tuple(self.transcript))
@@ -136,13 +156,17 @@ class _Think:
 
     async def _iterate(self, agent: _Agent, history: list[ModelMessage], limits: UsageLimits) -> Outcome:
         self._record(history)  # everything the first request sends is on record before it is sent
-        async with agent.iter(
-            None,
-            message_history=history,
-            instructions=self.request.instructions,
-            usage_limits=limits,
-            model_settings={"max_tokens": self.runner.max_output_tokens},
-        ) as run:
+        # entering the agent enters its model, whose exit closes the connections this event loop opened
+        async with (
+            agent,
+            agent.iter(
+                None,
+                message_history=history,
+                instructions=self.request.instructions,
+                usage_limits=limits,
+                model_settings={"max_tokens": self.runner.max_output_tokens},
+            ) as run,
+        ):
             try:
                 async for node in run:
                     self._record(run.all_messages())
@@ -170,13 +194,10 @@ class _Think:
             enqueue(text)
 
     def _agent(self) -> _Agent:
-        hooks: Hooks[None] = Hooks()
-        hooks.on.before_model_request(self._guard)
         agent: _Agent = Agent(
-            self.runner.model,
+            _GatedModel(self.runner.model, self),
             output_type=_output_spec(self.runner.output),
             tools=[_pydantic_tool(spec) for spec in self.request.tools],
-            capabilities=[hooks],
             retries={"output": 2, "tools": 1},
         )
         agent.output_validator(self._check)
@@ -192,46 +213,162 @@ class _Think:
             raise ModelRetry("; ".join(problems))
         return wire
 
-    async def _guard(self, ctx: RunContext[None], context: ModelRequestContext) -> ModelRequestContext:
-        used = ctx.usage.total_tokens
-        sending = estimate_tokens(context.messages, self.request.instructions, context)
-        room = self.budget - used - sending
+    def reserve(self, messages: Sequence[ModelMessage], params: ModelRequestParameters) -> _Reservation:
+        """Check the token ceiling, reserve the request's worst case and size its answer to the grant."""
+        sent = measure(messages, self.request.instructions, params)
+        room = self.request.max_tokens - self.tokens_used - sent.estimate
         if room < MIN_ANSWER_TOKENS:
             raise BudgetExceeded(
-                f"the next model request would cross the turn's budget of {self.budget} tokens "
-                f"({used} used, about {sending} to send)",
-                hint="raise the contract's cost.max_tokens or the USD caps, or shorten the context",
+                f"the next model request would cross the turn's budget of {self.request.max_tokens} tokens "
+                f"({self.tokens_used} used, about {sent.estimate} to send)",
+                hint="raise the contract's cost.max_tokens, or shorten the context",
             )
-        answer = min(self.runner.max_output_tokens, room)
-        return dataclasses.replace(context, model_settings={**(context.model_settings or {}), "max_tokens": answer})
+        price = self.runner.price
+        bound = sent.bound
+        inputs = input_usd(price, bound)
+        most = min(self.runner.max_output_tokens, room)
+        grant = self.purse.reserve(inputs + output_usd(price, MIN_ANSWER_TOKENS), inputs + output_usd(price, most))
+        return _Reservation(grant, bound, output_limit(price, grant.usd, inputs, most))
+
+    def settle(self, reservation: _Reservation, usage: RequestUsage) -> None:
+        """Settle a reply: its reported usage priced, flagged when it is beyond the limits or missing."""
+        flag = judge(
+            usage.input_tokens, usage.output_tokens, input_limit=reservation.bound, output_asked=reservation.answer
+        )
+        if flag == "no-usage":
+            usd = reservation.grant.usd  # what it cost is unknown: the worst case hz allowed
+        else:
+            usd = self.runner.price.cost(usage.input_tokens, usage.output_tokens, usage.cache_read_tokens)
+        self.purse.settle(reservation.grant, usd, flag)
+        self.tokens_used += usage.input_tokens + usage.output_tokens
+        if flag == "over-reported":
+            self.purse.over_reported = (
+                f"{usage.input_tokens} input tokens where at most {reservation.bound} were sent, "
+                f"{usage.output_tokens} output tokens where at most {reservation.answer} were allowed"
+            )
 
     def _usage(self) -> Usage:
         usage = self.usage
-        cost = self.runner.price.cost(usage.input_tokens, usage.output_tokens, usage.cache_read_tokens)
-        return Usage(usage.input_tokens, usage.output_tokens, usage.cache_read_tokens, cost, usage.requests)
+        return Usage(
+            usage.input_tokens,
+            usage.output_tokens,
+            usage.cache_read_tokens,
+            self.purse.settled_usd,
+            usage.requests,
+            tuple(self.purse.flags),
+        )
 
 
-def estimate_tokens(messages: Sequence[ModelMessage], instructions: str, context: ModelRequestContext) -> int:
-    """An over-estimate of what a request sends: its text, the instructions and the tool schemas."""
-    params = context.model_request_parameters
-    tools = [*params.function_tools, *params.output_tools]
-    size = len(instructions) + sum(len(json.dumps(t.parameters_json_schema)) + len(t.description or "") for t in tools)
-    if params.output_object is not None:  # native structured output sends the schema apart from the tools
-        size += len(json.dumps(params.output_object.json_schema))
+@dataclass(frozen=True)
+class _Reservation:
+    grant: Grant
+    bound: int  # input tokens the request cannot exceed
+    answer: int  # the output limit set on the request
+
+
+class _GatedModel(WrapperModel):
+    """The provider's model with a reservation around each request: nothing leaves without a grant."""
+
+    def __init__(self, wrapped: Model, think: _Think) -> None:
+        super().__init__(wrapped)
+        self.think = think
+
+    async def request(
+        self, messages: list[ModelMessage], model_settings: ModelSettings | None, params: ModelRequestParameters
+    ) -> ModelResponse:
+        reservation = self.think.reserve(messages, params)
+        settings = _with_answer_limit(model_settings, reservation.answer)
+        try:
+            response = await self.wrapped.request(messages, settings, params)
+        except _MALFORMED as exc:  # the client library choked on the answer (an Anthropic answer without usage)
+            self._settle_failed(reservation, exc)
+            raise RunnerFailed(
+                f"the model endpoint answered in a shape hz cannot read: {type(exc).__name__}: {exc}"
+            ) from exc
+        except BaseException as exc:
+            self._settle_failed(reservation, exc)
+            raise
+        self.think.settle(reservation, response.usage)
+        return response
+
+    @asynccontextmanager
+    async def request_stream(
+        self,
+        messages: list[ModelMessage],
+        model_settings: ModelSettings | None,
+        params: ModelRequestParameters,
+        run_context: RunContext[Any] | None = None,
+    ) -> AsyncIterator[StreamedResponse]:
+        reservation = self.think.reserve(messages, params)
+        settings = _with_answer_limit(model_settings, reservation.answer)
+        try:
+            async with self.wrapped.request_stream(messages, settings, params, run_context) as stream:
+                yield stream
+        except BaseException as exc:
+            self._settle_failed(reservation, exc)
+            raise
+        self.think.settle(reservation, stream.usage)
+
+    def _settle_failed(self, reservation: _Reservation, exc: BaseException) -> None:
+        if isinstance(exc, ModelHTTPError):  # the endpoint refused the request: an error answer is not billed
+            self.think.purse.settle(reservation.grant, 0.0)
+        else:  # cut off in flight (timeout, cancel, lost connection): it may have been paid in full
+            self.think.purse.settle(reservation.grant, reservation.grant.usd, "no-usage")
+
+
+# What a client library raises on an answer that does not have the documented shape.
+_MALFORMED = (AttributeError, KeyError, IndexError, TypeError)
+
+
+def _with_answer_limit(settings: ModelSettings | None, answer: int) -> ModelSettings:
+    return {**(settings or {}), "max_tokens": answer}
+
+
+@dataclass(frozen=True)
+class Sent:
+    """What one request sends: its characters and UTF-8 bytes, in how many parts."""
+
+    chars: int
+    utf8_bytes: int
+    parts: int
+
+    @property
+    def estimate(self) -> int:
+        """A guess of its tokens for the token ceiling (a ceiling, not money: a guess will do)."""
+        return self.chars // CHARS_PER_TOKEN + 1
+
+    @property
+    def bound(self) -> int:
+        """At most how many tokens any endpoint may count it as (hz.runners.spend.input_bound)."""
+        return input_bound(self.utf8_bytes, self.parts)
+
+
+def measure(messages: Sequence[ModelMessage], instructions: str, params: ModelRequestParameters) -> Sent:
+    """What a request sends: its text, the instructions and the tool and output schemas."""
+    texts = [instructions]
+    for tool in [*params.function_tools, *params.output_tools]:
+        texts += [tool.name, tool.description or "", json.dumps(tool.parameters_json_schema, ensure_ascii=False)]
+    if params.output_object is not None:  # native or prompted output sends the schema apart from the tools
+        texts.append(json.dumps(params.output_object.json_schema, ensure_ascii=False))
+    template = getattr(params, "prompted_output_template", None)
+    if isinstance(template, str):
+        texts.append(template)
     for message in messages:
-        for part in message.parts:
-            size += _part_size(part)
-    return size // CHARS_PER_TOKEN + 1
+        instructions_part = getattr(message, "instructions", None)
+        if isinstance(instructions_part, str):
+            texts.append(instructions_part)
+        texts += [_part_text(part) for part in message.parts]
+    return Sent(sum(map(len, texts)), sum(len(t.encode("utf-8", "surrogatepass")) for t in texts), len(texts))
 
 
-def _part_size(part: Any) -> int:
+def _part_text(part: Any) -> str:
     for attribute in ("content", "args"):
         value = getattr(part, attribute, None)
         if isinstance(value, str):
-            return len(value)
+            return value
         if value is not None:
-            return len(json.dumps(value, default=str))
-    return 0
+            return json.dumps(value, default=str, ensure_ascii=False)
+    return ""
 
 
 def _pydantic_tool(spec: ToolSpec) -> Tool[None]:

@@ -189,7 +189,7 @@ def test_a_missing_cli_says_how_to_fix_it(fake_cli: FakeCli, make_request: Reque
     missing = ClaudeCodeRunner("claude-not-installed", None, PRICES["sonnet"], fake_cli.environ)
     with pytest.raises(RunnerNotConfigured) as info:
         missing.think(make_request())
-    assert info.value.message == "the claude-code command 'claude-not-installed' was not found"
+    assert info.value.message == "runner not configured: the claude-code command 'claude-not-installed' was not found"
     assert info.value.hint == "install it and log in, or set command under [runners.claude-code] in config.toml"
 
 

@@ -157,7 +157,7 @@ def test_a_server_error_is_a_runner_failure(serve: Callable[..., Endpoint], make
 def test_the_vendor_endpoint_needs_its_key() -> None:
     with pytest.raises(RunnerNotConfigured) as info:
         get_runner("model", RunnerSettings(), environ={})
-    assert info.value.message == "the model runner needs an API key in $OPENAI_API_KEY"
+    assert info.value.message == "runner not configured: the openai endpoint needs an API key in $OPENAI_API_KEY"
     assert info.value.hint == "export the key, or set api_key_env under [runners.model] to the variable that holds it"
 
 

@@ -158,15 +158,16 @@ def test_the_token_budget_stops_the_run_before_it_crosses(make_request: Requests
     assert all(i.model_settings is not None and i.model_settings["max_tokens"] <= 500 for i in seen)
 
 
-def test_the_usd_cap_bounds_the_tokens(make_request: Requests) -> None:
+def test_the_usd_cap_bounds_the_spend(make_request: Requests) -> None:
     seen: list[AgentInfo] = []
     runner = ModelRunner(looping_model(seen), PRICE)
-    # 0.02 USD buys 2,000 tokens at 10 USD per million, fewer than the 50,000-token ceiling
     with pytest.raises(BudgetExceeded) as info:
         runner.think(make_request(tools=(search_tool(),), max_tokens=50_000, max_usd=0.02))
-    assert runner.budget_tokens(make_request(max_tokens=50_000, max_usd=0.02)) == 2_000
+    assert 1 <= len(seen) == info.value.usage.requests
     assert info.value.usage.usd <= 0.02
-    assert info.value.message.startswith("the next model request would cross the turn's budget of 2000 tokens")
+    assert info.value.message.startswith("the turn cap of 0.0200 USD has ")
+    # each answer was sized to what was left: its worst case fits the cap
+    assert all(i.model_settings is not None and i.model_settings["max_tokens"] <= 2_000 for i in seen)
 
 
 def test_a_budget_too_small_for_the_context_calls_no_model(make_request: Requests) -> None:

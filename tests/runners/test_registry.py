@@ -30,7 +30,7 @@ def test_each_name_builds_its_runner() -> None:
 def test_a_runner_hz_does_not_ship_is_a_clear_error() -> None:
     with pytest.raises(RunnerNotConfigured) as info:
         get_runner("cursor", RunnerSettings(), {})
-    assert info.value.message == "hz has no runner named 'cursor'"
+    assert info.value.message == "runner not configured: hz has no runner named 'cursor'"
     assert info.value.hint == "use one of: any, offline, model, claude-code, codex"
 
 

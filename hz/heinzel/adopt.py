@@ -10,9 +10,13 @@ Running it twice changes nothing.
 A version is stored self-contained: the directory's `_defaults.yaml` is merged into the frontmatter,
 so a turn that loads `v<n>.prose.md` alone sees what the repository meant.
 
-`adopt_team` is the tick's narrower form (issue 10): only the team contracts (`hz.scope: team` with an
-`id:`) this home has no agent for yet, each created approved, since review on main approves them. A
-changed file of an existing agent is left to `hz workflow migrate`, so a tick never proposes anything.
+The tick's forms take only team contracts (`hz.scope: team` with an `id:`), approved with no `hz approve`,
+since review on main approves them (DESIGN.md, "Team operation"). `adopt_team_from_main` reads them
+from the remote's main as the tick fetched it: a new one is created at its version there, and an
+agent whose contract main changed moves to main's version (`hz.heinzel.main_versions`). Without a
+fetched main, `adopt_team` reads the working tree and creates only the agents this home lacks: an edit
+there is nobody's review, so a changed file of an existing agent waits for main. A tick never proposes
+anything.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hz.heinzel.amendments import propose
+from hz.heinzel.amendments import propose, record_main_version
 from hz.heinzel.lifecycle import Origin, create
 from hz.heinzel.versions import compile_text
 from hz.session.store import Store
@@ -31,6 +35,7 @@ from hz.textfile import UnreadableFile, read_text_file
 
 if TYPE_CHECKING:
     from hz.contract.layers import ContractFile, Layer
+    from hz.heinzel.main_versions import MainVersion
 
 LAYERS = ("team", "project")
 UNREADABLE = "a contract is a UTF-8 text file; `hz workflow validate` names the files that are not"
@@ -113,6 +118,40 @@ def adopt_team(
         return _adopt_new_team(store, text, file.display, layer.namespace, now, handle, default_tz)
 
     return _each_contract(root, environ, ("team",), one)
+
+
+def adopt_team_from_main(
+    store: Store, root: Path, commit: str, *, now: datetime, handle: str | None, default_tz: str = "UTC"
+) -> list[Adopted]:
+    """Every team contract at `commit` of main: created at its version there, or moved to that version."""
+    from hz.heinzel.main_versions import versions_on_main
+
+    found = sorted(versions_on_main(root, commit).values(), key=lambda v: v.label)
+    return [_adopt_main_version(store, version, now, handle, default_tz) for version in found]
+
+
+def _adopt_main_version(store: Store, version: MainVersion, now: datetime, handle: str | None, tz: str) -> Adopted:
+    """A new agent at main's version (v1 of this home holds the same text, never approved: the numbers
+    stay main's), or an agent whose contract main changed moved to main's version."""
+    contract, namespace = version.contract, "team"
+    if contract.frontmatter.hz.scope != "team":
+        return Adopted(namespace, contract.name, None, "skipped: not a team contract with an id")
+    row = store.index.agent(contract.name, namespace)
+    if row is None:
+        first = version.version == 1
+        agent_id = create(
+            store, version.text, label=version.label, namespace=namespace, handle=handle,
+            origin=Origin("adopted", version.label), now=now, approve=first, default_tz=tz,
+        )  # fmt: skip
+        row = store.index.agent(contract.name, namespace)
+        if first or row is None:
+            return Adopted(namespace, contract.name, agent_id, "created")
+    elif row["state"] in ("retired", "proposed") or row["contract_fingerprint"] == contract.contract_fingerprint:
+        return Adopted(namespace, contract.name, row["id"], "unchanged")
+    number = record_main_version(
+        store, row, version.text, contract, version=version.version, commit=version.commit, now=now, default_tz=tz
+    )
+    return Adopted(namespace, contract.name, row["id"], f"v{number} from main")
 
 
 def _each_contract(

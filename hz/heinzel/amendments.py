@@ -3,7 +3,8 @@
 The rule that keeps an agent from granting itself permissions lives here, in code: an amendment the
 agent proposes that widens the frontmatter (`hz.heinzel.widening`) is recorded and refused at once with
 HZC050; the same text proposed by the user is an ordinary pending amendment. `hz approve` turns a
-pending amendment into the next version. The proposed text is kept in
+pending amendment into the next version. A team contract's versions come from main instead
+(`record_main_version`): the review there is the approval. The proposed text is kept in
 `<id>/contract/amendments/<amendment id>.prose.md`; the spine holds only its fingerprints.
 
 `propose(...)` takes an `append(kind, data)` callable so that it works both under the store's writer
@@ -140,6 +141,22 @@ def approve(
     with store.writer(row["id"], now=now) as writer:
         writer.append("contract.amended", data, now=now)
     return version
+
+
+def record_main_version(
+    store: Store, row: Row, text: str, contract: Any, *, version: int, commit: str, now: datetime, default_tz: str
+) -> int:
+    """A team contract's version as merged on main becomes this agent's version, with no `hz approve`:
+    review on main approved it. Numbered as on main (`hz.heinzel.main_versions`), or next after the
+    agent's own when this home went past that number (an earlier `hz approve` of a local amendment).
+    The amendment id names the commit, so where a version came from stays readable in the spine."""
+    number = max(version, int(row["contract_version"]) + 1)
+    store_version(store.agent_dir(row["id"]), number, text, contract)
+    data: dict[str, Any] = {"version": number, "amendment_id": f"main:{commit}", **facts(contract)}
+    data["next_due"] = next_due(contract, now, default_tz)
+    with store.writer(row["id"], now=now) as writer:
+        writer.append("contract.amended", data, now=now)
+    return number
 
 
 def decline(store: Store, row: Row, amendment_id: str, *, now: datetime) -> None:

@@ -1,9 +1,10 @@
-"""The team's `main` as the tick fetched it: where hz keeps it, and (for now) the fetch that brings it.
+"""The team's `main` as the tick fetched it, read where hz keeps it.
 
 With `[state]` in `hz.toml`, approved truth is the remote's `main`, not the member's checkout: a merge
 on the forge counts at the next tick, with no `git pull`. The tick fetches the remote's `main` into hz's
 own namespace (`refs/hz/sync/<remote>/heads/main`, `hz.gitstate.remote.TeamRemote.tracking`), never
-moving the member's branches; `contract:` inputs and the adoption of team contract versions read it there.
+moving the member's branches (`hz.review.sync`, the tick's one fetch); `contract:` inputs and the
+adoption of team contract versions read it there.
 
 Plain `git` processes and no pygit2 here: the adoption step runs on every tick, and an idle tick must
 stay light (tests/turn/test_idle.py).
@@ -27,6 +28,8 @@ BRANCHES = ("refs/heads/main", "refs/heads/master")
 
 def team_remote(root: Path, environ: Mapping[str, str]) -> TeamRemote | None:
     """The team remote of the repository's `[state]`, None without one (or with a broken `hz.toml`)."""
+    if not (root / "hz.toml").is_file():  # checked first: an idle tick without one loads no TOML parser
+        return None
     from hz.gitstate.settings import load_state_settings, read_hz_toml
 
     try:
@@ -50,29 +53,6 @@ def fetched_main(root: Path, environ: Mapping[str, str]) -> str | None:
         if commit is not None:
             return commit
     return None
-
-
-def fetch_main(root: Path, environ: Mapping[str, str]) -> str | None:
-    """Fetch the remote's `main` (else `master`) into hz's namespace; the commit now known, None when none.
-
-    TODO(R-branches): the tick's one fetch (`fetch_team`, /tmp/hz/api.md) brings `main` with the drafts
-    and `hz/state`; once it lands, the tick passes its main commit and this fetch goes.
-    An unreachable remote is no error here: the last fetched `main` stands (the claims report the remote).
-    """
-    from hz.gitstate.transport import TransportError
-
-    remote = team_remote(root, environ)
-    if remote is None:
-        return None
-    for branch in BRANCHES:
-        try:
-            remote.git.fetch(remote.remote, [f"+{branch}:{remote.tracking(branch)}"])
-        except TransportError as exc:
-            if "couldn't find remote ref" in exc.message:
-                continue
-            break
-        return _rev(root, remote.tracking(branch))
-    return fetched_main(root, environ)
 
 
 def _rev(root: Path, ref: str) -> str | None:

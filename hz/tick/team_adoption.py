@@ -1,14 +1,17 @@
-"""Each tick adopts the team contracts on the checked-out main that this home has no agent for yet.
+"""Each tick adopts the team contracts on the remote's main, as the tick's fetch brought it: new ones and new versions.
 
-Review on main is a team contract's approval (DESIGN.md, "Team operation"), so every member's tick and
-every Actions run (a fresh clone and an empty `$HZ_HOME`) adopt one with no `hz approve`. Only where
-the repository keeps team state (`[state]` in `hz.toml`): without it a team contract is its owner's
-alone, adopted by hand (`hz workflow migrate`).
+Review on main is a team contract's approval (DESIGN.md, "Team operation"): version n of a team
+contract is the n-th commit on main that moved its contract fingerprint, and every member's tick and
+every Actions run (a fresh clone and an empty `$HZ_HOME`) adopt it with no `hz approve`
+(`hz.heinzel.adopt.adopt_team_from_main`). Only where the repository keeps team state (`[state]` in
+`hz.toml`): without it a team contract is its owner's alone, adopted by hand (`hz workflow migrate`).
+Before the remote's main was ever fetched, the working tree's new team contracts are adopted at v1.
 
-An idle tick must stay cheap, so contracts are loaded only when the files changed since this home last
-looked: the names, sizes and modification times of `hz.toml` and `workflows/*` make a stamp, kept for
-each repository as one line of `$HZ_HOME/team-contracts.seen`. An unchanged repository costs a listing
-of one folder, a few stats and the read of that small file; plain `os` here, nothing heavy imported.
+An idle tick must stay cheap, so contracts are loaded only when something changed since this home last
+looked: the names, sizes and modification times of `hz.toml` and `workflows/*`, and the commit of the
+fetched main, make a stamp, kept for each repository as one line of `$HZ_HOME/team-contracts.seen`.
+An unchanged repository costs a listing of one folder, a few stats, one `git rev-parse` where there
+is team state, and the read of that small file; nothing heavy imported.
 """
 
 from __future__ import annotations
@@ -40,34 +43,49 @@ def stamp(root: Path) -> str:
     return ";".join(parts)
 
 
-def adopt_new_team_contracts(store: Any, root: Path, environ: Mapping[str, str], now: datetime) -> list[str]:
-    """Adopt what changed since this home last looked; the errors met (a tick reports them, and looks again)."""
+def adopt_new_team_contracts(
+    store: Any, root: Path, environ: Mapping[str, str], now: datetime, main: str | None = None
+) -> list[str]:
+    """Adopt what changed since this home last looked; the errors met (a tick reports them, and looks again).
+
+    `main` is the commit of the remote's main the tick's fetch brought (hz.review.sync.TeamView.main);
+    without it, the copy hz's last fetch left is read."""
     current = stamp(root)
     if not current:
         return []
+    if main is None:
+        from hz.sources.team_main import fetched_main
+
+        main = fetched_main(root, environ)
+    if main is not None:
+        current += f";main:{main}"
     seen = Path(store.root).parent / SEEN
     line = f"{root}\t{current}"
     lines = _lines(seen)
     if line in lines:
         return []
-    errors = _adopt(store, root, environ, now)
+    errors = _adopt(store, root, environ, now, main)
     if not errors:  # remembered only once adopted: a failure is tried again next tick
         kept = [kept for kept in lines if kept.split("\t", 1)[0] != str(root)]
         _write(seen, [*kept, line])
     return errors
 
 
-def _adopt(store: Any, root: Path, environ: Mapping[str, str], now: datetime) -> list[str]:
+def _adopt(store: Any, root: Path, environ: Mapping[str, str], now: datetime, main: str | None) -> list[str]:
     from hz.config import load_user_config
     from hz.errors import HzError
-    from hz.heinzel.adopt import adopt_team
+    from hz.heinzel.adopt import adopt_team, adopt_team_from_main
     from hz.tick.team import configured
 
     try:
         if not configured(root):
             return []
         config = load_user_config(environ)
-        adopt_team(store, root, now=now, handle=config.handle, environ=environ, default_tz=config.timezone or "UTC")
+        handle, tz = config.handle, config.timezone or "UTC"
+        if main is not None:
+            adopt_team_from_main(store, root, main, now=now, handle=handle, default_tz=tz)
+        else:
+            adopt_team(store, root, now=now, handle=handle, environ=environ, default_tz=tz)
     except HzError as exc:  # e.g. two ticks of one home adopting at once: the other one created it
         return [exc.message]
     return []

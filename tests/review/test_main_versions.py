@@ -1,0 +1,100 @@
+"""Team contracts are approved on `main` (issue 11, finding 4 "Approving twice").
+
+Version n of a team contract is the n-th commit on `main` that moved its contract fingerprint. Every
+member's tick and every Actions run adopts it from the remote's main as the tick fetched it, with no
+`hz approve` and no `git pull`: the review of the pull request was the approval. An amendment an agent
+proposes to a team contract is still refused with HZC050 when it widens the contract.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from hz.heinzel.amendments import propose
+from hz.heinzel.main_versions import versions_on_main
+from hz.session.store import Store
+from tests.turn.team_harness import Member, actions_run, hourly, seed_remote
+from tests.turn.test_late_runner import CONTRACT_ID
+from tests.turn.test_team import git
+
+SLOT = datetime(2026, 10, 26, 11, 0, tzinfo=UTC)
+GOAL = "The team's pulse is drafted every hour."
+
+
+def merge_on_remote(tmp_path: Path, bare: Path, name: str, edit: tuple[str, str]) -> str:
+    """A reviewer's clone changes the contract on a branch and merges it into main (`--no-ff`), then pushes;
+    the merge commit."""
+    clone = tmp_path / f"reviewer-{name}"
+    git("clone", "-q", str(bare), str(clone))
+    path = clone / "workflows" / "team-pulse.prose.md"
+    git("checkout", "-q", "-b", name, cwd=clone)
+    path.write_text(path.read_text().replace(*edit))
+    git("-c", "user.name=Rae", "-c", "user.email=rae@example.org", "commit", "-q", "-am", name, cwd=clone)
+    git("checkout", "-q", "main", cwd=clone)
+    git("-c", "user.name=Rae", "-c", "user.email=rae@example.org", "merge", "-q", "--no-ff", "-m", f"Merge {name}",
+        name, cwd=clone)  # fmt: skip
+    git("push", "-q", "origin", "main", cwd=clone)
+    return git("rev-parse", "HEAD", cwd=clone)
+
+
+def agent(environ: dict[str, str]) -> dict[str, Any]:
+    """The member's team-pulse agent as its home's index has it, with its amendments."""
+    with Store.from_environ(environ) as store:
+        row = store.index.agent("team-pulse", "team")
+        assert row is not None
+        amendments = [dict(a) for a in store.index.amendments(row["id"])]
+        return {**dict(row), "amendments": amendments}
+
+
+def test_both_members_adopt_the_merged_version_with_no_hz_approve(tmp_path: Path) -> None:
+    bare = tmp_path / "team.git"
+    git("init", "-q", "--bare", str(bare))
+    seed_remote(tmp_path, bare, str(bare), hourly("@priya", ["@omar"]))
+    priya, omar = Member.join(tmp_path, "priya", str(bare)), Member.join(tmp_path, "omar", str(bare))
+    priya.tick(SLOT - timedelta(hours=2))
+    omar.tick(SLOT - timedelta(hours=2))
+    assert agent(priya.environ)["contract_version"] == agent(omar.environ)["contract_version"] == 1
+
+    merge = merge_on_remote(tmp_path, bare, "goal", (GOAL, "The team's pulse is drafted every hour, with links."))
+    wording = merge_on_remote(tmp_path, bare, "wording", ("Material: what moved.", "Material: what moved. "))
+    assert versions_on_main(bare, git("--git-dir", str(bare), "rev-parse", "main"))  # readable from a bare repo
+    for member in (priya, omar):  # nobody pulls, nobody approves
+        member.tick(SLOT + timedelta(minutes=20))
+        seen = agent(member.environ)
+        assert seen["contract_version"] == 2, member.name
+        assert [a["status"] for a in seen["amendments"]] == []  # nothing waits for hz approve
+        assert git("rev-parse", "main", cwd=member.clone) != wording  # the member's own main never moved
+    with Store.from_environ(priya.environ) as store:
+        versions = [dict(r) for r in store.index.db.execute("SELECT * FROM versions ORDER BY version")]
+    assert [v["version"] for v in versions] == [1, 2]
+    assert versions[1]["amendment_id"] == f"main:{merge}"  # the merge commit moved the fingerprint, not the wording
+
+    # an Actions run from a fresh clone starts at main's version too
+    clone, environ = actions_run(tmp_path, str(bare), 7)
+    fresh = Member("actions-7", clone, environ)
+    fresh.tick(SLOT + timedelta(minutes=25))
+    assert agent(environ)["contract_version"] == 2
+    assert agent(environ)["state"] != "proposed"
+
+
+def test_an_agent_may_not_widen_a_team_contract_that_main_approved(tmp_path: Path) -> None:
+    bare = tmp_path / "team.git"
+    git("init", "-q", "--bare", str(bare))
+    seed_remote(tmp_path, bare, str(bare), hourly("@priya", ["@omar"]))
+    priya = Member.join(tmp_path, "priya", str(bare))
+    priya.tick(SLOT - timedelta(hours=2))
+    with Store.from_environ(priya.environ) as store:
+        row = store.index.agent("team-pulse", "team")
+        assert row is not None
+        text = (store.agent_dir(row["id"]) / "contract" / "v1.prose.md").read_text()
+        wider = text.replace('schedule: "0 * * * *"', 'schedule: "*/5 * * * *"')
+        assert wider != text
+        events: list[tuple[str, dict[str, Any]]] = []
+        refused = propose(lambda kind, data: events.append((kind, data)), store.agent_dir(row["id"]),
+                          base_version=1, namespace="team", text=wider, by="agent")  # fmt: skip
+    assert refused.refusal is not None and refused.refusal.code == "HZC050"
+    assert [kind for kind, _ in events] == ["amendment.proposed", "amendment.refused"]
+    review = f"refs/heads/hz/draft/{CONTRACT_ID}/contract"
+    assert git("--git-dir", str(bare), "for-each-ref", review) == ""  # never offered for review

@@ -31,6 +31,9 @@ if TYPE_CHECKING:
 
 ACTIONS: tuple[str, ...] = get_args(PublishAction)
 _ASSET = re.compile(ASSET)
+_ISSUE = re.compile(
+    r"^github:(?P<repo>[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)(?:#|/issues/|/pull/)(?P<number>[1-9][0-9]{0,9})$"
+)
 
 
 class PublishError(HzError):
@@ -110,7 +113,6 @@ class Job:
     key: str
     action: str
     target: str  # as the contract wrote it, `{slot}` filled
-    ref: str  # receipt-grade: `github:acme/site/issues/12`
     text: str
 
     @property
@@ -148,7 +150,7 @@ def _run_one(ctx: PublishContext, publish: Publish) -> PublishResult:
     ref = target_ref(publish.action, target)
     if key in ctx.done:
         return PublishResult(key, publish.action, ref, "recorded")
-    job = Job(key, publish.action, target, ref, ctx.text)
+    job = Job(key, publish.action, target, ctx.text)
     try:
         written, content = _action(publish.action)(ctx, job)
         ctx.record(
@@ -193,21 +195,14 @@ def fill_target(target: str, draft_key: str) -> str:
 
 
 def target_ref(action: str, target: str) -> str:
-    """The target as a receipt may hold it (`<scheme>:<path>`, no blanks, no `#`), or a hash when it cannot."""
+    """The target as a receipt may hold it (`<scheme>:<path>`, no blanks, no `#`), or a hash when it cannot;
+    never an error, so a malformed target is reported by its action, beside the others."""
     scheme, _, rest = target.partition(":")
-    if action == "github.issue.comment":
-        repo, number = github_issue(target)
-        ref = f"github:{repo}/issues/{number}"
-    else:
-        ref = f"{scheme}:{rest}"
+    issue = _ISSUE.match(target) if action == "github.issue.comment" else None
+    ref = f"github:{issue['repo']}/issues/{issue['number']}" if issue else f"{scheme}:{rest}"
     if _ASSET.fullmatch(ref) and len(ref) <= 200:
         return ref
     return f"{scheme or 'publish'}:h-{fingerprint(target)[7:47]}"
-
-
-_ISSUE = re.compile(
-    r"^github:(?P<repo>[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)(?:#|/issues/|/pull/)(?P<number>[1-9][0-9]{0,9})$"
-)
 
 
 def github_issue(target: str) -> tuple[str, int]:

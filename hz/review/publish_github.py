@@ -20,13 +20,13 @@ MAX_COMMENT = 65536  # GitHub's limit on an issue comment's body, in characters
 
 
 def issue_comment(ctx: PublishContext, job: Job) -> tuple[bool, str]:
+    repo, number = github_issue(job.target)
     forge = ctx.forge
     if forge is None:
         raise PublishError(
             f"no forge to comment on {job.target} with",
             hint="set GITHUB_TOKEN (and HZ_GITHUB_API for GitHub Enterprise) where the tick runs",
         )
-    repo, number = github_issue(job.target)
     same_repository(forge, repo, job.target)
     body = comment_body(job)
     check_size(job, body, MAX_COMMENT, "a GitHub comment")

@@ -112,24 +112,26 @@ def test_a_branch_pushed_before_a_crash_gets_its_pull_request_on_the_retry(
     assert len(branches(bare)) == 1
 
 
-class KillingForge(FakeForge):
-    """Kills `victim` once a comment is stored, before the answer leaves: the writer never hears back."""
+def kill_on_comment(fake: FakeForge, victim: list[int]) -> None:
+    """Kill `victim[0]` once the fake has stored a comment, before the answer leaves: the writer never hears back."""
+    answer = fake.api.answer
 
-    victim: int = 0
-
-    def answer(
-        self, method: str, target: str, headers: dict[str, str], raw: bytes
+    def answer_then_kill(
+        method: str, target: str, headers: dict[str, str], raw: bytes
     ) -> tuple[int, dict[str, str], bytes]:
-        reply = super().answer(method, target, headers, raw)
-        if method == "POST" and target.endswith("/comments") and self.victim:
-            os.kill(self.victim, signal.SIGKILL)
-            self.victim = 0
+        reply = answer(method, target, headers, raw)
+        if method == "POST" and target.endswith("/comments") and victim:
+            os.kill(victim.pop(), signal.SIGKILL)
         return reply
+
+    fake.api.answer = answer_then_kill  # type: ignore[method-assign]
 
 
 def test_kill_9_between_the_comment_and_its_receipt_leaves_one_comment_and_one_receipt(tmp_path: Path) -> None:
     bare, clone = team_repo(tmp_path)
-    with KillingForge(bare) as fake:
+    victim: list[int] = []
+    with FakeForge(bare) as fake:
+        kill_on_comment(fake, victim)
         issue = fake.open_issue("weekly status")
         target = f"github:team/hz-team#{issue}"
         args = tmp_path / "args.json"
@@ -139,7 +141,7 @@ def test_kill_9_between_the_comment_and_its_receipt_leaves_one_comment_and_one_r
         }))  # fmt: skip
         command = [sys.executable, "-m", "tests.review.publish_child", str(args)]
         child = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL)
-        fake.victim = child.pid
+        victim.append(child.pid)
         assert child.wait(timeout=60) == -signal.SIGKILL
         assert len(fake.comments(issue)) == 1 and Outbox(tmp_path / "ob").events() == []
         rerun = subprocess.run(command, cwd=ROOT, capture_output=True, timeout=60, check=True)

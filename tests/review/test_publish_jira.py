@@ -90,6 +90,15 @@ def test_one_failing_publish_is_reported_the_others_run_and_it_is_retried() -> N
         assert len(jira.comments("PLAT-7")) == 1 and len(jira.comments("PLAT-8")) == 1
 
 
+def test_a_malformed_target_fails_alone() -> None:
+    with serve_jira(FakeJira(issues={"PLAT-7": []})) as jira:
+        broken = Spec("github.issue.comment", "report", "github:acme")
+        results = run_publishes(context(jira, [], broken))
+        assert [r.status for r in results] == ["written", "failed"] and "names no GitHub issue" in (
+            results[1].error or ""
+        )
+
+
 def test_refusals_are_clear_and_never_name_the_token() -> None:
     with serve_jira(FakeJira(issues={"PLAT-7": []}, token="other")) as jira:
         (result,) = run_publishes(context(jira, []))

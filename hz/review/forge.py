@@ -138,4 +138,5 @@ def _remote_url(root: Path, remote: str) -> str | None:
         ["git", "-C", str(root), "config", "--get", f"remote.{remote}.url"],
         capture_output=True, text=True, env=git_env(), check=False,
     )  # fmt: skip
-    return done.stdout.strip() or None if done.returncode == 0 else None
+    url = done.stdout.strip() if done.returncode == 0 else ""
+    return url or None

@@ -18,15 +18,13 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import re
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
-from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING, Any
 
+from hz.review.forge_limits import rate_limit
 from hz.review.forge_types import ForgeError
 from hz.secrets import Secrets
 
@@ -38,7 +36,6 @@ MAX_WAIT_S = 15.0  # the most one request waits for rate limits in all, before i
 MAX_ATTEMPTS = 4
 MAX_PAGES = 100  # 10,000 comments at 100 a page: more is not a thread a publish marker hides in
 CACHE_ENTRIES = 512
-_INT = re.compile(r"\s*(-?\d{1,15})\s*")
 _TOKEN_HINT = "set GITHUB_TOKEN to a token that may read and write pull requests and issues of {repo}"
 
 # url -> (etag, body, next page); keyed with a digest of the token too, since what a token may see differs
@@ -230,50 +227,3 @@ class Transport:
         """A URL for a message: the path on the API, no query, scrubbed."""
         path = url.removeprefix(self.base).split("?", 1)[0] or "/"
         return self.secrets.scrub(path)
-
-
-def rate_limit(response: httpx.Response, now: float) -> tuple[float | None, str] | None:
-    """None when `response` is no rate-limit answer; else the seconds to wait (None: too long or unknown)
-    and a phrase saying when to try again."""
-    status = response.status_code
-    if status not in (403, 429):
-        return None
-    headers = response.headers
-    retry_after = headers.get("retry-after")
-    if retry_after is not None:  # the secondary limit
-        seconds = retry_seconds(retry_after, now)
-        return seconds, "try again in a minute or more" if seconds is None else f"retry after {seconds:.0f} s"
-    if headers.get("x-ratelimit-remaining", "").strip() == "0":  # the primary limit
-        reset = _integer(headers.get("x-ratelimit-reset"))
-        if reset is None:
-            return None, "it resets within the hour"
-        return max(0.0, reset - now), f"it resets at {_at(reset)}"
-    if status == 429 or "secondary rate limit" in response.text.lower():
-        return None, "GitHub asks to wait at least a minute"  # its documented rule without a Retry-After
-    return None  # a plain 403: forbidden
-
-
-def retry_seconds(value: str, now: float) -> float | None:
-    """`Retry-After` in seconds from now: a number (negative counts as 0) or an HTTP date; None if garbled."""
-    number = _integer(value)
-    if number is not None:
-        return float(max(0, number))
-    try:
-        moment = parsedate_to_datetime(value.strip())
-    except (TypeError, ValueError, IndexError, OverflowError):
-        return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return max(0.0, moment.timestamp() - now)
-
-
-def _integer(value: str | None) -> int | None:
-    found = _INT.fullmatch(value or "")
-    return int(found.group(1)) if found else None
-
-
-def _at(epoch: int) -> str:
-    try:
-        return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-    except (OverflowError, OSError, ValueError):
-        return "a time GitHub did not say clearly"

@@ -12,7 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hz.review.forge import ForgeError
-from hz.review.forge_http import MAX_WAIT_S, rate_limit, retry_seconds
+from hz.review.forge_http import MAX_WAIT_S
+from hz.review.forge_limits import rate_limit, retry_seconds
 from tests.review.conftest import DRAFT, Rig
 from tests.review.fake_forge import TOKEN
 

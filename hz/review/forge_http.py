@@ -65,7 +65,7 @@ for _name in ("httpx", "httpcore.connection", "httpcore.http11", "httpcore.http2
 @dataclass(frozen=True)
 class Reply:
     status: int
-    data: Any  # the parsed JSON body (scrubbed), None for an empty one
+    data: Any  # the parsed JSON body (scrubbed), None for an empty one; shared with the ETag cache: read only
     next_url: str | None = None
 
 
@@ -198,7 +198,8 @@ class Transport:
         parts: list[str] = []
         if isinstance(data, dict):
             parts.append(str(data.get("message") or ""))
-            for error in data.get("errors") or []:
+            errors = data.get("errors")
+            for error in errors if isinstance(errors, list) else []:
                 if isinstance(error, dict):  # `{"field": "head", "code": "invalid"}` when there is no message
                     said = error.get("message") or " ".join(str(error[k]) for k in ("field", "code") if error.get(k))
                     parts.append(str(said))

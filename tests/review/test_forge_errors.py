@@ -193,6 +193,13 @@ def test_an_unreachable_forge_is_a_clear_error(github: Rig) -> None:
         github.forge.pull_for_branch(DRAFT)
 
 
+@pytest.mark.parametrize("body", [{"message": "Nope", "errors": 5}, {"errors": {"a": 1}}, [1, 2], "text", None])
+def test_an_error_answer_of_any_shape_is_a_forge_error(github: Rig, body: object) -> None:
+    github.fake.fail(422, body=body)
+    with pytest.raises(ForgeError, match="422"):
+        github.forge.close_pull(1)
+
+
 def test_a_pull_request_for_a_missing_branch_names_the_field(github: Rig) -> None:
     with pytest.raises(ForgeError, match=r"Validation Failed; head invalid"):
         github.forge.upsert_pull("hz/draft/gone/x", base="main", title="T", body="B", labels=(), reviewers=())

@@ -92,8 +92,8 @@ class PublishContext:
     forge: PublishForge | None = None  # None: no forge; files go to a branch alone
     environ: Mapping[str, str] = field(default_factory=dict)  # HZ_JIRA_BASE, JIRA_TOKEN, …
     done: frozenset[str] = frozenset()
-    remote: str = "origin"
-    main: str | None = None  # the fetched main commit (TeamView); None: fetched here when a file needs it
+    remote: str | None = None  # None: the `[state]` remote of hz.toml, else origin
+    main: str | None = None  # main's commit (TeamView.main); None: hz's copy from the tick's fetch, else fetched
     base: str = "main"
 
 

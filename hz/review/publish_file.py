@@ -7,6 +7,7 @@ hz never writes `main` itself (humans merge there), so a file publish is a commi
 With a forge, a pull request of that branch carries the hidden marker in its body. Without one the
 branch alone is the publish, reviewed and merged like any branch (`github.pull.create` needs a forge).
 
+Onto main as the tick's fetch left it (`PublishContext.main`, else hz's copy of it, else fetched now).
 Found before anything is written, in this order: the branch's pull request with the marker, the
 branch with the trailer (a pull request missing for it is opened then), or `main` already holding the
 exact text at the path (a merged and deleted publish branch, or the draft's own merge wrote it).
@@ -61,7 +62,7 @@ def _through_branch(ctx: PublishContext, job: Job, path: str) -> tuple[bool, str
         if job.marker in pull.body:
             return False, job.text
         raise PublishError(f"pull request #{pull.number} of {branch} is not this publish's (no marker in its body)")
-    remote = TeamRemote(ctx.root, ctx.remote, ctx.environ)
+    remote = _remote(ctx)
     ref = f"refs/heads/{branch}"
     wrote = False
     tip = remote.tips([ref])[ref]
@@ -84,7 +85,8 @@ def _through_branch(ctx: PublishContext, job: Job, path: str) -> tuple[bool, str
 def _push(ctx: PublishContext, job: Job, remote: TeamRemote, ref: str, path: str) -> tuple[str | None, bool]:
     """Push the publish commit as a new branch: (its tip, whether this push made it), or (None, False)
     when `main` already has the text at `path`."""
-    main = ctx.main or remote.current(f"refs/heads/{ctx.base}")
+    base = f"refs/heads/{ctx.base}"
+    main = ctx.main or objects.resolve(remote.repo, remote.tracking(base)) or remote.current(base)
     if main is None:
         raise PublishError(f"the remote {remote.label} has no branch {ctx.base} to publish onto")
     repo = remote.repo
@@ -105,6 +107,14 @@ def _push(ctx: PublishContext, job: Job, remote: TeamRemote, ref: str, path: str
                            hint="hz tries again at the next tick")  # fmt: skip
     remote.bring({ref: tip})
     return tip, False
+
+
+def _remote(ctx: PublishContext) -> TeamRemote:
+    from hz.review.sync import team_remote
+
+    if ctx.remote is not None:
+        return TeamRemote(ctx.root, ctx.remote, ctx.environ)
+    return team_remote(ctx.root, ctx.environ) or TeamRemote(ctx.root, "origin", ctx.environ)
 
 
 def _blob_at(repo: Any, tree: Any, path: str) -> bytes | None:

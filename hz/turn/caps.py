@@ -27,6 +27,7 @@ class Caps:
     spent_today_usd: float  # all of the user's agents, reservations included
     agent_spent_today_usd: float = 0.0  # this agent today, what the contract's cap is counted against
     turn_spent_usd: float = 0.0  # this turn's earlier requests (a turn resumed after a crash)
+    over_reported: bool = False  # the runner's endpoint over-reported today: it makes no request until tomorrow
 
 
 @dataclass(frozen=True)
@@ -62,6 +63,8 @@ def decide(caps: Caps, worst_case_usd: float) -> CapDecision:
     budget = rooms[binding]
     # A free runner (worst case 0) may run even when the day's money is gone: it spends nothing.
     allowed = worst_case_usd <= budget if worst_case_usd > 0 else True
+    if caps.over_reported and worst_case_usd > 0:
+        return CapDecision(False, 0.0, "over-reported", worst_case_usd)
     return CapDecision(allowed, budget, binding, worst_case_usd, *scopes[binding])
 
 
@@ -79,9 +82,17 @@ def caps_now(plan: Any, deps: Any, events: Any, turn: str | None, *, contract: b
     if deps.ledger is not None:
         from hz.spend.gate import utc_day
 
-        spent = deps.ledger.spent(agent=plan.agent_id, turn=turn or "", day=utc_day(now))
+        day = utc_day(now)
+        spent = deps.ledger.spent(agent=plan.agent_id, turn=turn or "", day=day)
+        flagged = deps.ledger.runner_flagged(str(getattr(deps.runner, "name", "")), day)
         return Caps(
-            contract_usd, settings.max_usd, settings.max_usd_per_day, spent.day_usd, spent.agent_usd, spent.turn_usd
+            contract_usd,
+            settings.max_usd,
+            settings.max_usd_per_day,
+            spent.day_usd,
+            spent.agent_usd,
+            spent.turn_usd,
+            flagged,
         )
     agent_spent = history.spent_since(events, now.replace(hour=0, minute=0, second=0, microsecond=0))
     return Caps(contract_usd, settings.max_usd, settings.max_usd_per_day, deps.spent_today(), agent_spent)

@@ -25,10 +25,13 @@ DRAFT = {
 
 
 class OpenAIServer:
-    def __init__(self, *, completion_tokens: int, prompt_tokens: int = 100, over_report: int = 0) -> None:
+    def __init__(
+        self, *, completion_tokens: int, prompt_tokens: int = 100, over_report: int = 0, usage: bool = True
+    ) -> None:
         self.completion_tokens = completion_tokens
+        self.usage = usage  # False: the answer has no `usage` at all
         self.prompt_tokens = prompt_tokens
-        self.over_report = over_report  # tokens reported beyond what the request allowed
+        self.over_report = over_report  # output tokens reported beyond the request's max_tokens
         self.asked: list[int | None] = []  # each request's max_tokens, in arrival order
         self.arrived = threading.Semaphore(0)
         self.release = threading.Event()
@@ -71,9 +74,10 @@ class OpenAIServer:
         tool = next(t["function"]["name"] for t in body["tools"] if t["function"]["name"].startswith("final_result"))
         asked = body.get("max_tokens", body.get("max_completion_tokens"))
         completion = self.completion_tokens if asked is None else min(self.completion_tokens, int(asked))
-        completion += self.over_report
+        if self.over_report:  # more than the request allowed, whatever it was
+            completion = (int(asked) if asked is not None else self.completion_tokens) + self.over_report
         call = {"id": "call_1", "type": "function", "function": {"name": tool, "arguments": json.dumps(DRAFT)}}
-        return {
+        answer: dict[str, Any] = {
             "id": "chatcmpl-1",
             "object": "chat.completion",
             "created": 1764400000,
@@ -91,6 +95,9 @@ class OpenAIServer:
                 "total_tokens": self.prompt_tokens + completion,
             },
         }
+        if not self.usage:
+            del answer["usage"]
+        return answer
 
 
 @contextmanager

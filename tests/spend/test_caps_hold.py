@@ -101,3 +101,31 @@ def test_a_tick_killed_right_after_the_reply_leaves_that_request_counted(repo: P
         assert "resumed -> drafted" in resumed.stdout, resumed.stdout + resumed.stderr
         assert len(server.asked) == 2
         assert abs(ledger_total() - billed(server)) < 1e-6 and billed(server) > 0.6
+
+
+def test_an_endpoint_that_over_reports_is_flagged_and_its_runner_waits_for_tomorrow(repo: Path) -> None:
+    from hz.commands.tick import render_report
+    from hz.tick.daemon import tick
+
+    with serving(completion_tokens=1_000, over_report=5_000) as server:
+        configure(server, "max_usd = 1.0\nmax_usd_per_day = 5.0")
+        for name in ("a-note", "b-note"):
+            adopt(contract_text(name, target=f"file:{name}-{{{{slot:%G-W%V}}}}.md"), now=MONDAY)
+        lines = render_report(tick(root=repo, now=MONDAY))
+        assert len(server.asked) == 1, lines  # no further request to that runner today
+        assert lines[0].startswith("a-note: started -> drafted 0.39 USD; flagged: the endpoint reported more")
+        assert lines[1].startswith("b-note: skipped -> cap: over-reported: "), lines  # no turn was started
+        assert abs(ledger_total() - 0.39) < 1e-9  # recorded as reported, past the output limit asked for
+
+
+def test_an_endpoint_that_sends_no_usage_is_charged_its_reservation_and_flagged(repo: Path) -> None:
+    from hz.commands.tick import render_report
+    from hz.tick.daemon import tick
+
+    with serving(completion_tokens=1_000, usage=False) as server:
+        configure(server, "max_usd = 1.0\nmax_usd_per_day = 5.0")
+        agent = adopt(contract_text(), now=MONDAY)
+        (line,) = render_report(tick(root=repo, now=MONDAY))
+        assert line.endswith("; flagged: the endpoint sent no usage; the request's reservation is counted as spent")
+        assert recorded(agent) > 0.3  # never recorded as free
+        assert abs(ledger_total() - recorded(agent)) < 1e-9

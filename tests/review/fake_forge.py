@@ -17,7 +17,9 @@ and acts as the user `login` (the author of the pull requests it opens, the merg
 Attributes: `url` (the API base), `environ`, `bare`, `owner`, `repo`, `full_name`, `requests` (every
 request answered: `Seen(method, path, status, conditional)`, path with query), `remaining` (the primary
 rate limit left; 304s do not spend it), `unrequestable` (a set of logins a review cannot be requested
-from: 422, as for a non-collaborator; the author is always refused).
+from: 422, as for a non-collaborator; the author is always refused), `before_reply` (None, or a function
+called with each request's `Seen` after the fake acted on it and before the answer is sent: to kill the
+client between a write and its answer, say).
 
 What a reviewer does on the web, done at once on the bare repository with git plumbing (`git merge-tree
 --write-tree`, `commit-tree`, `update-ref` with the old value), committer `GitHub <noreply@github.com>`:
@@ -58,7 +60,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from http.server import ThreadingHTTPServer
 from pathlib import Path
 from types import TracebackType
@@ -88,6 +90,7 @@ class FakeForge:
         self.requests: list[Seen] = []
         self.remaining = LIMIT
         self.unrequestable: set[str] = set()
+        self.before_reply: Callable[[Seen], None] | None = None
         self.issues: dict[int, Issue] = {}
         self.threads: dict[int, list[dict[str, Any]]] = {}
         self.faults: list[Fault] = []

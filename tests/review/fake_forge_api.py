@@ -298,8 +298,11 @@ class Api:
         conditional = "if-none-match" in headers
         with self.fake.lock:
             status, out_headers, body = self._answer(method, parts.path, parse_qs(parts.query), headers, raw, target)
-            self.fake.requests.append(Seen(method, target, status, conditional))
-            return status, out_headers, body
+            seen = Seen(method, target, status, conditional)
+            self.fake.requests.append(seen)
+        if self.fake.before_reply is not None:  # outside the lock: a hook may kill, wait or ask the fake
+            self.fake.before_reply(seen)
+        return status, out_headers, body
 
     def _answer(
         self, method: str, path: str, query: dict[str, list[str]], headers: dict[str, str], raw: bytes, target: str

@@ -137,3 +137,15 @@ def test_pages_carry_link_headers(fake: FakeForge) -> None:
     assert [c["body"] for c in answer.json()] == ["c0", "c1"]
     assert answer.links["next"]["url"].endswith("per_page=2&page=2") and answer.links["last"]["url"].endswith("page=3")
     assert int(answer.headers["x-ratelimit-remaining"]) < 5000 and answer.headers["etag"].startswith('W/"')
+
+
+def test_before_reply_sees_each_request_after_it_acted(fake: FakeForge) -> None:
+    issue = fake.open_issue("x")
+    stored: list[int] = []
+    fake.before_reply = lambda seen: stored.append(len(fake.comments(issue))) if seen.method == "POST" else None
+    answer = httpx.post(
+        f"{fake.url}/repos/{fake.full_name}/issues/{issue}/comments",
+        headers={"Authorization": f"Bearer {fake.token}"},
+        json={"body": "hello"},
+    )
+    assert answer.status_code == 201 and stored == [1]

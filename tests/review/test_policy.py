@@ -147,3 +147,40 @@ def test_any_bytes_are_policies_or_a_problem_never_a_crash(raw: bytes) -> None:
     assert parsed.problem is None or parsed.policies == {}
     if parsed.problem is not None:
         parsed.refusal("p", contract="team:w", owner="@a", action="a.b", scope="team", target="t:x", now=NOW)
+
+
+@dataclass(frozen=True)
+class Full:
+    action: str
+    output: str
+    target: str
+    auto_approve: str | None = None
+
+
+def test_a_granted_publish_runs_before_the_merge_and_not_again_after_it() -> None:
+    """The grant covers that one publish, on the draft's text; the approval later runs only the others."""
+    from hz.gitstate.events import PublishDone
+    from hz.review.publish import PublishContext, run_publishes
+    from tests.review.fake_jira import FakeJira, serve_jira
+
+    text = POLICY.format(scope="jira:acme/*", expires="2026-12-31").replace(
+        "github.issue.comment", "jira.issue.comment"
+    )
+    publishes = [Full("jira.issue.comment", "report", "jira:acme/PLAT-7", "weekly-comment"),
+                 Full("jira.issue.comment", "report", "jira:acme/PLAT-8")]  # fmt: skip
+    draft = f"{ID}@v1@2026-12-01T02:00Z@state:reports/w.md"
+    with serve_jira(FakeJira(issues={"PLAT-7": [], "PLAT-8": []})) as jira:
+        early = granted(publishes, ASKER, parse_policies(text.encode()), now=NOW, first_after_change=False,
+                        correction=False)  # fmt: skip
+        assert early == publishes[:1]
+        recorded: list[PublishDone] = []
+
+        def ctx(specs: list[Full], body: str) -> PublishContext:
+            done = frozenset(r.key for r in recorded)
+            environ = {"HZ_JIRA_BASE": jira.url}
+            return PublishContext(Path("."), draft, "report", body, specs, recorded.append, environ=environ, done=done)
+
+        assert [r.status for r in run_publishes(ctx(early, "as drafted"))] == ["written"]  # placed: no merge yet
+        after = run_publishes(ctx(publishes, "as merged, edited"))  # the approval, later
+        assert [r.status for r in after] == ["recorded", "written"]
+        assert "as drafted" in jira.texts("PLAT-7")[0] and "as merged, edited" in jira.texts("PLAT-8")[0]

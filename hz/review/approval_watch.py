@@ -192,13 +192,15 @@ class Main:
         return next(iter(listed.split()), self.tip)
 
     def base_at(self, moment: datetime) -> str | None:
-        """main as it stood at `moment` (the base of a draft whose own commit is gone)."""
+        """main as it stood at `moment` (the base of a draft whose own commit is gone); None when main's
+        history starts later (clocks disagree): the draft's file is then taken as absent before it."""
         listed = self.git("rev-list", "-1", "--first-parent", f"--before={format_utc(moment)}", self.tip, "--")
         return listed.strip() or None
 
-    def first_change(self, base: str, path: str) -> str:
+    def first_change(self, base: str | None, path: str) -> str:
         """The first commit of main's first-parent line after `base` that changed `path` (else main's tip)."""
-        listed = self.git("rev-list", "--first-parent", "--reverse", f"{base}..{self.tip}", "--", path)
+        span = f"{base}..{self.tip}" if base is not None else self.tip
+        listed = self.git("rev-list", "--first-parent", "--reverse", span, "--", path)
         return next(iter(listed.split()), self.tip)
 
     def committer(self, commit: str) -> str:
@@ -285,8 +287,8 @@ class Judge:
             return self._approved(on_main or self.main.merge_point(named[0]), draft, named[0], pull)
         base = self._base(draft)
         branch_gone = carrier is None
-        changed = base is not None and self.main.file_at(self.main.tip, self.path) != self.main.file_at(base, self.path)
-        if base is not None and changed and (branch_gone or merged):
+        changed = self.main.file_at(self.main.tip, self.path) != self.main.file_at(base, self.path)
+        if changed and (branch_gone or merged):
             return self._approved(on_main or self.main.first_change(base, self.path), draft, None, pull)
         if (pull is not None and pull.state == "closed" and not merged) or branch_gone:
             return self._rejected()

@@ -141,6 +141,7 @@ def tick(
         # team contracts on main this home has no agent for yet (an Actions run's empty home included)
         adopting = [] if root is None else adopt_new_team_contracts(store, root, environ, moment)
         errors += [{"agent": "adoption", "action": "error", "error": error} for error in adopting]
+        errors += _settle_drafts(fetched, environ, moment)
         work = pending(store.index, moment, root, store.root)
         if work.empty() and not outbox_waiting(root, store.root.parent):
             return TickReport(moment, woken=errors)
@@ -151,6 +152,17 @@ def tick(
         report = run_tick(store, work, root=root, environ=environ, now=moment, runner=runner, tools=tools, fetched=team)
         report.woken[:0] = errors
         return report
+
+
+def _settle_drafts(fetched: Any, environ: Mapping[str, str], now: datetime) -> list[dict[str, Any]]:
+    """What became of the team's pending drafts, recorded on hz/state by whoever sees it first, before any
+    agent works and whether or not one is due (approval is bookkeeping, not a wake: hz.review.approval_sweep)."""
+    if not fetched:
+        return []
+    from hz.review.approval_sweep import settle
+
+    remote, view = fetched
+    return settle(remote, view, environ=environ, now=now)
 
 
 def _fetch_team(root: Path | None, environ: Mapping[str, str]) -> tuple[Any, list[str]]:

@@ -31,14 +31,15 @@ def hourly(owner: str, maintainers: list[str]) -> str:
     return HOURLY.replace('owner: "@priya"', f'owner: "{owner}"').replace('["@omar"]', f"[{listed}]")
 
 
-def seed_remote(tmp_path: Path, bare: Path, url: str, contract: str) -> None:
-    """`main` on the bare remote: hz.toml's [state] pointing at `url` and the team contract; the hook installed.
+def seed_remote(tmp_path: Path, bare: Path, url: str, contract: str, *, toml: str = "") -> None:
+    """`main` on the bare remote: hz.toml's [state] pointing at `url` (then `toml`, more tables) and the team
+    contract; the hook installed.
 
     A lease lasts 10 minutes and the grace period is two tick intervals of 5 minutes."""
     git("--git-dir", str(bare), "symbolic-ref", "HEAD", "refs/heads/main")  # so a fresh clone checks out main
     seed = tmp_path / "seed"
     git("init", "-q", str(seed))
-    (seed / "hz.toml").write_text(f'[state]\nremote = "{url}"\ntick_interval_s = 300\nlease_ttl_s = 600\n')
+    (seed / "hz.toml").write_text(f'[state]\nremote = "{url}"\ntick_interval_s = 300\nlease_ttl_s = 600\n{toml}')
     (seed / "workflows").mkdir()
     (seed / "workflows" / "team-pulse.prose.md").write_text(contract)
     git("add", "hz.toml", "workflows", cwd=seed)
@@ -117,7 +118,7 @@ def state_events(bare: Path) -> list[dict[str, Any]]:
 
 
 def draft_branches(bare: Path) -> list[str]:
-    """The draft branches on the remote, `refs/heads/hz/draft/<agent>/<slot>`."""
+    """The draft branches on the remote, `refs/heads/hz/draft/…`."""
     listed = git("--git-dir", str(bare), "for-each-ref", "--format=%(refname)", "refs/heads/hz/draft/")
     return listed.splitlines()
 
@@ -128,3 +129,43 @@ def lease_log(clone: Path, environ: dict[str, str], lease: str) -> list[dict[str
     assert (shown.returncode, shown.stderr) == (0, ""), shown.stdout
     chain: list[dict[str, Any]] = json.loads(shown.stdout)
     return chain[::-1]
+
+
+@dataclass
+class Reviewer:
+    """A person reviewing on their own clone (no hz), committing as `name <email>` (the test's pinned git
+    identity is overridden for their commands alone)."""
+
+    clone: Path
+    name: str
+    email: str
+
+    @classmethod
+    def join(cls, tmp_path: Path, url: str, name: str, email: str) -> Reviewer:
+        clone = tmp_path / f"reviewer-{name.lower()}"
+        git("clone", "-q", url, str(clone))
+        return cls(clone, name, email)
+
+    def git(self, *args: str) -> str:
+        who = {"GIT_AUTHOR_NAME": self.name, "GIT_AUTHOR_EMAIL": self.email}
+        who.update(GIT_COMMITTER_NAME=self.name, GIT_COMMITTER_EMAIL=self.email)
+        done = subprocess.run(["git", *args], cwd=self.clone, env={**os.environ, **who}, capture_output=True,
+                              text=True, check=False)  # fmt: skip
+        assert done.returncode == 0, f"git {args}: {done.stderr}"
+        return done.stdout
+
+    def squash_merge(self, branch: str, edit: Any = None, message: str = "Merge the draft", delete: bool = True) -> str:
+        """Squash-merge `branch` into main (after `edit(clone)` changed the files), push main and delete the
+        branch on the remote, as a forge's squash merge does; the new main commit."""
+        self.git("fetch", "-q", "origin")
+        self.git("checkout", "-q", "main")
+        self.git("merge", "-q", "--ff-only", "origin/main")
+        self.git("merge", "-q", "--squash", f"origin/{branch}")
+        if edit is not None:
+            edit(self.clone)
+        self.git("add", "-A")
+        self.git("commit", "-q", "-m", message)
+        self.git("push", "-q", "origin", "main")
+        if delete:
+            self.git("push", "-q", "origin", "--delete", branch)
+        return self.git("rev-parse", "HEAD").strip()

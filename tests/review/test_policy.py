@@ -184,3 +184,29 @@ def test_a_granted_publish_runs_before_the_merge_and_not_again_after_it() -> Non
         after = run_publishes(ctx(publishes, "as merged, edited"))  # the approval, later
         assert [r.status for r in after] == ["recorded", "written"]
         assert "as drafted" in jira.texts("PLAT-7")[0] and "as merged, edited" in jira.texts("PLAT-8")[0]
+
+
+def test_validation_and_the_runtime_say_the_same_hzc018(repo: Path) -> None:
+    import os
+
+    from hz.contract.policy import load_policies
+    from hz.contract.project import compile_repository
+    from tests.compile.contracts import write
+
+    (repo / "policies").mkdir()
+    glob = POLICY.format(scope="state:reports/*", expires="2026-12-31").replace(
+        "github.issue.comment", "state.file.write"
+    )
+    (repo / "policies" / "auto-approve.toml").write_text(glob.replace("weekly-comment", "digest-auto"))
+    extra = "  publishes:\n    - action: state.file.write\n      output: page\n      target: state:out/page.md\n" \
+            "      auto_approve: digest-auto\n"  # fmt: skip
+    write(repo / "workflows", "digest", extra=extra)
+    compiled = compile_repository(repo, os.environ, now=NOW, cwd=repo)
+    (said,) = [d for d in compiled.diagnostics if d.code == "HZC018"]
+    contract = compiled.get("team:digest").contract
+    assert contract is not None
+    hz = contract.frontmatter.hz
+    asker = Asker(contract.qualified_name, str(hz.owner), str(hz.scope))
+    decision = decide(hz.publishes[0], asker, load_policies(repo), now=NOW, first_after_change=False, correction=False)
+    assert not decision.granted and decision.hzc018 == (said.message, said.hint)
+    assert "covers targets state:reports/*, not state:out/page.md" in said.message

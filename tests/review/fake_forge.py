@@ -25,9 +25,10 @@ What a reviewer does on the web, done at once on the bare repository with git pl
 --write-tree`, `commit-tree`, `update-ref` with the old value), committer `GitHub <noreply@github.com>`:
 - `merge(number, by="reviewer", method="squash"|"merge"|"rebase", message=None, delete_branch=False) -> sha`
   records `merged_by` and `merge_commit_sha`. squash: one commit on the base, author the merger, message
-  `<title> (#n)` and then the body of the one commit, or for several commits `* <subject>\\n\\n<body>` of
-  each, oldest first (GitHub's default; the draft's trailers stay in the last paragraph only while the
-  reviewer added no commit); `message=` replaces the whole message (a reviewer editing it). merge: a merge
+  `<title> (#n)`, then the body of the one commit, or for several commits `* <subject>\\n\\n<body>` of
+  each, oldest first, then a paragraph of `Co-authored-by: <name> <email>` for each other commit author
+  (GitHub's default: so the draft's `Hz-Draft:` trailer is kept as a line, never in the last paragraph);
+  `message=` replaces the whole message (a reviewer editing it). merge: a merge
   commit `Merge pull request #n from <owner>/<branch>`, then the title. rebase: each commit replayed onto
   the base, authors kept, committer GitHub; `merge_commit_sha` is the last one.
 - `edit(number, path, text, by="reviewer", message=None) -> sha`: a reviewer's commit changing one file on
@@ -287,16 +288,25 @@ class FakeForge:
         if method != "squash":
             raise Answer(422, f"Invalid merge_method: {method}")
         return g.commit(
-            self.bare, tree, [base], (message or self._squash_message(issue, shas)).rstrip() + "\n", author=g.user(by)
+            self.bare,
+            tree,
+            [base],
+            (message or self._squash_message(issue, shas, by)).rstrip() + "\n",
+            author=g.user(by),
         )
 
-    def _squash_message(self, issue: Issue, shas: list[str]) -> str:
+    def _squash_message(self, issue: Issue, shas: list[str], by: str) -> str:
+        """GitHub's default: the title and number, the one commit's body or each commit listed, then a
+        `Co-authored-by` line for each other author of the commits (the squash commit is the merger's)."""
         parts = [g.message(self.bare, sha) for sha in shas]
         if len(parts) == 1:
             body = parts[0][1]
         else:
             body = "\n\n".join(f"* {subject}\n\n{text}".rstrip() for subject, text in parts)
-        return f"{issue.title} (#{issue.number})\n\n{body}"
+        merger = "{} <{}>".format(*g.user(by))
+        others = dict.fromkeys(who for sha in shas if (who := g.author_line(self.bare, sha)) != merger)
+        co_authors = "\n".join(f"Co-authored-by: {who}" for who in others)
+        return "\n\n".join(part for part in (f"{issue.title} (#{issue.number})", body, co_authors) if part)
 
     def create_pull(self, data: dict[str, Any], user: str) -> int:
         missing = [k for k in ("head", "base", "title") if not isinstance(data.get(k), str) or not data.get(k)]

@@ -50,6 +50,11 @@ def message(bare: Path, sha: str) -> tuple[str, str]:
     return subject.strip(), body.strip("\n")
 
 
+def author_line(bare: Path, sha: str) -> str:
+    """`Name <email>` of the author of `sha`."""
+    return git(bare, "show", "-s", "--format=%an <%ae>", sha).strip()
+
+
 def author_of(bare: Path, sha: str) -> dict[str, str]:
     name, email, date = (
         git(bare, "show", "-s", "--format=%an%x00%ae%x00%ad", "--date=raw", sha).rstrip("\n").split("\0")

@@ -33,7 +33,7 @@ def fake(fake_forge: Callable[..., FakeForge], forge_bare: Path) -> FakeForge:
     return fake_forge(forge_bare)
 
 
-def test_a_squash_merge_of_the_draft_alone_keeps_its_trailers(fake: FakeForge) -> None:
+def test_a_squash_merge_of_the_draft_alone_keeps_its_trailer_lines(fake: FakeForge) -> None:
     old_main = g.rev(fake.bare, "main")
     number = fake.open_pull(DRAFT, "Weekly report (2026-W45)")
     sha = fake.merge(number, by="rita", method="squash")
@@ -41,7 +41,10 @@ def test_a_squash_merge_of_the_draft_alone_keeps_its_trailers(fake: FakeForge) -
     assert _show(fake.bare, sha, "%P") == old_main
     assert _show(fake.bare, sha, "%s") == f"Weekly report (2026-W45) (#{number})"
     assert _show(fake.bare, sha, "%cn <%ce>|%an") == "GitHub <noreply@github.com>|rita"
-    assert "Hz-Draft: dk-1\nHz-Slot: 2026-W45\n" in _trailers(_show(fake.bare, sha, "%B"))
+    message = _show(fake.bare, sha, "%B")
+    assert "\n\nHz-Draft: dk-1\nHz-Slot: 2026-W45\nHz-Contract: weekly-report\nHz-Output: summary\n\n" in message
+    assert message.endswith("\n\nCo-authored-by: hz <hz>")  # the draft's author is not the merger
+    assert _trailers(message) == "Co-authored-by: hz <hz>\n"
     assert g.git(fake.bare, "show", f"{sha}:{SUMMARY}") == "the draft\nsecond line\n"
     pull = fake.pull(number)
     assert (pull["merged"], pull["merged_by"]["login"], pull["merge_commit_sha"], pull["state"]) == (
@@ -61,8 +64,8 @@ def test_an_edit_then_squash_lists_each_commit_as_github_does(fake: FakeForge) -
     assert message.startswith(
         f"Weekly report (#{number})\n\n* draft: weekly-report summary for 2026-W45\n\nHz-Draft: dk-1"
     )
-    assert message.endswith(f"* Update {SUMMARY}")
-    assert "Hz-Draft" not in _trailers(message)  # the reviewer's commit came last: look past the last paragraph
+    assert message.endswith(f"* Update {SUMMARY}\n\nCo-authored-by: hz <hz>")  # rita merged: not a co-author
+    assert "Hz-Draft" not in _trailers(message)  # a reader must look past the last paragraph
     assert g.git(fake.bare, "show", f"main:{SUMMARY}") == "the draft, edited\n"
 
 

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 
 ACTIONS: tuple[str, ...] = get_args(PublishAction)
 _ASSET = re.compile(ASSET)
+_SCHEME = re.compile("[a-z][a-z0-9+-]{0,15}")  # an asset ref's scheme (hz.gitstate.shapes.ASSET)
 _ISSUE = re.compile(
     r"^github:(?P<repo>[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)(?:#|/issues/|/pull/)(?P<number>[1-9][0-9]{0,9})$"
 )
@@ -202,7 +203,8 @@ def target_ref(action: str, target: str) -> str:
     ref = f"github:{issue['repo']}/issues/{issue['number']}" if issue else f"{scheme}:{rest}"
     if _ASSET.fullmatch(ref) and len(ref) <= 200:
         return ref
-    return f"{scheme or 'publish'}:h-{fingerprint(target)[7:47]}"
+    safe = scheme if _SCHEME.fullmatch(scheme) else "publish"
+    return f"{safe}:h-{fingerprint(target)[7:47]}"
 
 
 def github_issue(target: str) -> tuple[str, int]:
@@ -253,7 +255,7 @@ def comment_body(job: Job, hidden: bool = True) -> str:
     return f"{job.text.rstrip()}\n\n{tail}\n"
 
 
-def check_size(job: Job, body: str, limit: int, where: str) -> None:
+def check_size(body: str, limit: int, where: str) -> None:
     if len(body) > limit:
         raise PublishError(
             f"the approved text is {len(body)} characters; {where} takes at most {limit}",

@@ -29,7 +29,7 @@ def issue_comment(ctx: PublishContext, job: Job) -> tuple[bool, str]:
         )
     same_repository(forge, repo, job.target)
     body = comment_body(job)
-    check_size(job, body, MAX_COMMENT, "a GitHub comment")
+    check_size(body, MAX_COMMENT, "a GitHub comment")
     if forge.find_comment(number, job.marker) is not None:
         return False, body
     forge.add_comment(number, body)

@@ -27,7 +27,7 @@ _TARGET = re.compile(r"^jira:(?P<site>[A-Za-z0-9][A-Za-z0-9-]{0,62})/(?P<issue>[
 def issue_comment(ctx: PublishContext, job: Job) -> tuple[bool, str]:
     site, issue = _parts(job.target)
     body = comment_body(job, hidden=False)
-    check_size(job, body, MAX_COMMENT, "a Jira comment")
+    check_size(body, MAX_COMMENT, "a Jira comment")
     version = "3" if ctx.environ.get("HZ_JIRA_API", "2").strip() == "3" else "2"
     url = f"{base_url(ctx.environ, site)}/rest/api/{version}/issue/{quote(issue)}/comment"
     secrets = secrets_of(ctx.environ)

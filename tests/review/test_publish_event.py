@@ -62,3 +62,5 @@ def test_targets_become_receipt_refs() -> None:
     assert target_ref("state.file.write", "state:reports/2026-W49.md") == "state:reports/2026-W49.md"
     long = target_ref("state.file.write", "state:" + "/".join(["d"] * 12) + "/x.md")
     assert long.startswith("state:h-") and done(target=long).target == long
+    odd = target_ref("state.file.write", "web.page:" + "x" * 300)
+    assert odd.startswith("publish:h-") and done(target=odd).target == odd

@@ -65,7 +65,8 @@ def _has_marker(session: Any, url: str, marker: str, secrets: Secrets) -> bool:
             if marker in text:
                 return True
         start += len(comments)
-        if not comments or start >= int(body.get("total", 0)):
+        total = body.get("total")
+        if not comments or not isinstance(total, int) or start >= total:
             return False
 
 

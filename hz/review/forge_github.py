@@ -67,9 +67,10 @@ class GitHubForge:
             changed = True
         else:
             changes = {k: v for k, v in (("title", title), ("body", body)) if (found.get(k) or "") != v}
-            if (found.get("base") or {}).get("ref") != base:
+            if _inner(found, "base", "ref") != base:
                 changes["base"] = base
-            data = self.http.send("PATCH", self._repo(f"pulls/{found['number']}"), changes).data if changes else found
+            patch = self._repo(f"pulls/{_number(found)}")
+            data = _object(self.http.send("PATCH", patch, changes)) if changes else found
             changed = bool(changes)
         number = _number(data)
         self._label(number, data, labels)
@@ -99,7 +100,10 @@ class GitHubForge:
         """The newest pull request in `state` whose head is `branch` of this repository, as listed."""
         head = quote(f"{self.owner}:{branch}", safe=":/")
         path = self._repo(f"pulls?state={state}&head={head}&sort=created&direction=desc&per_page=100")
-        items = [i for i in self.http.get(path).data or [] if isinstance(i, dict) and _head(i) == branch]
+        listed = self.http.get(path).data
+        if not isinstance(listed, list):
+            raise ForgeError(f"GitHub answered the pull requests of {self.repo} with something that is not a list")
+        items = [i for i in listed if isinstance(i, dict) and _head(i) == branch]
         return max(items, key=_number, default=None)
 
     def _label(self, number: int, data: dict[str, Any], labels: Sequence[str]) -> None:
@@ -112,7 +116,7 @@ class GitHubForge:
         """Ask `reviewers` not yet asked; the ones GitHub refuses (422: not a collaborator, the author) are
         returned and logged, not raised: the pull request stands without them."""
         asked = {user.get("login") for user in data.get("requested_reviewers") or [] if isinstance(user, dict)}
-        author = (data.get("user") or {}).get("login")
+        author = _inner(data, "user", "login")
         wanted = [r for r in dict.fromkeys(reviewers) if r not in asked and r != author]
         if not wanted:
             return ()
@@ -138,12 +142,12 @@ class GitHubForge:
     def find_comment(self, issue: int, marker: str) -> int | None:
         for comment in self.http.pages(self._repo(f"issues/{int(issue)}/comments?per_page=100")):
             if isinstance(comment, dict) and marker in str(comment.get("body") or ""):
-                return int(comment["id"])
+                return _id(comment)
         return None
 
     def add_comment(self, issue: int, body: str) -> int:
         reply = self.http.send("POST", self._repo(f"issues/{int(issue)}/comments"), {"body": body})
-        return int(_object(reply)["id"])
+        return _id(_object(reply))
 
     def _repo(self, rest: str) -> str:
         return f"repos/{self.repo}/{rest}"
@@ -162,9 +166,22 @@ def _number(data: dict[str, Any]) -> int:
     return number
 
 
+def _id(data: dict[str, Any]) -> int:
+    found = data.get("id")
+    if isinstance(found, bool) or not isinstance(found, int):
+        raise ForgeError("GitHub answered with a comment that has no id")
+    return found
+
+
+def _inner(data: dict[str, Any], key: str, field: str) -> str | None:
+    """`data[key][field]` as text (`head.ref`, `user.login`), None when the answer lacks it."""
+    inner = data.get(key)
+    value = inner.get(field) if isinstance(inner, dict) else None
+    return str(value) if value is not None else None
+
+
 def _head(data: dict[str, Any]) -> str:
-    head = data.get("head")
-    return str(head.get("ref") or "") if isinstance(head, dict) else ""
+    return _inner(data, "head", "ref") or ""
 
 
 def _pull(data: Any, unrequested: tuple[str, ...] = ()) -> PullRequest:
@@ -172,13 +189,12 @@ def _pull(data: Any, unrequested: tuple[str, ...] = ()) -> PullRequest:
     if not isinstance(data, dict):
         raise ForgeError("GitHub answered with something that is not a pull request")
     merged = bool(data.get("merged", data.get("merged_at") is not None))
-    merger = data.get("merged_by")
     return PullRequest(
         number=_number(data),
         url=str(data.get("html_url") or ""),
         state="open" if data.get("state") == "open" else "closed",
         merged=merged,
-        merged_by=str(merger["login"]) if merged and isinstance(merger, dict) and merger.get("login") else None,
+        merged_by=_inner(data, "merged_by", "login") if merged else None,
         merge_commit=str(data["merge_commit_sha"]) if merged and data.get("merge_commit_sha") else None,
         head=_head(data),
         body=str(data.get("body") or ""),

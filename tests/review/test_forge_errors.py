@@ -203,3 +203,34 @@ def test_an_error_answer_of_any_shape_is_a_forge_error(github: Rig, body: object
 def test_a_pull_request_for_a_missing_branch_names_the_field(github: Rig) -> None:
     with pytest.raises(ForgeError, match=r"Validation Failed; head invalid"):
         github.forge.upsert_pull("hz/draft/gone/x", base="main", title="T", body="B", labels=(), reviewers=())
+
+
+_LISTED_ODDLY = [
+    {"number": 1, "head": {"ref": DRAFT}, "base": "main", "user": "x", "labels": "zz", "requested_reviewers": 5}
+]
+
+
+@pytest.mark.parametrize(
+    ("call", "body"),
+    [
+        ("pull", [1, 2]),
+        ("pull", {"number": "7"}),
+        ("pull_for_branch", {"not": "a list"}),
+        ("find_comment", [{"body": "<!-- m -->", "id": "7"}]),
+        ("add_comment", {"id": None}),
+        ("upsert", _LISTED_ODDLY),
+    ],
+)
+def test_a_malformed_answer_is_a_forge_error_never_a_crash(github: Rig, call: str, body: object) -> None:
+    github.fake.fail(200 if call != "add_comment" else 201, body=body)
+    calls = {
+        "pull": lambda: github.forge.pull(1),
+        "pull_for_branch": lambda: github.forge.pull_for_branch(DRAFT),
+        "find_comment": lambda: github.forge.find_comment(1, "<!-- m -->"),
+        "add_comment": lambda: github.forge.add_comment(1, "x"),
+        "upsert": lambda: github.forge.upsert_pull(
+            DRAFT, base="main", title="T", body="B", labels=("a",), reviewers=()
+        ),
+    }
+    with pytest.raises(ForgeError):
+        calls[call]()

@@ -8,7 +8,7 @@ result is written to the cache before anyone can be woken by it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -70,6 +70,26 @@ def resolve(
         fresh.staged.update(entry.staged)  # what earlier slots saw stays readable
     cache.write(fresh)  # the canonical result is durable before anyone can be woken by it
     return _stage(cache, fresh, spec, slot, window, how, fetched.requests, facets, fingerprints)
+
+
+def rebuilt(
+    spec: SourceSpec, cache: SourceCache, *, slot: datetime, keep: Callable[[Mapping[str, Any]], bool]
+) -> Resolved | None:
+    """The facets `spec` has at `slot` from the records the cache holds, only those `keep` says yes to
+    (records are lists of mappings under a name, as the `git:` adapter keeps commits and merges).
+
+    Nothing is read from the source and nothing is written: the tick asks what an input's fingerprint
+    would be without some records (its own draft's merge, hz.turn.self_wake). None when nothing is cached."""
+    entry = cache.read(spec.key)
+    if entry is None or not isinstance(entry.records, Mapping):
+        return None
+    records = {
+        name: [r for r in value if not isinstance(r, Mapping) or keep(r)] if isinstance(value, list) else value
+        for name, value in entry.records.items()
+    }
+    adapter = adapter_for(spec.scheme)
+    facets = select(adapter.build(spec, records, Window.of(utc(slot), spec.window)), spec)
+    return Resolved(spec, facets, facet_fingerprints(facets), entry.as_of, "cached")
 
 
 def _stage(

@@ -51,12 +51,15 @@ class AgentWork:
     def run(self) -> list[dict[str, Any]]:
         inbox = self._inbox()  # before the open turns: a message may be the answer one of them waits for
         entries = [e for ot in history.open_turns(self.journal.events()) if (e := self._open(ot)) is not None]
-        causes = [*self.candidate.causes, *self._requested(), *inbox]
-        causes += [*self._approvals(entries), *self._moved(), *self._stale()]
+        causes = [*self.candidate.causes, *self._requested(), *inbox, *self._moved(), *self._stale()]
+        lessons = self._approvals(entries)
         taken = history.settled_keys(self.journal.events()) | history.started_keys(self.journal.events())
         causes = [c for c in causes if c.key not in taken]
         if causes:
             entries.extend(self._wake(coalesce(self.plan.agent_id, causes)))
+        for lesson in lessons:  # each its own turn: coalesced, the approval step ran only as a first cause
+            if lesson.key not in taken:
+                entries.extend(self._learn(lesson))
         return entries
 
     # --- open turns ---------------------------------------------------------------------------
@@ -89,6 +92,8 @@ class AgentWork:
         ours): abandoned, nothing sent. Held by someone else: left open, claimed again next tick. Won (its
         own term renewed, or an expired one taken): resumed, and its receipts go out like a new turn's.
         """
+        if open_turn.started.data.get("cause") == "approval":  # a lesson holds no lease: it just goes on
+            return self.entry("resumed", engine.resume(self.journal, open_turn, plan, self.deps))
         claim = self._claim_at(engine.turn_slot(open_turn.started))
         if claim is not None and not claim.won:
             if claim.pending:
@@ -124,14 +129,61 @@ class AgentWork:
     # --- new causes ---------------------------------------------------------------------------
 
     def _approvals(self, entries: list[dict[str, Any]]) -> list[Cause]:
+        """The approval turns due: one per placed draft found approved. A rejection is recorded at once.
+
+        A team draft's fate is read from `hz/state` as this tick left it (recorded there by whoever saw
+        it first, hz.review.approval_sweep): the spine takes it over, and only the owner's machine with
+        a model runner spends a turn to learn from the reviewer's edits."""
+        if self.team is not None and self.plan.scope == "team":
+            return self._team_approvals(entries)
         causes: list[Cause] = []
         for key, seen in approvals.observe_all(self.journal, self.plan.agent_id):
             if seen.state == "approved":
-                causes.append(Cause("approval", approval_key(self.plan.agent_id, key), self.now, {"draft_key": key}))
+                causes.append(self._lesson(key))
             else:
                 approvals.record_rejection(self.journal, key, approver=None)
                 entries.append({"agent": self.name, "action": "rejected", "key": key})
         return causes
+
+    def _team_approvals(self, entries: list[dict[str, Any]]) -> list[Cause]:
+        from hz.gitstate.layout import STATE_REF, event_path
+        from hz.gitstate.objects import resolve
+        from hz.review.approval_state import StateBook
+        from hz.tick.team import lease_id
+
+        lease = lease_id(self.plan)
+        remote = self.team.remote
+        book = StateBook(remote.repo, resolve(remote.repo, remote.tracking(STATE_REF)))
+        causes: list[Cause] = []
+        for event in approvals.undecided(self.journal.events()):
+            key = str(event.data["key"])
+            team_key = f"{lease}@{key.split('@', 1)[1]}"
+            if book.read(event_path(str(lease), "draft.rejected", team_key)) is not None:
+                approvals.record_rejection(self.journal, key, approver=None)
+                entries.append({"agent": self.name, "action": "rejected", "key": key})
+            elif (approved := book.read(event_path(str(lease), "approval.observed", team_key))) is not None:
+                if self._learns():
+                    causes.append(self._lesson(key))
+                else:  # the spine knows it is decided; nobody here learns from it
+                    approvals.record_approval(self.journal, key, dict(approved.data))
+        return causes
+
+    def _learns(self) -> bool:
+        """Lessons from a team draft's review: on its owner's machine, with a model runner configured."""
+        hz = self.plan.contract.frontmatter.hz
+        model = getattr(self.deps.runner, "name", "offline") != "offline"
+        return model and self.team.identity.role_for(str(hz.owner), ()) == "owner" and not self.team.identity.in_actions
+
+    def _lesson(self, draft_key: str) -> Cause:
+        return Cause("approval", approval_key(self.plan.agent_id, draft_key), self.now, {"draft_key": draft_key})
+
+    def _learn(self, cause: Cause) -> list[dict[str, Any]]:
+        """An approval turn on its own: no lease (it learns on this machine and writes nothing for the team)."""
+        wake = coalesce(self.plan.agent_id, [cause])
+        if self._over_cap():
+            engine.skip(self.journal, wake, "cap", moved=[], next_due=self.deps.next_due())
+            return [{"agent": self.name, "action": "skipped", "reason": "cap", "cause": "approval"}]
+        return [self.entry("started", engine.start(self.journal, self.plan, wake, self.deps))]
 
     def valid_until(self) -> datetime | None:
         """When the last approved output stops being true: its approval time plus `hz.freshness`."""
@@ -201,10 +253,17 @@ class AgentWork:
             return []
         current = self._fingerprints()
         wake_on = self.plan.wake_on if self.plan.wake_on is not None else self.plan.inputs
+        from hz.turn.self_wake import moved_by_own_draft_only
+
         return [
             Cause("source-changed", source_changed_key(self.plan.agent_id, name, fp), self.now, {"input": name})
             for name, fp in sorted(current.items())
-            if name in wake_on and last.get(name) not in (None, fp)
+            if name in wake_on
+            and last.get(name) not in (None, fp)
+            # the merge of its own draft moving its history is no news to it (issue 11, finding 5)
+            and not moved_by_own_draft_only(
+                self.plan, name, last[name], slot=_minute(self.now), environ=self.deps.environ
+            )
         ]
 
     def _watched(self) -> bool:

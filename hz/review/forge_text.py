@@ -12,8 +12,8 @@ import re
 from collections.abc import Sequence
 
 DRAFT_MARKER = "hz-draft"
-# a key is an id: no spaces, no `-->`, nothing markdown or HTML reads
-_KEY = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/@+=-]{0,199}")
+# a key is an id (`hz-<contract>@v1@<slot>@<asset>`): no whitespace, and no `<` or `>`, so never a `-->`
+_KEY = re.compile(r"[^\s<>]{1,200}")
 _MARKER = re.compile(rf"<!-- {DRAFT_MARKER}: ({_KEY.pattern}) -->")
 _SPACE = re.compile(r"\s+")
 TITLE_MAX = 256  # GitHub accepts longer titles, but nobody reads past this
@@ -21,7 +21,7 @@ TITLE_MAX = 256  # GitHub accepts longer titles, but nobody reads past this
 
 def marker(key: str, kind: str = DRAFT_MARKER) -> str:
     """`<!-- kind: key -->`; ValueError for a key that is not an id (a caller's bug, not a user's)."""
-    if not _KEY.fullmatch(key) or "--" in key:
+    if not _KEY.fullmatch(key):
         raise ValueError(f"not a key to put in a marker: {key!r}")
     return f"<!-- {kind}: {key} -->"
 

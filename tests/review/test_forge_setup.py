@@ -135,7 +135,12 @@ def test_contract_text_cannot_plant_a_marker() -> None:
     assert draft_key_in(body) == "dk-1" and body.count("<!--") == 1
 
 
-@pytest.mark.parametrize("key", ["", "a b", "x-->", "a--b", "<k>", "k\n", "-k"])
+@pytest.mark.parametrize("key", ["", "a b", "x-->", "<k>", "k\n", "k\t", "x" * 201])
 def test_a_key_that_is_no_id_is_refused(key: str) -> None:
     with pytest.raises(ValueError):
         marker(key)
+
+
+def test_a_team_draft_key_goes_in_whole() -> None:
+    key = "hz-weekly--report@v1@2026-12-01T10:00Z@state:reports/platform/summary.md"
+    assert draft_key_in(pull_text("T", [], key, "s")[1]) == key

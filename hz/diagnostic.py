@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Literal
 
 Severity = Literal["error", "warning"]
@@ -37,6 +37,10 @@ class Diagnostic:
         if self.hint:
             text += f"\n  hint: {self.hint}"
         return text
+
+    def at(self, path: str) -> Diagnostic:
+        """The same finding about the file shown as `path`."""
+        return replace(self, path=path)
 
     def to_json(self) -> dict[str, object]:
         return asdict(self)

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from hz.diagnostic import Diagnostic, render_all
 from hz.errors import EXIT_ERROR, EXIT_OK
 
 if TYPE_CHECKING:
@@ -34,27 +35,54 @@ class FileMigration:
 def run_migrate(
     paths: Sequence[Path], *, write: bool, environ: Mapping[str, str] = os.environ, cwd: Path | None = None
 ) -> int:
-    from hz.commands.workflow_validate import expand
+    """Report (or write) each file's schema step, explain every file that has errors, adopt the rest.
+
+    The errors are the ones `hz workflow validate` finds, with their codes, places and hints, so one
+    broken file is told about and the valid contracts of the repository are still adopted.
+    """
+    from hz.commands.workflow_validate import contract_diagnostics, expand
     from hz.repo import find_root
 
     root = find_root(cwd)
-    files = expand(paths, cwd or Path.cwd()) if paths else _repository_files(root)
+    here = cwd or Path.cwd()
+    files = expand(paths, here) if paths else _repository_files(root)
+    found, _ = contract_diagnostics(paths, environ, cwd)
+    errors: dict[str, list[Diagnostic]] = {}
+    for diagnostic in found:
+        if diagnostic.is_error:
+            errors.setdefault(diagnostic.path, []).append(diagnostic)
     status = EXIT_OK
-    for item in (plan_file(path) for path in files):
-        status = max(status, _report(item, root, write))
-    # --- Adoption of contracts as Heinzelmännchen (issue 4) goes here, after the schema step. ---
+    for path in files:
+        shown = _shown(path, root)
+        own = errors.pop(shown, []) + errors.pop(_label(path, here), [])
+        status = max(status, _report(plan_file(path), shown, own, write))
+    rest = [d for group in errors.values() for d in group]  # `_defaults.yaml`, a misnamed file, …
+    if rest:
+        click.echo(render_all(sorted(rest)), err=True)
+        status = EXIT_ERROR
     if not paths:  # every contract of the repository becomes a Heinzelmännchen at v1 (idempotent)
         from hz.commands.heinzel_adopt import adopt_repository
 
         status = max(status, adopt_repository(root, environ=environ))
+    if status != EXIT_OK:
+        click.echo("files with errors were not adopted; fix them and run `hz workflow migrate` again", err=True)
     return status
 
 
 def _repository_files(root: Path) -> list[Path]:
-    from hz.contract.layers import SUFFIX
+    """The contract files of the repository's own layers, as compiling it lists them."""
+    from hz.contract.layers import Layer, contract_files
 
     folders = [root / "workflows", root / ".heinzel" / "workflows"]
-    return sorted(p for folder in folders if folder.is_dir() for p in folder.iterdir() if p.name.endswith(SUFFIX))
+    return [f.path for folder in folders if folder.is_dir() for f in contract_files(Layer("team", "", folder, root))]
+
+
+def _shown(path: Path, root: Path) -> str:
+    return path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
+
+
+def _label(path: Path, cwd: Path) -> str:
+    return str(path.relative_to(cwd)) if path.is_relative_to(cwd) else str(path)
 
 
 def plan_file(path: Path) -> FileMigration:
@@ -95,7 +123,7 @@ def migrate_text(
     found = schema_of(data)
     if found is not None and found > target:
         raise SchemaTooNew(found, target)
-    if found is None or found == target:
+    if found is None or found == target or found < 1:  # no schema to lift from: validation says why
         return found, None
     migrated = migrate(data, migrations=steps, newest=target)
     return found, "---\n" + dump_yaml(migrated) + "---\n" + split.body
@@ -114,10 +142,12 @@ def dump_yaml(data: Mapping[str, object]) -> str:
     return stream.getvalue()
 
 
-def _report(item: FileMigration, root: Path, write: bool) -> int:
-    shown = item.path.relative_to(root) if item.path.is_relative_to(root) else item.path
-    if item.problem is not None:
+def _report(item: FileMigration, shown: str, errors: list[Diagnostic], write: bool) -> int:
+    if errors:
+        click.echo(render_all(sorted(errors)), err=True)
+    elif item.problem is not None:
         click.echo(f"{shown}: cannot migrate: {item.problem}", err=True)
+    if errors or item.problem is not None:
         return EXIT_ERROR
     if item.text is None:
         click.echo(f"{shown}: schema {item.found}, up to date")

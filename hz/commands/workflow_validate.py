@@ -19,7 +19,9 @@ SUFFIX = ".prose.md"
 def run_validate(
     paths: Sequence[Path], *, as_json: bool, environ: Mapping[str, str] = os.environ, cwd: Path | None = None
 ) -> int:
-    diagnostics, checked = _validate(paths, environ, cwd)
+    diagnostics, checked = contract_diagnostics(paths, environ, cwd)
+    if not paths:
+        diagnostics = sorted({*diagnostics, *_playbook(_root(cwd))})
     if as_json:
         click.echo(dumps_json(diagnostics))
     else:
@@ -30,19 +32,35 @@ def run_validate(
     return EXIT_ERROR if has_errors(diagnostics) else EXIT_OK
 
 
-def _validate(paths: Sequence[Path], environ: Mapping[str, str], cwd: Path | None) -> tuple[list[Diagnostic], int]:
+def contract_diagnostics(
+    paths: Sequence[Path], environ: Mapping[str, str], cwd: Path | None
+) -> tuple[list[Diagnostic], int]:
+    """Every stage's findings about the contracts at `paths` (default: the repository's), and how many."""
     if not paths:
         compiled = compile_here(environ, cwd)
-        return sorted({*compiled.diagnostics, *_playbook(compiled.root)}), len(compiled.contracts)
+        return sorted(compiled.diagnostics), len(compiled.contracts)
     files = expand(paths, cwd or Path.cwd())
     try:
         compiled = compile_here(environ, cwd)
     except NotInRepository:
         return _standalone(files), len(files)
-    by_path = {c.file.path.resolve(): c for c in compiled.contracts}
-    inside = {by_path[f].path for f in files if f in by_path}
+    # A file is found by its real path, but a committed link to it is another contract file with its
+    # own findings: links are keyed by where they stand, so each file is matched to itself.
+    by_path = {_real(c.file.path): c for c in compiled.contracts if not c.file.path.is_symlink()}
+    by_path |= {Path(os.path.abspath(c.file.path)): c for c in compiled.contracts if c.file.path.is_symlink()}
+    matched = {f: by_path.get(f) or by_path.get(_real(f)) for f in files}
+    inside = {entry.path for entry in matched.values() if entry is not None}
     found = [d for d in compiled.diagnostics if d.path in inside]
-    return found + _standalone([f for f in files if f not in by_path]), len(files)
+    return found + _standalone([f for f, entry in matched.items() if entry is None]), len(files)
+
+
+def _root(cwd: Path | None) -> Path | None:
+    from hz.repo import find_root
+
+    try:
+        return find_root(cwd)
+    except NotInRepository:
+        return None
 
 
 def _playbook(root: Path | None) -> list[Diagnostic]:
@@ -60,12 +78,22 @@ def expand(paths: Sequence[Path], cwd: Path) -> list[Path]:
     for given in paths:
         path = given if given.is_absolute() else cwd / given
         if path.is_dir():
-            out += sorted(p.resolve() for p in path.iterdir() if p.name.endswith(SUFFIX) and p.is_file())
-        elif path.is_file():
-            out.append(path.resolve())
+            out += sorted(_absolute(p) for p in path.iterdir() if p.name.endswith(SUFFIX) and not p.is_dir())
+        elif path.exists() or path.is_symlink():
+            out.append(_absolute(path))
         else:
             raise HzError(f"no such file or directory: {given}", hint="pass contract files or directories")
     return out
+
+
+def _absolute(path: Path) -> Path:
+    """`path` made absolute and normalized, its links kept (a link is a file of its own)."""
+    return Path(os.path.abspath(path))
+
+
+def _real(path: Path) -> Path:
+    """`path` with every link resolved; unlike `Path.resolve`, a link that loops is no exception."""
+    return Path(os.path.realpath(path))
 
 
 def _standalone(files: Sequence[Path]) -> list[Diagnostic]:

@@ -101,18 +101,45 @@ def find_project(root: Path, cwd: Path | None = None) -> Path | None:
 
 
 def contract_files(layer: Layer) -> list[ContractFile]:
-    """The `*.prose.md` files directly in the layer's directory, sorted by name."""
+    """The `*.prose.md` entries directly in the layer's directory that are not folders, sorted by name.
+
+    A FIFO, a device or a dangling link is listed, so reading it is refused with a reason rather than
+    skipped in silence (the read never opens such a thing). A name that is not UTF-8 cannot name a
+    contract (nor be written to a spine, a log or stdout): it is left out and `misnamed_files` lists it.
+    """
     return [
         ContractFile(layer, path)
-        for path in sorted(layer.directory.iterdir())
-        if path.name.endswith(SUFFIX) and path.is_file() and len(path.name) > len(SUFFIX)
+        for path in _candidates(layer.directory)
+        if not path.is_dir() and len(path.name) > len(SUFFIX) and _utf8(path.name)
     ]
+
+
+def misnamed_files(layer: Layer) -> list[str]:
+    """The layer's `*.prose.md` files whose names are not UTF-8, shown with their bytes escaped."""
+    return [shown_name(path.name) for path in _candidates(layer.directory) if not _utf8(path.name)]
+
+
+def shown_name(name: str) -> str:
+    """A file name as text that can always be printed: undecodable bytes as `\\xe9`."""
+    return os.fsencode(name).decode("utf-8", "backslashreplace")
+
+
+def _candidates(directory: Path) -> list[Path]:
+    return sorted(path for path in directory.iterdir() if path.name.endswith(SUFFIX))
+
+
+def _utf8(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:  # the surrogates Python decodes undecodable bytes of a name to
+        return False
+    return True
 
 
 def layer_of(path: Path, layers: list[Layer]) -> Layer | None:
     """The layer whose directory holds `path` directly."""
-    resolved = path.resolve()
+    resolved = Path(os.path.realpath(path))  # never raises, not even on a link that loops
     for layer in layers:
-        if resolved.parent == layer.directory.resolve():
+        if resolved.parent == Path(os.path.realpath(layer.directory)):
             return layer
     return None

@@ -87,12 +87,55 @@ def load_contract(
 ) -> LoadResult:
     """Load the contract at `path` (or `text`, read from there); its name must equal the file stem."""
     if text is None:
-        try:
-            text = path.read_bytes().decode("utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            reason = "is not UTF-8" if isinstance(exc, UnicodeDecodeError) else f"cannot be read: {exc.strerror}"
-            return _failed(str(path), 1, 1, "HZC001", f"the file {reason}", "save the contract as UTF-8 text")
+        from hz.textfile import UnreadableFile, read_bytes_file
+
+        try:  # bounded, and never waiting on a FIFO or a device named like a contract
+            data = read_bytes_file(path, hint="")
+        except UnreadableFile as exc:
+            return _failed(str(path), 1, 1, "HZC001", f"the file {exc.reason}", READ_HINT, "file")
+        decoded = decode(data)
+        if isinstance(decoded, Diagnostic):
+            return LoadResult(None, (decoded.at(str(path)),))
+        text = decoded
     return _load(text, path=path, namespace=namespace, defaults=defaults, stem=stem_of(path))
+
+
+READ_HINT = "a contract is a regular UTF-8 text file of at most 1 MiB; move anything else out of the folder"
+
+
+def decode(data: bytes, path: str = "") -> str | Diagnostic:
+    """A contract's bytes as text, or HZC001 saying what they look like and how to make them UTF-8."""
+    looks, encoding = _looks_like(data)
+    try:
+        text = data.decode("utf-8")
+        if encoding not in ("UTF-16", "UTF-32"):
+            return text
+        start = data.index(b"\x00")  # UTF-16 of plain ASCII decodes, as letters between zero bytes
+    except UnicodeDecodeError as exc:
+        start = exc.start
+    line = data[:start].count(b"\n") + 1
+    column = start - data.rfind(b"\n", 0, start)
+    message = f"the file is not UTF-8 text (byte {start} is {data[start]:#04x}); it looks like {looks}"
+    shown = path or "FILE"
+    hint = (
+        f"save it as UTF-8 (iconv -f {encoding} -t UTF-8 {shown} > {shown}.utf8, then replace the file)"
+        if encoding
+        else "this is not a contract: move it out of the contracts' folder"
+    )
+    return Diagnostic(path, line, column, "HZC001", "error", "file", message, hint)
+
+
+def _looks_like(data: bytes) -> tuple[str, str | None]:
+    """What undecodable bytes most likely are, and the encoding to convert from (None: not text)."""
+    head = data[:1024]
+    zeros = head.count(b"\x00") / max(len(head), 1)  # text in UTF-16 is about half zeros, UTF-32 three quarters
+    if data.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")) or zeros > 0.6:
+        return "UTF-32", "UTF-32"
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")) or zeros > 0.3:
+        return "UTF-16", "UTF-16"
+    if zeros:
+        return "binary data", None
+    return "Windows (CP1252) or Latin-1 text", "CP1252"
 
 
 def load_text(
@@ -134,7 +177,14 @@ def _load(text: str, *, path: Path, namespace: str, defaults: Mapping[str, Any] 
         data = migrate(data)
     except SchemaTooNew as exc:
         line, column = where.value(("hz", "schema"))
-        return _failed(label, line, column, "HZC003", str(exc), "update hz (`hz system update`) to read this contract")
+        return _failed(
+            label,
+            line,
+            column,
+            "HZC003",
+            str(exc),
+            "this contract was written for a newer hz: upgrade hz, then run the command again",
+        )
     data = apply_defaults(data, defaults)
     frontmatter, found = check_frontmatter(data, path=label, stem=stem, where=where)
     if frontmatter is None:

@@ -30,6 +30,8 @@ def schema_of(data: dict[str, Any]) -> int | None:
     """The declared `hz.schema`, or None when it is missing or not a whole number (validation says so)."""
     hz = data.get("hz")
     value = hz.get("schema") if isinstance(hz, dict) else None
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**31:
+        return int(value)  # `schema: 1.0` is schema 1 to the model as well
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 

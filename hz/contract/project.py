@@ -102,6 +102,7 @@ def compile_repository(
             contract, found = _load(file, defaults)
             diagnostics += found
             entries.append(Entry(file, contract))
+        diagnostics += _misnamed(layer)
 
     names = check_names(entries)
     diagnostics += names.diagnostics
@@ -130,11 +131,23 @@ def compile_repository(
     return Compiled(root, tuple(layers), contracts, tuple(sorted(set(diagnostics))), graph, names.overridden)
 
 
+def _misnamed(layer: Layer) -> list[Diagnostic]:
+    from hz.contract.layers import misnamed_files
+
+    folder = ContractFile(layer, layer.directory / "x").display.rpartition("/")[0]
+    hint = "rename it: a contract's file is named <name>.prose.md, with the name in lowercase letters, digits and -"
+    return [
+        Diagnostic(f"{folder}/{name}" if folder else name, 1, 1, "HZC001", "error", "file",
+                   "the file name is not UTF-8; hz leaves the file out", hint)
+        for name in misnamed_files(layer)
+    ]  # fmt: skip
+
+
 def _load(file: ContractFile, defaults: Mapping[str, Any] | None) -> tuple[Contract | None, list[Diagnostic]]:
-    from hz.contract.load import load_contract
+    from hz.contract.load import decode, load_contract
 
     base = file.layer.base
-    if base is not None and not file.path.resolve().is_relative_to(base.resolve()):
+    if base is not None and not Path(os.path.realpath(file.path)).is_relative_to(os.path.realpath(base)):
         message = "the file is a link that leads outside the repository; hz does not read it"
         problem = Diagnostic(file.display, 1, 1, "HZC001", "error", "file", message, "copy the contract in instead")
         return None, [problem]
@@ -142,11 +155,9 @@ def _load(file: ContractFile, defaults: Mapping[str, Any] | None) -> tuple[Contr
     if not isinstance(data, bytes):
         message = f"the file {data.reason}; hz does not read it"
         return None, [Diagnostic(file.display, 1, 1, "HZC001", "error", "file", message, data.hint)]
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        problem = Diagnostic(file.display, 1, 1, "HZC001", "error", "file", "the file is not UTF-8", "save it as UTF-8")
-        return None, [problem]
+    text = decode(data, file.display)
+    if isinstance(text, Diagnostic):
+        return None, [text]
     result = load_contract(Path(file.display), text=text, namespace=file.layer.namespace, defaults=defaults)
     return result.contract, list(result.diagnostics)
 

@@ -1,7 +1,9 @@
 """The JSON Schema of the frontmatter, generated from the models and committed for editors and review.
 
-Regenerate after changing `hz.contract.model`:  `.venv/bin/python -m hz.contract.schema`
-A test fails when `docs/schemas/contract-frontmatter-1.json` differs from what this module generates.
+It is committed twice: `docs/schemas/` for readers of the repository, and inside the package
+(`hz/contract/schemas/`, package data), so a hint can name a file every installed hz has.
+Regenerate both after changing `hz.contract.model`:  `.venv/bin/python -m hz.contract.schema`
+A test fails when either differs from what this module generates.
 """
 
 from __future__ import annotations
@@ -14,6 +16,12 @@ from typing import Any
 from hz.contract.model import SCHEMA_VERSION, ContractFrontmatter
 
 SCHEMA_PATH = Path("docs") / "schemas" / f"contract-frontmatter-{SCHEMA_VERSION}.json"
+PACKAGED = Path("schemas") / f"contract-frontmatter-{SCHEMA_VERSION}.json"  # beside this module
+
+
+def installed_schema() -> Path:
+    """Where the installed package keeps the JSON Schema (what hints point at)."""
+    return Path(__file__).resolve().parent / PACKAGED
 
 
 def frontmatter_schema() -> dict[str, Any]:
@@ -30,10 +38,10 @@ def render() -> str:
 
 
 def main(root: Path) -> int:
-    path = root / SCHEMA_PATH
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render(), encoding="utf-8")
-    print(f"wrote {path}")
+    for path in (root / SCHEMA_PATH, installed_schema()):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(render(), encoding="utf-8")
+        print(f"wrote {path}")
     return 0
 
 

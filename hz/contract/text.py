@@ -19,7 +19,7 @@ _MARK = "\x00"  # stands in for a removed comment while lines are sorted out
 
 def normalize(text: str) -> str:
     """NFC, LF line endings and no byte-order mark: the form every later step assumes."""
-    text = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    text = text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
     return unicodedata.normalize("NFC", text)
 
 

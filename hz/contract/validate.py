@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hz.contract.model import PATTERN_NAMES, ContractFrontmatter
+from hz.contract.schema import installed_schema
 from hz.contract.yamlload import Loc, YamlMarks
 from hz.diagnostic import Diagnostic
 
@@ -212,7 +213,16 @@ _HINTS: dict[str, str] = {
     "duration_too_long": "write at most 3650d (or 521w): ten years is the longest window, recheck, backoff or timeout",
     "unique": "list each value once",
     "publish_output": "name one of the outputs under hz.outputs",
-    "missing": "add the key; see docs/schemas/contract-frontmatter-1.json",
+}
+
+# OpenProse kinds other than the one hz serves, and what to do with a file of that kind.
+_KIND_HINTS: dict[str, str] = {
+    "gateway": "a gateway (something driven from outside) is an input source in hz, not a contract: "
+    "name it under hz.inputs of the contract that reads it",
+    "function": "hz keeps states true rather than running functions: describe the state the function maintains "
+    "(### Goal) and set kind: responsibility",
+    "pattern": "a pattern is not run by hz; keep it out of workflows/ or turn it into a responsibility",
+    "test": "a test is not run by hz; keep it out of workflows/ or turn it into a responsibility",
 }
 
 
@@ -227,6 +237,14 @@ def _hint(kind: str, loc: Loc, error: Any) -> str:
         return "remove it; keys for other tools go at the top level and start with x-" if len(loc) == 1 else "remove it"
     if kind == "string_pattern_mismatch" and loc[-1:] == ("owner",):
         return 'write the handle in quotes, such as owner: "@someone" (YAML reads a bare @ as an error)'
+    if loc == ("kind",):
+        given = error.get("input")
+        told = _KIND_HINTS.get(given, "") if isinstance(given, str) else ""
+        return told or "write kind: responsibility, the one kind hz serves (a state that stays true)"
+    if kind == "missing":
+        return f"add the key; every key and its type is described in {installed_schema()}"
+    if kind == "literal_error":
+        return f"write {(error.get('ctx') or {}).get('expected', 'one of the allowed values')}"
     return _HINTS.get(kind, "")
 
 

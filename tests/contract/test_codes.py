@@ -171,7 +171,10 @@ def test_unreadable_encoding(tmp_path: Path) -> None:
     path = tmp_path / "weekly-digest.prose.md"
     path.write_bytes(b"---\nname: \xff\n---\n")
     result = load_contract(path)
-    assert [(d.code, d.line, d.message) for d in result.diagnostics] == [("HZC001", 1, "the file is not UTF-8")]
+    assert [(d.code, d.line, d.column, d.message) for d in result.diagnostics] == [
+        ("HZC001", 2, 7, "the file is not UTF-8 text (byte 10 is 0xff); it looks like Windows (CP1252) or Latin-1 text")
+    ]
+    assert result.diagnostics[0].hint.startswith("save it as UTF-8 (iconv -f CP1252 -t UTF-8 ")
 
 
 def test_a_bad_mapping_key_is_named_at_the_key() -> None:

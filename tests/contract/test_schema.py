@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hz.contract.schema import SCHEMA_PATH, frontmatter_schema, render
+from hz.contract.schema import SCHEMA_PATH, frontmatter_schema, installed_schema, render
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -12,6 +12,12 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_committed_schema_matches_the_models() -> None:
     committed = (ROOT / SCHEMA_PATH).read_text(encoding="utf-8")
     assert committed == render(), "run: .venv/bin/python -m hz.contract.schema"
+
+
+def test_the_package_ships_the_same_schema() -> None:
+    # hints name this file: every installed hz has it (package data), unlike docs/ of the source tree
+    assert installed_schema().is_relative_to(ROOT / "hz")
+    assert installed_schema().read_text(encoding="utf-8") == render()
 
 
 def test_schema_names_the_format() -> None:

@@ -17,6 +17,7 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart, User
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from hz.commands.heinzel_new_sentence import new_from_sentence_command
+from hz.contract.schema import installed_schema
 from hz.heinzel.identity import BadName
 from hz.heinzel.versions import ContractInvalid, version_path
 from hz.runners.base import BudgetExceeded
@@ -134,7 +135,7 @@ def test_an_invalid_contract_is_refused_with_its_hzc_code_and_nothing_is_created
         "error: the contract does not compile:\n"
         "friday-report.prose.md (written from your sentence):6:3  HZC002  hz.owner\n"
         "  required key 'owner' is missing\n"
-        "  hint: add the key; see docs/schemas/contract-frontmatter-1.json"
+        f"  hint: add the key; every key and its type is described in {installed_schema()}"
     )
     assert _agents() == []
     with Store.from_environ(os.environ) as store:

@@ -14,20 +14,29 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hz.runners.base import Grant, SpendFlag
-from hz.spend.ledger import Ledger, Limits, Refused
+from hz.spend.ledger import LEDGER, Ledger, Limits, Refused
 
 if TYPE_CHECKING:
     from hz.session.store import Store
 
-_OPEN: dict[tuple[int, Path], Ledger] = {}  # one connection per process and file
+_OPEN: dict[tuple[int, Path], tuple[int, Ledger]] = {}  # one connection per process and file: (inode, ledger)
 
 
 def open_ledger(folder: Path, seed: Callable[[], tuple[str, Mapping[str, float]]] | None = None) -> Ledger:
-    """This process's ledger in `folder`, opened once (a forked child opens its own)."""
+    """This process's ledger in `folder`, opened once (a forked child opens its own), and again when the
+    file was removed or replaced meanwhile (a daemon must not go on counting in a file nobody else reads)."""
     key = (os.getpid(), folder.resolve())
-    if key not in _OPEN:
-        _OPEN[key] = Ledger.open(folder, seed)
-    return _OPEN[key]
+    known = _OPEN.get(key)
+    try:
+        inode = os.stat(folder / LEDGER).st_ino
+    except FileNotFoundError:
+        inode = None
+    if known is None or known[0] != inode:
+        if known is not None:
+            known[1].close()
+        ledger = Ledger.open(folder, seed)
+        _OPEN[key] = (os.stat(ledger.path).st_ino, ledger)
+    return _OPEN[key][1]
 
 
 def utc_day(moment: datetime) -> str:

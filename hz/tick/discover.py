@@ -33,12 +33,12 @@ from hz.registry import SOURCE_SCHEMES
 from hz.session.store import Store
 from hz.tick.repoglob import matches, matching_files
 from hz.turn.causes import Cause, discovered_key
+from hz.turn.discovered import DETAILS, DETAILS_LIMIT
+from hz.turn.discovered import file_name as _file_name
+from hz.turn.discovered import sources_for as sources_for  # read back by the turn (hz.turn.discovered)
 from hz.turn.plan import Plan
 
 MAX_PER_AGENT = 5
-DETAILS = "discovered"  # folder in an agent's session folder: what each proposed source is
-DETAILS_LIMIT = 1024 * 1024  # one source's ref, hint and why, with room to spare
-_MARK = "@discovered:"
 _COLUMNS = ("id", "name", "namespace", "state", "origin", "source", "contract_name", "contract_version",
             "pending_question")  # fmt: skip
 _INACTIVE = frozenset({"proposed", "paused", "retired"})  # asleep, awake and waiting agents are active
@@ -175,26 +175,3 @@ def _cause(store: Store, agent_id: str, source: Source, now: datetime) -> Cause:
     if not same:
         atomic_write(path, record)
     return Cause("discovered", key, now, {"source": source.ref})
-
-
-def sources_for(agent_dir: Path, keys: Iterable[str]) -> list[dict[str, str]]:
-    """What each discovered key of a turn names (source, hint, why), in the order of the sources."""
-    found: list[dict[str, str]] = []
-    for key in keys:
-        if _MARK not in key:
-            continue
-        path = agent_dir / DETAILS / _file_name(key.split(_MARK, 1)[1])
-        try:
-            record = json.loads(read_own(path, DETAILS_LIMIT) or b"")
-        except ValueError:
-            continue  # its record is gone (or is not one hz wrote): the turn has nothing to show for it
-        if isinstance(record, dict):
-            found.append({k: str(record.get(k, "")) for k in ("source", "hint", "why")})
-    return sorted(found, key=lambda d: d["source"])
-
-
-def _file_name(source_fingerprint: str) -> str:
-    digest = source_fingerprint.removeprefix("sha256:")
-    if len(digest) != 64 or not set(digest) <= set("0123456789abcdef"):
-        return "not-a-fingerprint"  # a key is ours, but a file name built from it must stay in its folder
-    return digest + ".json"

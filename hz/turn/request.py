@@ -13,8 +13,8 @@ from hz.runners.base import ContextMessage, SpendGate, ThinkRequest
 from hz.secrets import Secrets, secrets_of
 from hz.session.bodies import append_body, read_body
 from hz.session.inbox import list_requests
-from hz.tick.discover import sources_for
 from hz.turn import context, history, steering
+from hz.turn.discovered import sources_for
 from hz.turn.engine import Deps, Turn
 from hz.turn.hztools import offered
 from hz.turn.journal import Journal

@@ -20,6 +20,7 @@ import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from hz.fsio import FILE_MODE, private_dir
 
@@ -73,6 +74,15 @@ class Refused:
     limit_usd: float
     spent_usd: float
     needed_usd: float
+
+    def detail(self) -> dict[str, Any]:
+        """As a skip's `cap` field (hz.session.vocabulary.CapSkip)."""
+        return {
+            "name": self.cap,
+            "limit_usd": round(self.limit_usd, 6),
+            "spent_usd": round(self.spent_usd, 6),
+            "needed_usd": round(self.needed_usd, 6),
+        }
 
 
 @dataclass(frozen=True)

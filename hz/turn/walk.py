@@ -177,13 +177,7 @@ def _refusal(gate: LedgerGate | None) -> dict[str, Any] | None:
     """Why the ledger refused the request a runner gave up on, as a skip's `cap` field."""
     if gate is None or gate.refused is None:
         return None
-    refused = gate.refused
-    return {
-        "name": refused.cap,
-        "limit_usd": round(refused.limit_usd, 6),
-        "spent_usd": round(refused.spent_usd, 6),
-        "needed_usd": round(refused.needed_usd, 6),
-    }
+    return gate.refused.detail()
 
 
 def outcome(journal: Journal, turn: Turn, deps: Deps) -> None:
@@ -247,6 +241,7 @@ def summarise_if_due(journal: Journal, turn: Turn, deps: Deps) -> None:
     summary = secrets_of(deps.environ).redact_value(result.outcome.summary.model_dump(mode="json"))
     write_summary(journal, turn, summary, keep=settings.summary_keep_turns)
     usage = _usage(result.usage, None)
+    usage.pop("flags", None)  # the ledger keeps a summary request's flags; `usage` has no field for them
     journal.append("usage", {"kind": "summary", **usage}, turn=turn.id, key=None)
 
 

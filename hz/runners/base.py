@@ -101,6 +101,8 @@ class ThinkRequest:
     discovered: tuple[Mapping[str, str], ...] = ()
     # the day's durable spend ledger, one reservation per model request; None (tests, free runners): no gate
     spend: SpendGate | None = None
+    # called while a long request runs (a CLI run); it raises (the turn's Stopped) when the turn is to stop
+    check_cancel: Callable[[], None] | None = None
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,9 @@ Codex has no system prompt flag, so the instructions lead the prompt. Its events
 object per line: `item.completed` items of type `agent_message` carry the answer (the last one is
 the outcome), `turn.completed` carries `usage` (input, cached input and output tokens), and
 `turn.failed` or `error` say why it failed. Codex reports no cost, so hz prices the tokens itself.
-Codex has no budget flag either: the caps hold through the pre-call worst case and the timeout.
+Codex has no budget flag either: its whole run is reserved at its worst case before it starts and
+settled to its priced usage after (a run that costs more than its grant is flagged `over-reported`, one
+without usage counts its whole grant); the timeout ends it.
 Of the secrets in the environment Codex gets only the API keys its own login reads (`LOGIN_ENV`).
 """
 
@@ -20,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from hz.runners.base import RunnerFailed, ThinkRequest, ThinkResult, Usage
-from hz.runners.cli import CliRunner, Finished, outcome_from, parse_json_object, run_cli
+from hz.runners.cli import CliRunner, Finished, outcome_from, parse_json_object, run_cli, settle, settle_failed
 from hz.runners.pricing import price_of
 from hz.runners.prompt import cli_prompt
 from hz.runners.settings import RunnerSettings
@@ -50,22 +52,28 @@ class CodexRunner(CliRunner):
 
     def think(self, request: ThinkRequest) -> ThinkResult:
         prompt = f"{request.instructions}\n\n{cli_prompt(request)}"
-        with tempfile.TemporaryDirectory(prefix="hz-codex-") as scratch:
-            schema_file = Path(scratch) / "outcome.schema.json"
-            schema_file.write_text(outcome_schema_text(), encoding="utf-8")
-            finished = run_cli(
-                self.argv(schema_file),
-                stdin=prompt,
-                request=request,
-                environ=self.environ,
-                label=LABEL,
-                login=LOGIN_ENV,
-            )
-        events = _events(finished)
+        purse, grant = self.reserve(request, prompt, LABEL)
+        try:
+            with tempfile.TemporaryDirectory(prefix="hz-codex-") as scratch:
+                schema_file = Path(scratch) / "outcome.schema.json"
+                schema_file.write_text(outcome_schema_text(), encoding="utf-8")
+                finished = run_cli(
+                    self.argv(schema_file),
+                    stdin=prompt,
+                    request=request,
+                    environ=self.environ,
+                    label=LABEL,
+                    login=LOGIN_ENV,
+                )
+            events = _events(finished)
+        except BaseException as exc:
+            settle_failed(purse, grant, exc)
+            raise
         for event in events:
             if request.record is not None:
                 request.record({"runner": LABEL, "event": event})
-        usage = self._usage(events)
+        reported = self._usage(events)
+        usage = settle(purse, grant, reported, reported.usd if reported.requests else None)
         answer = _answer(events, finished, usage)
         outcome = outcome_from(answer, request, LABEL, usage)
         transcript = tuple({"runner": LABEL, "event": event} for event in events)

@@ -87,7 +87,8 @@ def test_success_reads_structured_output_usage_and_cost(fake_cli: FakeCli, make_
     (call,) = fake_cli.calls()
     argv = call["argv"]
     assert argv[:3] == ["-p", "--output-format", "json"]
-    assert argv[argv.index("--max-budget-usd") + 1] == "0.500000"
+    # the run's grant: the cap, or what 20,000 tokens cost at sonnet's dearest price (0.2 USD), if less
+    assert argv[argv.index("--max-budget-usd") + 1] == "0.200000"
     assert argv[argv.index("--max-turns") + 1] == "4"
     assert argv[argv.index("--model") + 1] == "sonnet"
     assert argv[argv.index("--tools") + 1] == ""
@@ -96,7 +97,7 @@ def test_success_reads_structured_output_usage_and_cost(fake_cli: FakeCli, make_
     assert schema["required"] == ["amendment", "drafts", "kind", "lessons", "question", "report", "summary"]
     assert "--no-session-persistence" in argv and "--strict-mcp-config" in argv
     assert call["stdin"].startswith('<input name="tickets">3 tickets</input>\n\nFinish this turn')
-    assert call["max_output"] == "20000"
+    assert 19_000 < int(call["max_output"]) < 20_000  # what the grant buys beside the prompt
     assert os.path.basename(call["cwd"]).startswith("hz-think-")
 
 
@@ -112,8 +113,9 @@ def test_over_budget_is_budget_exceeded_with_the_spend(fake_cli: FakeCli, make_r
     fake_cli.install("claude", prints(payload, exit_code=1))
     with pytest.raises(BudgetExceeded) as info:
         runner(fake_cli).think(make_request(max_usd=0.1))
-    assert info.value.message == "claude-code stopped at the turn's budget of 0.1 USD"
-    assert info.value.usage.usd == pytest.approx(0.1043)
+    assert info.value.message == "claude-code stopped at its budget of 0.1 USD"
+    assert info.value.usage.usd == pytest.approx(0.1043)  # recorded as reported, beyond the grant: flagged
+    assert info.value.usage.flags == ("over-reported",)
     assert info.value.usage.requests == 2
 
 

@@ -66,7 +66,7 @@ def test_claude_gets_its_own_login_and_none_of_hz_tokens(fake_cli: FakeCli, make
     assert seen["ANTHROPIC_API_KEY"] == LOGINS["ANTHROPIC_API_KEY"]
     assert (seen["JIRA_USER"], seen["LANG"]) == (PLAIN["JIRA_USER"], "C.UTF-8")
     assert seen["HZ_GITHUB_API"] == "https://127.0.0.1:9"  # a credential in a URL stays behind too
-    assert seen["CLAUDE_CODE_MAX_OUTPUT_TOKENS"] == "20000"
+    assert 0 < int(seen["CLAUDE_CODE_MAX_OUTPUT_TOKENS"]) <= 20000  # hz sets it: the ceiling, or what the grant buys
 
 
 def test_codex_gets_its_own_key_and_none_of_hz_tokens(fake_cli: FakeCli, make_request: Requests) -> None:

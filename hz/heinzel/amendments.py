@@ -122,8 +122,19 @@ def pending(store: Store, row: Row, amendment_id: str) -> Row:
 def approve(
     store: Store, row: Row, amendment_id: str, *, by: str | None, now: datetime, default_tz: str = "UTC"
 ) -> int:
-    """Make a pending amendment the next version; return the new version number."""
+    """Make a pending amendment the next version; return the new version number.
+
+    Not an agent's amendment of a team contract: those are approved on main, by the review of a pull
+    request, and every member's tick adopts the merged version (`hz.heinzel.main_versions`). Approved
+    here, one member's agent would run a version no one else has."""
     proposal = pending(store, row, amendment_id)
+    if proposal["by_whom"] == "agent" and _team_contract(store, row):
+        path = amendment_path(store.agent_dir(row["id"]), amendment_id)
+        raise HzError(
+            f"{amendment_id} amends the team contract {row['name']}, and a team contract is approved on main",
+            hint=f"propose its text ({path}) as a pull request that changes the contract; once merged, "
+            "every member's tick adopts it",
+        )
     if proposal["base_version"] != row["contract_version"]:
         raise HzError(
             f"amendment {amendment_id} was written against v{proposal['base_version']}, "
@@ -157,6 +168,12 @@ def record_main_version(
     with store.writer(row["id"], now=now) as writer:
         writer.append("contract.amended", data, now=now)
     return number
+
+
+def _team_contract(store: Store, row: Row) -> bool:
+    """Whether the agent's current version is a team contract with an id (one the team shares on main)."""
+    frontmatter = load_version(store.agent_dir(row["id"]), int(row["contract_version"]), row["namespace"]).frontmatter
+    return frontmatter.hz.scope == "team" and bool(frontmatter.id)
 
 
 def decline(store: Store, row: Row, amendment_id: str, *, now: datetime) -> None:

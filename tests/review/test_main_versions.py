@@ -16,7 +16,7 @@ from hz.heinzel.amendments import propose
 from hz.heinzel.main_versions import versions_on_main
 from hz.session.store import Store
 from tests.turn.team_harness import Member, actions_run, hourly, seed_remote
-from tests.turn.test_late_runner import CONTRACT_ID
+from tests.turn.test_late_runner import CONTRACT_ID, hz
 from tests.turn.test_team import git
 
 SLOT = datetime(2026, 10, 26, 11, 0, tzinfo=UTC)
@@ -98,3 +98,30 @@ def test_an_agent_may_not_widen_a_team_contract_that_main_approved(tmp_path: Pat
     assert [kind for kind, _ in events] == ["amendment.proposed", "amendment.refused"]
     review = f"refs/heads/hz/draft/{CONTRACT_ID}/contract"
     assert git("--git-dir", str(bare), "for-each-ref", review) == ""  # never offered for review
+
+
+def test_an_agents_amendment_of_a_team_contract_waits_for_main_not_hz_approve(tmp_path: Path) -> None:
+    bare = tmp_path / "team.git"
+    git("init", "-q", "--bare", str(bare))
+    seed_remote(tmp_path, bare, str(bare), hourly("@priya", ["@omar"]))
+    priya = Member.join(tmp_path, "priya", str(bare))
+    priya.tick(SLOT - timedelta(hours=2))
+    with Store.from_environ(priya.environ) as store:
+        row = store.index.agent("team-pulse", "team")
+        assert row is not None
+        text = (store.agent_dir(row["id"]) / "contract" / "v1.prose.md").read_text()
+        with store.writer(row["id"], now=SLOT) as writer:
+            proposal = propose(lambda kind, data: writer.append(kind, data, now=SLOT), store.agent_dir(row["id"]),
+                               base_version=1, namespace="team", text=text.replace(GOAL, "The pulse, hourly."),
+                               by="agent", amendment_id="am-pulse")  # fmt: skip
+    assert proposal.refusal is None  # a narrowing: not refused, but not the agent's to approve either
+    approving = hz("approve", "am-pulse", cwd=priya.clone, environ=priya.environ)
+    assert approving.returncode == 1, approving.stdout + approving.stderr
+    assert "team contract team-pulse, and a team contract is approved on main" in approving.stderr
+    assert "pull request" in approving.stderr
+    assert agent(priya.environ)["contract_version"] == 1
+    assert [a["status"] for a in agent(priya.environ)["amendments"]] == ["pending"]
+
+    merge_on_remote(tmp_path, bare, "pulse", (GOAL, "The pulse, hourly."))  # the review merged it
+    priya.tick(SLOT + timedelta(minutes=20))
+    assert agent(priya.environ)["contract_version"] == 2

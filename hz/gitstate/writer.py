@@ -54,11 +54,16 @@ _UNKNOWN = RefResult("", "!", "")
 
 @dataclass(frozen=True)
 class Draft:
-    """A draft branch's commit for the push, tied to the lease and token of the turn that placed it."""
+    """A draft branch's commit for the push, tied to the lease and token of the turn that placed it.
+
+    `expected`: the tip the remote must still have (ZERO: no such branch), so a newer draft of the same
+    output replaces the pending one there; None: a fast-forward only. A Draft with no `lease` is a
+    decided draft's branch to delete (`commit` ""): bookkeeping anyone may do, tied to no lease term."""
 
     commit: str
     lease: str
     token: int
+    expected: str | None = None
 
 
 BACKOFF_BASE_S = 0.025
@@ -133,7 +138,7 @@ class StateWriter:
         refs = dict(publish or {})
         events = self._drop_unheld(events, result)
         self._withhold_unheld(refs, result)
-        extra = set(renew) | {draft.lease for draft in refs.values()}
+        extra = set(renew) | {draft.lease for draft in refs.values() if draft.lease}
         attempt = 0
         while (events or extra or wanted or refs) and attempt < max(1, self.settings.push_attempts):
             attempt += 1
@@ -154,7 +159,7 @@ class StateWriter:
         """Draft refs whose (lease, token) this machine no longer holds are never pushed, like their
         receipts (`_drop_unheld`); the lease is fenced unless a later term of it is ours."""
         for ref, draft in list(refs.items()):
-            if not self._holding(draft.lease, draft.token):
+            if draft.lease and not self._holding(draft.lease, draft.token):
                 if lease.held(self.team, draft.lease) is None:
                     result.fenced.add(draft.lease)
                 result.withheld[ref] = draft.lease
@@ -167,6 +172,8 @@ class StateWriter:
         A lease missing from `moved` was fenced (its note is gone), and a renewal under another token is
         a later acquisition of ours: a draft never rides on a lease term that is not its own."""
         for ref, draft in list(refs.items()):
+            if not draft.lease:
+                continue
             renewal = moved.get(draft.lease)
             if renewal is None or renewal[1].token != draft.token:
                 result.withheld[ref] = draft.lease
@@ -234,7 +241,8 @@ class StateWriter:
             expected[STATE_REF] = tip or ZERO
         moved = self._lease_updates(leases, plans, now, result, updates, expected)
         self._tied(refs, {lid: step for lid, step in moved.items() if lid not in plans}, result)
-        updates.update({ref: draft.commit for ref, draft in refs.items()})  # no expected value: fast-forward only
+        updates.update({ref: draft.commit for ref, draft in refs.items()})
+        expected.update({ref: draft.expected for ref, draft in refs.items() if draft.expected is not None})
         if not updates:  # every lease named was fenced, and its drafts withheld: nothing left to push
             return [], True
         pushed = self.team.git.push(self.team.remote, updates, expected)

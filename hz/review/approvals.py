@@ -48,7 +48,8 @@ class Placed:
         root = self.record.get("root")
         slot = parse_slot(self.key.split("@")[2])
         scope = str(self.record.get("scope", "personal"))
-        return target_at(Path(root) if root else None, scope, agent_id, str(self.event.data["asset"]), slot)
+        asset, branch = str(self.event.data["asset"]), self.event.data.get("place")
+        return target_at(Path(root) if root else None, scope, agent_id, asset, slot, branch=branch or None)
 
 
 def placed(journal: Spine, key: str) -> Placed:

@@ -1,11 +1,20 @@
-"""Team drafts on branches: `hz/draft/<agent id>/<slot>` in the contract's own repository.
+"""Team drafts on branches: `hz/draft/<contract id>/<output>` in the contract's own repository.
 
 A team contract's `state:<path>` output is reviewed truth on `main`, so its draft never touches the
-work tree: it is a commit on the draft branch that changes that one file, made with a private index
-(`GIT_INDEX_FILE`) and `git commit-tree`, whose subject is the draft's tag line (agent, contract
-version, key). The branch is found again by that key before anything is written. Merging the branch
-into `main` approves the draft; deleting it unmerged rejects it. The slot in the branch name is UTC
-`YYYY-MM-DDTHHMMZ` (a ref name may not hold `:`).
+work tree: it is one commit on top of `main` (as the tick's fetch saw it, hz.review.sync) that changes
+that one file, made with a private index (`GIT_INDEX_FILE`) and `git commit-tree`. The branch is named
+for what it drafts, so one output has one pending draft: a newer draft for it is a new commit on `main`
+and the branch moves there (the tick's push forces it, guarded by the tip it saw), and its pull request
+follows. The commit's subject names the contract, output and slot; its trailers carry what hz reads back
+(hz.review.sync parses them from the fetched branches):
+
+    Hz-Draft: <the team's draft key, hz-<contract id>@v<version>@<slot>@<asset>>
+    Hz-Slot: <slot, hz.slots' one form>
+    Hz-Contract: <contract id>
+    Hz-Output: <output name>
+
+The draft is found again by its key before anything is written. Merging the branch into `main` (a
+pull request) approves the draft; closing or deleting it unmerged rejects it.
 
 The commit is signed `hz <hz>`, like hz's commits on `hz/state` (`hz.gitstate.objects`): it never needs
 the machine's git identity (an Actions runner has none), and it carries no member's name or address to
@@ -15,6 +24,7 @@ the forge. Who ran the slot is on `hz/state`, in the turn's receipts and the lea
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import tempfile
 from dataclasses import dataclass
@@ -35,14 +45,40 @@ HZ_IDENTITY = {
     "GIT_COMMITTER_NAME": SIGNATURE_NAME,
     "GIT_COMMITTER_EMAIL": SIGNATURE_NAME,
 }
+# a contract id and an output name as one component of a ref name (what git allows, and no more)
+_PART = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$")
 
 
 class GitFailed(HzError):
     """A git command hz ran to place or inspect a draft branch failed."""
 
 
-def branch_name(agent_id: str, slot: datetime) -> str:
+def branch_name(contract: str, output: str) -> str:
+    """`hz/draft/<contract id>/<output>`: the one branch of an output's pending draft."""
+    for part, what in ((contract, "contract id"), (output, "output name")):
+        if not _PART.match(part):
+            raise drafts.DraftTargetError(
+                f"the {what} {part[:60]!r} cannot name a draft branch", hint="use letters, digits, - and _"
+            )
+    return f"hz/draft/{contract}/{output}"
+
+
+def old_branch_name(agent_id: str, slot: datetime) -> str:
+    """The name drafts had before they were named for the contract: `hz/draft/<agent id>/<slot>`."""
     return f"hz/draft/{agent_id}/{slot.astimezone(UTC).strftime('%Y-%m-%dT%H%MZ')}"
+
+
+def team_key(key: str, contract: str) -> str:
+    """The team's key of a draft a member placed under its own agent id: the contract's id instead."""
+    return f"hz-{contract}@{key.split('@', 1)[1]}"
+
+
+def message(tag: drafts.Tag, contract: str, output: str) -> str:
+    """The draft commit's message: a subject for a branch and its pull request, then hz's trailers."""
+    slot = tag.key.split("@")[2]
+    subject = f"hz draft: {tag.name} · {output} for {slot}"
+    trailers = {"Hz-Draft": team_key(tag.key, contract), "Hz-Slot": slot, "Hz-Contract": contract, "Hz-Output": output}
+    return subject + "\n\n" + "".join(f"{name}: {value}\n" for name, value in trailers.items())
 
 
 def _git(root: Path, *args: str, stdin: bytes | None = None, env: dict[str, str] | None = None) -> str:
@@ -88,19 +124,47 @@ def main_ref(root: Path) -> str:
     return "HEAD"
 
 
+def base_ref(root: Path) -> str:
+    """What a new draft is made on: the remote's main as the tick fetched it (hz.review.sync), else the
+    clone's own main. A member who never pulls still drafts on the team's current main."""
+    from hz.review.sync import fetched_main
+
+    return fetched_main(root) or main_ref(root)
+
+
+def _tip_key(root: Path, ref: str) -> tuple[str | None, str | None]:
+    """(the commit at `ref`, its `Hz-Draft` trailer), (None, None) when there is no such branch."""
+    said = "--format=%(objectname) %(trailers:key=Hz-Draft,valueonly,separator=%x20)"
+    done = subprocess.run(["git", "-C", str(root), "for-each-ref", said, ref], capture_output=True, env=git_env(),
+                          check=False)  # fmt: skip
+    line = done.stdout.decode("utf-8", errors="replace").strip()
+    if done.returncode != 0 or not line:
+        return None, None
+    commit, _, key = line.partition(" ")
+    return commit, (key.split()[-1] if key.split() else None)
+
+
 @dataclass(frozen=True)
 class BranchTarget:
     root: Path
     asset: str
     place: str  # the branch name
     path: str  # the file's path in the repository
+    contract: str = ""  # the contract's id ("" for a draft on an older `hz/draft/<agent>/<slot>` branch)
+    output: str = ""
 
     @classmethod
-    def create(cls, root: Path, agent_id: str, asset: str, slot: datetime) -> BranchTarget:
+    def create(cls, root: Path, contract: str, output: str, asset: str, slot: datetime) -> BranchTarget:
         drafts.target_path(root, asset, slot, team=True)  # the repository's path rule, `.github/` included
-        target = cls(root, asset, branch_name(agent_id, slot), asset.partition(":")[2])
-        target._folders_on(main_ref(root))  # the draft's tree is main's, which may differ from the work tree
+        target = cls(root, asset, branch_name(contract, output), asset.partition(":")[2], contract, output)
+        target._folders_on(base_ref(root))  # the draft's tree is main's, which may differ from the work tree
         return target
+
+    @classmethod
+    def old(cls, root: Path, branch: str, asset: str, slot: datetime) -> BranchTarget:
+        """A draft placed on an older `hz/draft/<agent>/<slot>` branch, found by its subject's tag."""
+        drafts.target_path(root, asset, slot, team=True)
+        return cls(root, asset, branch, asset.partition(":")[2])
 
     def _folders_on(self, rev: str) -> None:
         """Every folder of the path is a folder (or absent) on `rev`: a link or a submodule there, which the
@@ -113,6 +177,14 @@ class BranchTarget:
                 raise self._refused(f"goes through {prefix} on {rev}, which is a link, a file or a submodule there")
 
     def _commit_of(self, key: str) -> str | None:
+        """The local branch's commit of the draft placed under `key`: its tip, when that names the key
+        (the team's form, or this member's own for an older branch's subject)."""
+        if not self.contract:
+            return self._tagged(key)
+        commit, named = _tip_key(self.root, f"refs/heads/{self.place}")
+        return commit if commit is not None and named == team_key(key, self.contract) else None
+
+    def _tagged(self, key: str) -> str | None:
         if _rev(self.root, f"refs/heads/{self.place}") is None:
             return None
         log = _git(self.root, "log", "--format=%H %s", f"refs/heads/{self.place}", "--", self.path)
@@ -164,12 +236,13 @@ class BranchTarget:
         return None if text is None else drafts.draft_hash(text)
 
     def current(self) -> str | None:
-        return self._file_at(main_ref(self.root))
+        return self._file_at(base_ref(self.root))
 
     def write(self, tag: drafts.Tag, text: str) -> str:
+        """One commit on main holding the draft; the branch moves there, whatever draft it held before."""
         body = text if text.endswith("\n") else text + "\n"
         old = _rev(self.root, f"refs/heads/{self.place}")
-        base = old or _rev(self.root, main_ref(self.root))
+        base = _rev(self.root, base_ref(self.root))
         blob = _git(self.root, "hash-object", "-w", "--stdin", stdin=body.encode("utf-8"))
         with tempfile.TemporaryDirectory() as scratch:
             env = {**os.environ, "GIT_INDEX_FILE": str(Path(scratch) / "index")}
@@ -178,13 +251,14 @@ class BranchTarget:
             _git(self.root, "update-index", "--add", "--cacheinfo", f"100644,{blob},{self.path}", env=env)
             tree = _git(self.root, "write-tree", env=env)
         parents = ["-p", base] if base else []
-        commit = _git(self.root, "commit-tree", tree, *parents, "-m", tag.line(), env={**os.environ, **HZ_IDENTITY})
+        said = message(tag, self.contract, self.output) if self.contract else tag.line()
+        commit = _git(self.root, "commit-tree", tree, *parents, "-m", said, env={**os.environ, **HZ_IDENTITY})
         _git(self.root, "update-ref", f"refs/heads/{self.place}", commit, old or ZERO)
         return drafts.draft_hash(body)
 
     def observe(self, key: str) -> drafts.Observation:
         commit = self._commit_of(key)
-        main = main_ref(self.root)
+        main = base_ref(self.root)
         if commit is not None:
             merged = subprocess.run(
                 ["git", "-C", str(self.root), "merge-base", "--is-ancestor", commit, main],
@@ -194,9 +268,9 @@ class BranchTarget:
             )
             if merged.returncode == 0:
                 return drafts.Observation("approved", self._file_at(main))
-            tip = _git(self.root, "log", "-1", "--format=%s", f"refs/heads/{self.place}", "--", self.path)
-            tag = drafts.Tag.parse(tip)
-            return drafts.Observation("pending" if tag is None or tag.key == key else "superseded")
+            return drafts.Observation("pending")
+        if _rev(self.root, f"refs/heads/{self.place}") is not None:
+            return drafts.Observation("superseded")  # the branch holds a newer draft of the output
         return drafts.Observation("rejected")
 
     def delete(self) -> None:

@@ -165,3 +165,27 @@ def parse_trailers(lines: list[str]) -> dict[str, str]:
         if sep and key.startswith("Hz-") and " " not in key and value and len(value) <= TRAILER_MAX:
             found[key] = value
     return found
+
+
+def team_remote(root: Path, environ: Mapping[str, str] = os.environ) -> TeamRemote | None:
+    """The team remote `hz.toml`'s `[state]` names (None: the repository keeps no team state)."""
+    from hz.errors import ConfigError
+    from hz.gitstate.settings import load_state_settings, read_hz_toml
+
+    try:
+        document = read_hz_toml(root)
+        if document is None or "state" not in document:
+            return None
+        return TeamRemote(root, load_state_settings(root).remote, environ)
+    except ConfigError:
+        return None
+
+
+def fetched_main(root: Path) -> str | None:
+    """hz's copy of the remote's main as the last fetch left it (its ref name; None: there is none)."""
+    from hz.gitstate import objects
+
+    remote = team_remote(root)
+    if remote is None:
+        return None
+    return next((copy for ref in MAIN_REFS if objects.resolve(remote.repo, copy := remote.tracking(ref))), None)

@@ -143,7 +143,7 @@ def tick(
         errors += [{"agent": "adoption", "action": "error", "error": error} for error in adopting]
         errors += _settle_drafts(fetched, environ, moment)
         work = pending(store.index, moment, root, store.root)
-        if work.empty() and not outbox_waiting(root, store.root.parent):
+        if work.empty() and not outbox_waiting(root, store.root.parent) and not _branch_work(fetched):
             return TickReport(moment, woken=errors)
         from hz.tick.ticking import run_tick
 
@@ -163,6 +163,16 @@ def _settle_drafts(fetched: Any, environ: Mapping[str, str], now: datetime) -> l
 
     remote, view = fetched
     return settle(remote, view, environ=environ, now=now)
+
+
+def _branch_work(fetched: Any) -> bool:
+    """Whether the tick's push has draft branches to delete (their drafts were decided) or pull requests
+    to ask for again (a forge that failed): then an otherwise idle tick pushes and asks too."""
+    if not fetched:
+        return False
+    from hz.review.draft_push import pending_work
+
+    return pending_work(*fetched)
 
 
 def _fetch_team(root: Path | None, environ: Mapping[str, str]) -> tuple[Any, list[str]]:

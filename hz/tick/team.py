@@ -60,6 +60,8 @@ class Team:
     drafts: dict[str, Any] = field(default_factory=dict)  # draft ref -> hz.gitstate.writer.Draft, its lease term
     main: Any = False  # the contracts on the remote's main (MainContracts | None), read at the first claim
     view: Any = None  # hz.review.sync.TeamView: what the tick's one fetch brought
+    plans: dict[str, Plan] = field(default_factory=dict)  # lease id -> the plan of its turn this tick
+    environ: Mapping[str, str] = field(default_factory=dict)
 
     @classmethod
     def open(
@@ -74,7 +76,7 @@ class Team:
         settings = load_state_settings(root)
         remote, view = fetched or fetch(root, settings.remote, environ)
         team = cls(remote, settings, whoami(environ, handle), StateWriter(remote, settings))
-        team.view = view
+        team.view, team.environ = view, environ
         return team
 
 
@@ -158,7 +160,7 @@ def claim(team: Team, plan: Plan, slot: datetime, now: datetime) -> Claim:
     if outcome.won:
         assert outcome.record is not None, "a won lease has its record"
         token = int(outcome.record.token)
-        team.held[lease], team.slots[lease] = token, stamp
+        team.held[lease], team.slots[lease], team.plans[lease] = token, stamp, plan
         return Claim(True, lease, token, "won", role, team.identity.handle)
     if outcome.status == "done":  # its end is on hz/state: whoever ran it, this machine never will
         return Claim(False, lease, 0, RAN_ELSEWHERE, role)
@@ -275,15 +277,32 @@ def record(team: Team, events: Sequence[Envelope], turn: str, claim_: Claim) -> 
     team.queued += team.writer.queue(*receipts(events, turn, claim_))
     assert claim_.lease is not None, "a team turn runs under its lease"
     placed = [e for e in events if e.turn == turn]
-    team.drafts.update(tie(unpublished_drafts(team, placed), claim_.lease, claim_.token))
+    team.drafts.update(tie(unpublished_drafts(team, placed), claim_.lease, claim_.token, team.view))
 
 
-def tie(drafts: Mapping[str, str], lease: str, token: int) -> dict[str, Any]:
+def tie(drafts: Mapping[str, str], lease: str, token: int, view: Any = None) -> dict[str, Any]:
     """Draft refs (ref -> commit) tied to the lease term of the turn that placed them, for the writer:
-    pushed only with a renewal of that lease under that token, withheld when it was taken over."""
+    pushed only with a renewal of that lease under that token, withheld when it was taken over.
+
+    A branch named for its contract's output replaces the draft pending there: the push expects the tip
+    the tick's fetch saw (`view`, a hz.review.sync.TeamView), so it moves only what this tick looked at."""
     from hz.gitstate.writer import Draft
 
-    return {ref: Draft(commit, lease, token) for ref, commit in drafts.items()}
+    return {ref: Draft(commit, lease, token, _seen_tip(view, ref)) for ref, commit in drafts.items()}
+
+
+def _seen_tip(view: Any, ref: str) -> str | None:
+    """The tip of a `hz/draft/<contract>/<output>` branch the tick's fetch saw (ZERO: none); None for an
+    older `hz/draft/<agent>/<slot>` branch, which only ever moves forward."""
+    from hz.gitstate.transport import ZERO
+
+    if view is None or ref in view.others:
+        return None
+    seen = next((d.commit for d in view.drafts.values() if d.ref == ref), None)
+    if seen is not None:
+        return str(seen)
+    # an agent id (`hz-…`) names an older branch; a contract id (a ULID) never starts so
+    return None if ref.removeprefix("refs/heads/hz/draft/").startswith("hz-") else ZERO
 
 
 def unpublished_drafts(team: Team, events: Sequence[Envelope]) -> dict[str, str]:
@@ -329,18 +348,31 @@ def _on_branch(event: Envelope) -> bool:
 
 
 def flush(team: Team, now: datetime) -> dict[str, Any]:
-    """One push per tick at most: the queued receipts, the renewal of the leases won, the new draft branches."""
-    if not team.queued and not team.held and not team.drafts and not team.writer.outbox.waiting():
-        return {"pushed": False}  # receipts an earlier push left behind go out now, with no turn to wait for
+    """One push per tick at most: the queued receipts, the renewal of the leases won, the new draft branches
+    and the deletion of decided ones (hz.review.draft_push); then the pull requests of the moved branches."""
+    from hz.review.draft_push import decided
+
+    drops = {ref: gone for ref, gone in decided(team.remote, team.view).items() if ref not in team.drafts}
+    if not team.queued and not team.held and not team.drafts and not drops and not team.writer.outbox.waiting():
+        return {"pushed": False, **_pulls(team, {})}  # asks a failed forge left go out now
     try:
-        result = team.writer.flush(now, renew=tuple(team.held), publish=team.drafts)
+        result = team.writer.flush(now, renew=tuple(team.held), publish={**drops, **team.drafts})
+        again = _stale(team, result.unpublished)
+        renew = tuple({draft.lease for draft in again.values()})
+        retried = team.writer.flush(now, renew=renew, publish=again) if again else None
     except HzError as exc:
         return {"pushed": False, "error": exc.message}
     from hz.gitstate.objects import set_ref
     from hz.gitstate.refused import report
+    from hz.review.draft_push import forget_local
 
-    for ref, commit in result.published.items():  # remembered, so the next flush does not push it again
-        set_ref(team.remote.repo, team.remote.tracking(ref), commit)
+    published = {**result.published, **(retried.published if retried else {})}
+    unpublished = {ref: why for ref, why in result.unpublished.items() if ref not in drops and ref not in published}
+    for ref, commit in published.items():  # remembered, so the next flush does not push it again
+        if commit:
+            set_ref(team.remote.repo, team.remote.tracking(ref), commit)
+        else:
+            forget_local(team.remote, ref, drops[ref].expected or "")
     for ref in result.withheld:  # not on the remote, never to be: the lease's next holder drafts its own
         set_ref(team.remote.repo, withheld_ref(team, ref), team.drafts[ref].commit)
     said = {"error": report(result.refused, team.writer.set_aside.directory)} if result.refused else {}
@@ -350,7 +382,60 @@ def flush(team: Team, now: datetime) -> dict[str, Any]:
         "landed": len(result.landed),
         "fenced": sorted(result.fenced),
         "withheld": dict(sorted(result.withheld.items())),  # draft ref -> its fenced lease: never pushed
-        "published": sorted(result.published),
-        "unpublished": dict(result.unpublished),
+        "published": sorted(ref for ref, commit in published.items() if commit),
+        "deleted": sorted(ref for ref, commit in published.items() if not commit),
+        "unpublished": unpublished,
         "clashed": dict(result.clashed),  # receipts another run wrote first: a double run, said in the tick
+        **_pulls(team, published),
     }
+
+
+def _stale(team: Team, unpublished: Mapping[str, str]) -> dict[str, Any]:
+    """New drafts whose branch moved since the fetch, to push once more (hz.review.draft_push)."""
+    from hz.review.draft_push import retry_stale
+
+    mine = {ref: draft for ref, draft in team.drafts.items() if draft.lease in team.held}
+    return retry_stale(team.remote, mine, unpublished) if team.view is not None else {}
+
+
+def _pulls(team: Team, published: Mapping[str, str]) -> dict[str, Any]:
+    """Ask the forge for the pull request of every draft branch this push moved (and of those a failed
+    forge left waiting); nothing without a forge. Errors go in the tick's report, the asks stay."""
+    from hz.review.forge import forge_for
+    from hz.review.pulls import PullBook, ask_for
+
+    book = PullBook(team.remote.local_dir / "pulls")
+    moved = {ref: commit for ref, commit in published.items() if commit and ref in team.drafts}
+    if team.view is None or (not moved and not book.asks()):
+        return {}
+    try:
+        forge = forge_for(team.remote.root, team.environ)
+    except HzError as exc:
+        return {"pulls_failed": [exc.message]}
+    if forge is None:  # no forge (any more): the branches alone carry the review
+        for ask in book.asks():
+            book.done(ask)
+        return {}
+    base = (team.view.main_ref or "refs/heads/main").removeprefix("refs/heads/")
+    asks = []
+    for ref, commit in moved.items():
+        plan = team.plans.get(team.drafts[ref].lease)
+        key, slot = _trailers(team, commit)
+        if plan is not None and key and slot:
+            asks.append(ask_for(plan, ref.removeprefix("refs/heads/"), commit, key, slot, base))
+    tips = {d.branch: d.commit for d in team.view.drafts.values()}
+    tips.update({ref.removeprefix("refs/heads/"): commit or None for ref, commit in published.items()})
+    from hz.review.pulls import open_pulls
+
+    urls, errors = open_pulls(forge, book, tips, asks)
+    return {"pulls": urls, **({"pulls_failed": errors} if errors else {})}
+
+
+def _trailers(team: Team, commit: str) -> tuple[str | None, str | None]:
+    from hz.review.draft_push import slot_of
+
+    try:
+        key = team.remote.repo[commit].message_trailers.get("Hz-Draft")
+    except (KeyError, ValueError):
+        key = None
+    return (str(key).strip() if key else None), slot_of(team.remote.repo, commit)

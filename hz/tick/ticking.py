@@ -102,6 +102,8 @@ def run_tick(
             report.woken.append({"agent": "hz/state", "action": "error", "error": error})
         for why in sorted(pushed.get("clashed", {}).values()):
             report.woken.append({"agent": "hz/state", "action": "error", "error": f"not written: {why}"})
+        for why in pushed.get("pulls_failed", ()):  # the branch is on the remote; the next tick asks again
+            report.woken.append({"agent": "forge", "action": "error", "error": why})
     return report
 
 
@@ -133,7 +135,7 @@ def _carry_waiting_drafts(store: Store, team: Any) -> None:
     for (agent,) in store.index.db.execute(query, sorted(terms)).fetchall():
         for event in store.read(str(agent)).events:
             if event.kind == "draft.placed" and event.turn in terms:
-                team.drafts.update(tie(unpublished_drafts(team, [event]), *terms[event.turn]))
+                team.drafts.update(tie(unpublished_drafts(team, [event]), *terms[event.turn], team.view))
 
 
 def _coordinated(root: Path | None) -> bool:

@@ -95,15 +95,19 @@ def test_the_lease_picks_one_runner_per_slot_and_receipts_land_in_one_push(tmp_p
     files = git("--git-dir", str(bare), "ls-tree", "-r", "--name-only", "hz/state").splitlines()
     assert len(files) == 6  # started, draft placed, finished for each of priya's two turns
     branches = git("branch", "--list", "hz/draft/*", cwd=priya).split()
-    assert [b for b in branches if b != "*"][-1].endswith("/2026-10-30T1500Z")
+    assert [b for b in branches if b != "*"] == [f"hz/draft/{CONTRACT_ID}/note"]  # named for what it drafts
 
-    # merging the draft branch approves it: the approval turn observes it and its receipt goes out too
+    # merging the draft branch on the remote approves it: the next tick records it and deletes the branch;
+    # Monday's draft, superseded on that branch by Friday's, is recorded rejected
     draft = [b for b in branches if b != "*"][-1]
     git("merge", "-q", "--ff-only", draft, cwd=priya)
+    git("push", "-q", "origin", "HEAD:main", cwd=priya)
     approved = tick(root=priya, environ=priya_env, now=FRIDAY + timedelta(hours=1))
-    assert [(e["action"], e.get("disposition")) for e in approved.woken] == [("started", "skipped")]
+    said = [(e["agent"], e["action"]) for e in approved.woken]
+    assert said[:2] == [("approvals", "rejected"), ("approvals", "approved")], approved.woken
     kinds = git("--git-dir", str(bare), "ls-tree", "-r", "--name-only", "hz/state").splitlines()
-    assert len(kinds) == 6 + 3  # the approval turn: started, approval observed, finished
+    assert sum("approval.observed" in k for k in kinds) == 1 and sum("draft.rejected" in k for k in kinds) == 1
+    assert git("--git-dir", str(bare), "for-each-ref", "refs/heads/hz/draft/") == ""
 
 
 def test_without_an_identity_no_team_slot_runs_unleased(tmp_path: Path) -> None:

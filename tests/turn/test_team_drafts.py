@@ -1,4 +1,4 @@
-"""Team drafts reach the remote: the tick's one push carries the new `hz/draft/<agent>/<slot>` branches."""
+"""Team drafts reach the remote: the tick's one push carries the `hz/draft/<contract>/<output>` branch."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from hz.tick.daemon import tick
-from tests.turn.test_team import FRIDAY, MONDAY, git, member
+from tests.turn.test_team import CONTRACT_ID, FRIDAY, MONDAY, git, member
 
 
 def _team_repo(tmp_path: Path) -> Path:
@@ -30,45 +30,44 @@ def test_the_draft_branch_goes_out_with_the_receipts_and_other_members_see_it(tm
     bare = _team_repo(tmp_path)
     priya, priya_env = member(tmp_path, "priya", bare)
     omar, _ = member(tmp_path, "omar", bare)
+    branch = f"refs/heads/hz/draft/{CONTRACT_ID}/note"
 
     created = tick(root=priya, environ=priya_env, now=MONDAY)
     assert [(e["action"], e.get("disposition")) for e in created.woken] == [("started", "drafted")]
     assert created.pushed is True
-    local = _drafts(priya / ".git")
-    assert len(local) == 1 and next(iter(local)).endswith("/2026-10-23T1500Z")
-    assert _drafts(bare) == local
+    assert list(_drafts(bare)) == [branch]
+    assert _drafts(bare) == _drafts(priya / ".git")
 
     friday = tick(root=priya, environ=priya_env, now=FRIDAY)
     assert [(e["action"], e.get("disposition")) for e in friday.woken] == [("started", "drafted")]
-    assert _drafts(bare) == _drafts(priya / ".git") and len(_drafts(bare)) == 2
+    assert list(_drafts(bare)) == [branch]  # the newer draft replaced the pending one: one branch per output
+    assert _drafts(bare) == _drafts(priya / ".git")
+    assert git("--git-dir", str(bare), "log", "--format=%(trailers:key=Hz-Slot,valueonly)", "-1", branch) == (
+        "2026-10-30T15:00Z"
+    )
 
     git("fetch", "-q", "origin", cwd=omar)  # a reviewer sees the draft as a branch to review and merge
     seen = git("branch", "-r", "--list", "origin/hz/draft/*", "--format=%(refname:short)", cwd=omar).splitlines()
-    assert [b.rsplit("/", 1)[1] for b in seen] == ["2026-10-23T1500Z", "2026-10-30T1500Z"]
+    assert seen == [f"origin/hz/draft/{CONTRACT_ID}/note"]
 
 
-def test_a_draft_branch_the_remote_refuses_never_holds_back_the_receipts(tmp_path: Path) -> None:
+def test_something_else_under_the_branch_name_is_replaced_and_the_receipts_land(tmp_path: Path) -> None:
     bare = _team_repo(tmp_path)
     priya, priya_env = member(tmp_path, "priya", bare)
     tick(root=priya, environ=priya_env, now=MONDAY)
-    monday_ref = next(iter(_drafts(bare)))
-    friday_ref = monday_ref.rsplit("/", 1)[0] + "/2026-10-30T1500Z"
-    # somebody else already pushed an unrelated history under the name this Friday's draft will take
+    ref = next(iter(_drafts(bare)))
+    # somebody else pushed an unrelated history under the name of the output's draft branch
     other = tmp_path / "other"
     git("init", "-q", str(other))
     (other / "x.md").write_text("not a draft\n")
     git("add", "x.md", cwd=other)
     git("commit", "-q", "-m", "unrelated", cwd=other)
-    git("push", "-q", str(bare), f"HEAD:{friday_ref}", cwd=other)
-    unrelated = _drafts(bare)[friday_ref]
+    git("push", "-q", "-f", str(bare), f"HEAD:{ref}", cwd=other)
 
     friday = tick(root=priya, environ=priya_env, now=FRIDAY + timedelta(minutes=1))
-    branch = friday_ref.removeprefix("refs/heads/")
-    assert [(e["action"], e.get("disposition"), e.get("error")) for e in friday.woken] == [
-        ("started", "drafted", None),
-        ("error", None, f"the remote refused the draft branch {branch}: [rejected] (non-fast-forward)"),  # hz fetched it: git knows it
-    ]
+    said = [(e["action"], e.get("disposition"), e.get("error")) for e in friday.woken]
+    assert ("started", "drafted", None) in said and not [e for e in friday.woken if e["action"] == "error"]
     assert friday.pushed is True
-    assert _drafts(bare)[friday_ref] == unrelated  # left as it was
+    assert _drafts(bare) == _drafts(priya / ".git")  # the newer draft, forced over the tip the tick saw
     state = git("--git-dir", str(bare), "ls-tree", "-r", "--name-only", "hz/state").splitlines()
-    assert len(state) == 6  # both turns' receipts landed all the same
+    assert len(state) == 7  # both turns' receipts landed all the same, and the overwritten draft's rejection

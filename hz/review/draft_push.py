@@ -1,0 +1,98 @@
+"""What a tick's one push does with the team's draft branches, besides placing new drafts.
+
+- A branch whose draft was decided (`approval.observed` or `draft.rejected` on `hz/state`) is deleted,
+  guarded by the tip the tick's fetch saw: a branch a newer draft moved since stays.
+- A new draft whose branch moved since the fetch (a merged one deleted, another member's draft of an
+  earlier slot) is pushed once more over the tip there now, unless that tip drafts a later slot.
+- Afterwards each branch the push moved asks the forge for its pull request (hz.review.pulls).
+
+Deleting needs no lease: it is bookkeeping whoever ticks first does, like recording the decision.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from hz.gitstate import objects
+from hz.gitstate.layout import STATE_REF, event_path
+from hz.gitstate.transport import ZERO
+from hz.gitstate.writer import Draft
+from hz.slots import parse_slot
+
+DECIDED = ("approval.observed", "draft.rejected")
+
+
+def decided(remote: Any, view: Any) -> dict[str, Draft]:
+    """Deletions (ref -> Draft with no commit and no lease) of the branches whose draft was decided,
+    as `hz/state` stands now here (the tick's fetch, and what this tick recorded since)."""
+    if view is None:
+        return {}
+    state = objects.resolve(remote.repo, remote.tracking(STATE_REF)) or view.state
+    if state is None:
+        return {}
+    return {
+        branch.ref: Draft("", "", 0, branch.commit)
+        for branch in view.drafts.values()
+        if is_decided(remote.repo, state, branch.contract, branch.key)
+    }
+
+
+def is_decided(repo: Any, state: str, contract: str, key: str | None) -> bool:
+    """Is there a decision about draft `key` of `contract` on hz/state at `state`? Only a key of the
+    branch's own contract counts: a trailer naming another contract's decided draft deletes nothing."""
+    lease = f"hz-{contract}"
+    if not key or not key.startswith(lease + "@"):
+        return False
+    return any(objects.read_path(repo, state, event_path(lease, kind, key)) is not None for kind in DECIDED)
+
+
+def slot_of(repo: Any, commit: str) -> str | None:
+    """The `Hz-Slot` trailer of a draft commit (None: none, or not a commit here)."""
+    try:
+        found = repo[commit].message_trailers
+    except (KeyError, ValueError, AttributeError):
+        return None
+    slot = found.get("Hz-Slot")
+    return str(slot).strip() if slot else None
+
+
+def retry_stale(remote: Any, drafts: Mapping[str, Draft], refused: Mapping[str, str]) -> dict[str, Draft]:
+    """New drafts refused because their branch moved since the fetch, to push again over the tip there
+    now (one fetch each), unless that tip drafts a later slot than ours (then ours is superseded)."""
+    again: dict[str, Draft] = {}
+    for ref, why in refused.items():
+        draft = drafts.get(ref)
+        if draft is None or not draft.commit or draft.expected is None or "stale info" not in why:
+            continue
+        tip = remote.fetch_tip(ref)
+        if tip is not None and _later(slot_of(remote.repo, tip), slot_of(remote.repo, draft.commit)):
+            continue
+        again[ref] = Draft(draft.commit, draft.lease, draft.token, tip or ZERO)
+    return again
+
+
+def _later(theirs: str | None, ours: str | None) -> bool:
+    try:
+        return theirs is not None and ours is not None and parse_slot(theirs) > parse_slot(ours)
+    except ValueError:
+        return False
+
+
+def forget_local(remote: Any, ref: str, commit: str) -> None:
+    """After the remote's branch was deleted: drop hz's copy, and this clone's branch when it still holds
+    that very draft (a branch the member moved elsewhere is theirs)."""
+    for name in (remote.tracking(ref), ref):
+        try:
+            reference = remote.repo.references[name]
+        except KeyError:
+            continue
+        if str(reference.target) == commit or name != ref:
+            reference.delete()
+
+
+def pending_work(remote: Any, view: Any) -> bool:
+    """Branches to delete, or pull requests a failed forge left to ask again: work for an idle tick."""
+    from hz.review.pulls import PullBook
+
+    return bool(decided(remote, view)) or bool(PullBook(remote.local_dir / "pulls").asks())

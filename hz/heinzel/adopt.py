@@ -35,6 +35,7 @@ from hz.textfile import UnreadableFile, read_text_file
 
 if TYPE_CHECKING:
     from hz.contract.layers import ContractFile, Layer
+    from hz.contract.load import Contract
     from hz.heinzel.main_versions import MainVersion
 
 LAYERS = ("team", "project")
@@ -126,7 +127,11 @@ def adopt_team_from_main(
     """Every team contract at `commit` of main: created at its version there, or moved to that version."""
     from hz.heinzel.main_versions import versions_on_main
 
-    found = sorted(versions_on_main(root, commit).values(), key=lambda v: v.label)
+    def wanted(contract: Contract) -> bool:  # a new agent, or one whose contract main changed
+        row = store.index.agent(contract.name, "team")
+        return row is None or _behind(row, contract)
+
+    found = sorted(versions_on_main(root, commit, wanted).values(), key=lambda v: v.label)
     return [_adopt_main_version(store, version, now, handle, default_tz) for version in found]
 
 
@@ -146,12 +151,17 @@ def _adopt_main_version(store: Store, version: MainVersion, now: datetime, handl
         row = store.index.agent(contract.name, namespace)
         if first or row is None:
             return Adopted(namespace, contract.name, agent_id, "created")
-    elif row["state"] in ("retired", "proposed") or row["contract_fingerprint"] == contract.contract_fingerprint:
+    elif not _behind(row, contract):
         return Adopted(namespace, contract.name, row["id"], "unchanged")
     number = record_main_version(
         store, row, version.text, contract, version=version.version, commit=version.commit, now=now, default_tz=tz
     )
     return Adopted(namespace, contract.name, row["id"], f"v{number} from main")
+
+
+def _behind(row: Any, contract: Contract) -> bool:
+    """A live agent whose contract is not the one on main (a retired or unapproved one is left alone)."""
+    return row["state"] not in ("retired", "proposed") and row["contract_fingerprint"] != contract.contract_fingerprint
 
 
 def _each_contract(

@@ -15,7 +15,7 @@ commit whose `workflows/` tree did not change costs nothing beyond the walk.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -44,19 +44,33 @@ class MainVersion:
     contract: Contract
 
 
-def versions_on_main(root: Path, commit: str) -> dict[str, MainVersion]:
-    """Every contract with an `id:` at `commit` of main (contract id -> its version), counted on history."""
+def versions_on_main(
+    root: Path, commit: str, wanted: Callable[[Contract], bool] = lambda contract: True
+) -> dict[str, MainVersion]:
+    """The contracts with an `id:` at `commit` of main that `wanted` asks for (contract id -> its version
+    there, counted on history). The tip's contracts are compiled first and the history is walked only
+    when one is wanted: main moves all day, its contracts rarely."""
     import pygit2
 
     repo = pygit2.Repository(str(root))
     try:
-        return _versions(repo, repo[commit])
+        compiled = _Compiled(repo)
+        tip = repo[commit]
+        found_at_tip = compiled.contracts(_folder(repo, tip.tree))
+        at_tip = {cid: found for cid, found in found_at_tip.items() if wanted(found.contract)}
+        if not at_tip:
+            return {}
+        counts, made = _moves(repo, tip, compiled)
+        return {
+            cid: MainVersion(cid, counts[cid], made[cid], found.label, found.text, found.contract)
+            for cid, found in at_tip.items()
+        }
     finally:
         repo.free()
 
 
-def _versions(repo: pygit2.Repository, tip: Any) -> dict[str, MainVersion]:
-    compiled = _Compiled(repo)
+def _moves(repo: pygit2.Repository, tip: Any, compiled: _Compiled) -> tuple[dict[str, int], dict[str, str]]:
+    """Per contract id: how many first-parent commits moved its fingerprint, and the last of them."""
     counts: dict[str, int] = {}
     made: dict[str, str] = {}
     before: dict[str, str] = {}  # contract id -> fingerprint after the previous commit
@@ -73,12 +87,7 @@ def _versions(repo: pygit2.Repository, tip: Any) -> dict[str, MainVersion]:
                 counts[cid] = counts.get(cid, 0) + 1
                 made[cid] = str(commit.id)
         before = now
-    at_tip = compiled.contracts(_folder(repo, tip.tree))
-    return {
-        cid: MainVersion(cid, counts[cid], made[cid], found.label, found.text, found.contract)
-        for cid, found in at_tip.items()
-        if cid in counts
-    }
+    return counts, made
 
 
 def _oldest_first(repo: pygit2.Repository, tip: Any) -> list[Any]:

@@ -37,6 +37,7 @@ ERROR_CODES = (
     "malformed",
     "outside-repository",
     "bad-source",
+    "too-large",
 )
 
 

@@ -4,6 +4,8 @@ loopback servers that report usage honestly, over-report, report nothing or answ
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,6 +21,8 @@ from hz.runners.base import (
 from hz.runners.model import ModelRunner
 from hz.runners.registry import get_runner
 from hz.runners.settings import RunnerSettings
+from hz.spend.gate import LedgerGate
+from hz.spend.ledger import Ledger, Limits
 from tests.runners.fake_anthropic_server import FakeAnthropic
 from tests.runners.fake_endpoint import FakeEndpoint
 from tests.runners.fake_openai_server import FakeOpenAI
@@ -26,6 +30,7 @@ from tests.runners.fake_openai_server import FakeOpenAI
 Requests = Callable[..., ThinkRequest]
 SERVERS: dict[str, type[FakeEndpoint]] = {"openai": FakeOpenAI, "anthropic": FakeAnthropic}
 MODEL = "hz-test-model"
+NOON = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 CJK = "周报草稿记录本周合并的变更与风险" * 3750  # 60,000 characters, 180,000 UTF-8 bytes
 
 
@@ -186,3 +191,39 @@ def test_an_openai_compatible_server_gets_the_configured_key_only(
     model_runner("openai", server, price=(0.0, 0.0)).think(make_request())
     ((_, headers, _),) = server.requests
     assert headers["authorization"] == "Bearer hz-local-endpoint"
+
+
+def ledger_gate(folder: Path, turn: str, *, turn_usd: float = 0.5, day_usd: float = 0.5) -> LedgerGate:
+    ledger = Ledger.open(folder)
+    limits = Limits(turn_usd=turn_usd, day_usd=day_usd)
+    return LedgerGate(ledger, agent="hz-01JAGENT", turn=turn, runner="model", limits=limits, clock=lambda: NOON)
+
+
+def test_through_the_ledger_cjk_turns_never_record_more_than_the_day_cap(
+    endpoint: Callable[..., FakeEndpoint], make_request: Requests, tmp_path: Path
+) -> None:
+    server = endpoint("anthropic", cjk=True)
+    runner = model_runner("anthropic", server, price=(2.0, 10.0), max_output=32_000)
+    first = runner.think(cjk_request(make_request, max_usd=0.5, spend=ledger_gate(tmp_path, "t-1")))
+    with pytest.raises(BudgetExceeded) as info:  # what the day has left buys no second CJK request
+        runner.think(cjk_request(make_request, max_usd=0.5, spend=ledger_gate(tmp_path, "t-2")))
+    assert len(server.requests) == 1
+    assert info.value.message.startswith("the day cap of 0.5000 USD has ")
+    day = Ledger.open(tmp_path).day_total("2026-12-01")
+    assert day == pytest.approx(first.usage.usd) and day <= 0.5
+
+
+def test_an_over_reporting_endpoint_gets_no_further_request_that_day(
+    endpoint: Callable[..., FakeEndpoint], make_request: Requests, tmp_path: Path
+) -> None:
+    server = endpoint("openai", "over-reporting")
+    runner = model_runner("openai", server, price=(0.1, 0.5))
+    first = runner.think(make_request(max_usd=0.5, spend=ledger_gate(tmp_path, "t-1", day_usd=5.0)))
+    assert first.usage.flags == ("over-reported",)
+    with pytest.raises(BudgetExceeded) as info:
+        runner.think(make_request(max_usd=0.5, spend=ledger_gate(tmp_path, "t-2", day_usd=5.0)))
+    assert len(server.requests) == 1
+    assert info.value.message == (
+        "the model endpoint over-reported its usage earlier today; hz makes no further request to it today"
+    )
+    assert Ledger.open(tmp_path).flags(turn="t-1") == ["over-reported"]

@@ -12,7 +12,7 @@ import click
 
 from hz.commands.workflow_common import compile_here
 from hz.diagnostic import render_all
-from hz.errors import EXIT_ERROR, EXIT_OK
+from hz.errors import EXIT_ERROR, EXIT_OK, HzError
 
 if TYPE_CHECKING:
     from hz.contract.load import Contract
@@ -20,23 +20,41 @@ if TYPE_CHECKING:
 
 
 def run_show(name: str, *, as_json: bool, environ: Mapping[str, str] = os.environ, cwd: Path | None = None) -> int:
-    compiled = compile_here(environ, cwd)
-    entry = compiled.get(name)
+    """Print the contract; with `--json` the output is JSON whatever happens (a script parses it)."""
+    try:
+        compiled = compile_here(environ, cwd)
+        entry = compiled.get(name)
+    except HzError as exc:
+        if not as_json:
+            raise
+        click.echo(_dumps({"ok": False, "error": exc.message, "hint": exc.hint or ""}))
+        return exc.exit_code
+    own = [d for d in compiled.diagnostics if d.path == entry.path]
     if entry.contract is None:
-        click.echo(render_all(d for d in compiled.diagnostics if d.path == entry.path))
+        if as_json:
+            click.echo(_dumps({**_place(entry), "ok": False, "diagnostics": [d.to_json() for d in own]}))
+        else:
+            click.echo(render_all(own))
         return EXIT_ERROR
-    data = describe(entry, entry.contract)
-    click.echo(json.dumps(data, indent=2, ensure_ascii=False) if as_json else _text(data))
+    data = {**describe(entry, entry.contract), "diagnostics": [d.to_json() for d in own]}
+    click.echo(_dumps(data) if as_json else _text(data))
     return EXIT_OK
+
+
+def _dumps(data: Mapping[str, Any]) -> str:
+    return json.dumps(data, indent=2, ensure_ascii=False)
+
+
+def _place(entry: CompiledContract) -> dict[str, Any]:
+    return {"qualified_name": entry.qualified_name, "layer": entry.layer, "path": entry.path}
 
 
 def describe(entry: CompiledContract, contract: Contract) -> dict[str, Any]:
     from hz.contract.fingerprint import material
 
     return {
-        "qualified_name": contract.qualified_name,
-        "layer": entry.layer,
-        "path": entry.path,
+        **_place(entry),
+        "ok": True,
         "enabled": entry.enabled,
         "disabled": entry.disabled,
         "height": entry.height,

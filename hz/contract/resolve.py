@@ -1,7 +1,8 @@
 """Stage 3 of validation, per contract: what it names must exist in `hz.registry` and in the policies.
 
 HZC012/013 check publish actions (known, and a write), HZC014 `hz:` tools (known, and read-only),
-HZC015 source schemes, HZC017 personal sources in team contracts, HZC018 `auto_approve` requests.
+HZC015 source schemes, HZC022 source URIs their scheme cannot read (`feed://host`, `git:https://…`),
+HZC017 personal sources in team contracts, HZC018 `auto_approve` requests.
 The graph codes (HZC201-203) need every contract at once and live in `hz.contract.link`.
 """
 
@@ -13,6 +14,8 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from hz.contract.policy import Policies, warning
+from hz.contract.sourceshape import CODE as SHAPE_CODE
+from hz.contract.sourceshape import shape_problem
 from hz.contract.validate import dotted
 from hz.diagnostic import Diagnostic, Severity
 from hz.registry import OPERATIONS, SOURCE_SCHEMES
@@ -119,6 +122,8 @@ def _check_sources(report: Reporter) -> None:
             known = sorted(SOURCE_SCHEMES)
             hint = did_you_mean(scheme, known, "source schemes", suffix=":")
             report.add(loc, "HZC015", f"no source provider for '{scheme}:'; install the module that reads it", hint)
+        elif (shape := shape_problem(uri)) is not None:
+            report.add(loc, SHAPE_CODE, f"'{uri}' {shape.message}", shape.hint)
         elif team and provider.personal:
             hint = "read the repository through git: (committed history every member shares), or set scope: personal"
             report.add(loc, "HZC017", f"a team contract reads '{scheme}:', which only the local machine can see", hint)

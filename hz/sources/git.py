@@ -66,6 +66,9 @@ def _wanted(spec: SourceSpec, query: GitQuery) -> tuple[str, ...]:
 def _open(spec: SourceSpec, root: Path | None) -> Any:
     import pygit2
 
+    from hz.contract.sourceshape import refuse_shape
+
+    refuse_shape(spec.uri)
     where = spec.target.strip() or "."
     path = Path(where)
     if not path.is_absolute():
@@ -87,8 +90,14 @@ def _tip(repo: Any, spec: SourceSpec, query: GitQuery) -> Any:
             return repo.revparse_single(name).peel(pygit2.Commit).id
         except (KeyError, ValueError, pygit2.GitError):  # unknown name, unborn HEAD
             continue
-    what = "HEAD" if query.branch is None else f"branch {query.branch!r}"
-    raise SourceError("not-found", f"{spec.uri}: the repository has no {what}", hint="commit something first")
+    if query.branch is None:
+        raise SourceError("not-found", f"{spec.uri}: the repository has no HEAD", hint="commit something first")
+    raise SourceError(
+        "not-found",
+        f"{spec.uri}: the repository has no branch {query.branch!r}",
+        hint="check branch: in the input's query; `git branch -a` lists the branches of this clone "
+        "(a branch only on the remote needs a `git fetch` first)",
+    )
 
 
 def _walk(

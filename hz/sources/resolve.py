@@ -46,8 +46,11 @@ def resolve(
     force: bool = False,
 ) -> Resolved:
     """The canonical facets of `spec` at `slot`; SourceError when a needed read fails (cache untouched)."""
+    from hz.contract.sourceshape import refuse_shape
+
     slot, now = utc(slot), utc(now)
     adapter = adapter_for(spec.scheme)
+    refuse_shape(spec.uri)  # `feed://host/x` said "outside the repository", `git:https://…` "needs a repository"
     window = Window.of(slot, spec.window)
     entry = cache.read(spec.key)
     if entry is not None and not force:

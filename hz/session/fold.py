@@ -22,7 +22,7 @@ Row = dict[str, Any]
 AGENT_COLUMNS = ("id", "name", "namespace", "handle", "origin", "source", "created_at", "approved", "paused",
                  "retired", "state", "contract_name", "contract_version", "contract_fingerprint", "assets", "inputs",
                  "next_due", "due_at", "last_turn", "last_turn_at", "pending_draft", "pending_amendment",
-                 "pending_question", "last_summary_seq")  # fmt: skip
+                 "pending_question", "last_summary_seq", "repo_root", "repo_remote", "repo_path")  # fmt: skip
 TURN_COLUMNS = ("seq", "cause", "causes", "contract_version", "parent_turn", "started_at", "status", "step",
                 "disposition", "reason", "usd", "finished_at", "report")  # fmt: skip
 
@@ -164,6 +164,17 @@ def _created(f: Fold, e: Envelope) -> None:
     f.row.update(id=f.agent, name=d["name"], namespace=d["namespace"], handle=d.get("handle"),
                  origin=d.get("origin"), source=d.get("source"), created_at=e.ts, approved=0, paused=0, retired=0,
                  state="proposed", assets="[]", inputs="{}")  # fmt: skip
+    _bound(f, e.data.get("repository") or {})
+
+
+@_on("heinzel.bound")
+def _rebound(f: Fold, e: Envelope) -> None:
+    _bound(f, e.data)
+
+
+def _bound(f: Fold, where: dict[str, str]) -> None:
+    """The repository the agent belongs to (`hz.heinzel.repository`); each binding states all of it."""
+    f._set(repo_root=where.get("root"), repo_remote=where.get("remote"), repo_path=where.get("path"))
 
 
 @_on("heinzel.renamed")

@@ -46,6 +46,7 @@ SPEC_KINDS: tuple[str, ...] = (
 # Kinds hz adds for the agent's own lifecycle and for the spine's housekeeping (docs/decisions.md).
 LIFECYCLE_KINDS: tuple[str, ...] = (
     "heinzel.created",
+    "heinzel.bound",
     "heinzel.renamed",
     "heinzel.paused",
     "heinzel.unpaused",
@@ -77,6 +78,7 @@ REQUIRED: dict[str, frozenset[str]] = {
     "effect.done": frozenset({"key"}),
     "effect.failed": frozenset({"error", "key"}),
     "effect.started": frozenset({"effect", "key"}),
+    "heinzel.bound": frozenset(),
     "heinzel.created": frozenset({"agent_id", "name", "namespace", "origin"}),
     "heinzel.paused": frozenset(),
     "heinzel.renamed": frozenset({"name", "previous"}),

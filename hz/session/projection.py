@@ -86,6 +86,20 @@ def _created(db: sqlite3.Connection, agent: str, e: Envelope) -> None:
         " VALUES (?, ?, ?, ?, ?, ?, ?)",
         (agent, d["name"], d["namespace"], d.get("handle"), d.get("origin"), d.get("source"), e.ts),
     )
+    _bound(db, agent, d.get("repository") or {})
+
+
+@_on("heinzel.bound")
+def _rebound(db: sqlite3.Connection, agent: str, e: Envelope) -> None:
+    _bound(db, agent, e.data)
+
+
+def _bound(db: sqlite3.Connection, agent: str, where: dict[str, str]) -> None:
+    """The repository the agent belongs to (`hz.heinzel.repository`); each binding states all of it."""
+    db.execute(
+        "UPDATE agents SET repo_root = ?, repo_remote = ?, repo_path = ? WHERE id = ?",
+        (where.get("root"), where.get("remote"), where.get("path"), agent),
+    )
 
 
 @_on("heinzel.renamed")

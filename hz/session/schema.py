@@ -6,7 +6,7 @@ the index is thrown away and replayed, which is cheap and always right.
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 3  # 3: spines_broken, so the list's warning query reads no row per agent
+SCHEMA_VERSION = 4  # 3: spines_broken, so the list's warning query reads no row per agent; 4: agents.repo_*
 
 TABLES = ("spines", "agents", "assets", "watched", "versions", "turns", "waits", "keys", "effects",
           "drafts", "lessons", "amendments", "questions", "costs")  # fmt: skip
@@ -21,7 +21,8 @@ CREATE TABLE agents (
     retired INTEGER NOT NULL DEFAULT 0, state TEXT NOT NULL DEFAULT 'proposed',
     contract_name TEXT, contract_version INTEGER, contract_fingerprint TEXT, assets TEXT NOT NULL DEFAULT '[]',
     inputs TEXT NOT NULL DEFAULT '{}', next_due TEXT, due_at TEXT, last_turn TEXT, last_turn_at TEXT,
-    pending_draft TEXT, pending_amendment TEXT, pending_question TEXT, last_summary_seq INTEGER);
+    pending_draft TEXT, pending_amendment TEXT, pending_question TEXT, last_summary_seq INTEGER,
+    repo_root TEXT, repo_remote TEXT, repo_path TEXT);
 CREATE INDEX agents_due ON agents (due_at) WHERE due_at IS NOT NULL;
 CREATE INDEX agents_name ON agents (namespace, name);
 CREATE INDEX agents_state ON agents (state);

@@ -76,6 +76,20 @@ class Payload(BaseModel):
 # --- the agent and its contract ------------------------------------------------------------------
 
 
+class Repository(Payload):
+    """Which repository an adopted agent belongs to (`hz.heinzel.repository`): its root commit, its remote
+    (normalised, no user or token), and its work tree's path only while it has no commit."""
+
+    root: Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{40}([0-9a-f]{24})?$")] | None = None
+    remote: Annotated[str, StringConstraints(min_length=1, max_length=500)] | None = None
+    path: Annotated[str, StringConstraints(min_length=1, max_length=500)] | None = None
+
+
+class HeinzelBound(Repository):
+    """An agent adopted before identities were recorded, or before its repository's first commit, bound
+    to the repository a tick found it in."""
+
+
 class HeinzelCreated(Payload):
     agent_id: AgentId
     name: Slug
@@ -83,6 +97,7 @@ class HeinzelCreated(Payload):
     handle: Handle | None = None
     origin: Literal["file", "sentence", "adopted"]
     source: Ident | None = None  # the contract file it came from, relative to its repository
+    repository: Repository | None = None  # the repository it was adopted in
 
 
 class HeinzelRenamed(Payload):
@@ -356,6 +371,7 @@ class SpineRepaired(Payload):
 
 MODELS: dict[str, type[Payload]] = {
     "heinzel.created": HeinzelCreated,
+    "heinzel.bound": HeinzelBound,
     "heinzel.renamed": HeinzelRenamed,
     "heinzel.paused": HeinzelPaused,
     "heinzel.unpaused": HeinzelUnpaused,

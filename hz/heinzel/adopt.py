@@ -29,6 +29,8 @@ from typing import TYPE_CHECKING, Any
 
 from hz.heinzel.amendments import propose, record_main_version
 from hz.heinzel.lifecycle import Origin, create
+from hz.heinzel.rebind import free_name, ours
+from hz.heinzel.repository import Here
 from hz.heinzel.versions import compile_text
 from hz.session.store import Store
 from hz.textfile import UnreadableFile, read_text_file
@@ -99,7 +101,9 @@ def adopt(
     default_tz: str = "UTC",
 ) -> list[Adopted]:
     def one(text: str, file: ContractFile, layer: Layer) -> Adopted:
-        return _adopt_one(store, text, file.display, layer.namespace, file.name, now, handle, default_tz)
+        return _adopt_one(store, text, file.display, layer.namespace, file.name, now, handle, default_tz, here)
+
+    here = Here(root, environ)
 
     return _each_contract(root, environ, LAYERS, one)
 
@@ -116,7 +120,9 @@ def adopt_team(
     """The team contracts of `root`'s `workflows/` that this home has no agent for yet, each adopted."""
 
     def one(text: str, file: ContractFile, layer: Layer) -> Adopted:
-        return _adopt_new_team(store, text, file.display, layer.namespace, now, handle, default_tz)
+        return _adopt_new_team(store, text, file.display, layer.namespace, now, handle, default_tz, here)
+
+    here = Here(root, environ)
 
     return _each_contract(root, environ, ("team",), one)
 
@@ -127,28 +133,33 @@ def adopt_team_from_main(
     """Every team contract at `commit` of main: created at its version there, or moved to that version."""
     from hz.heinzel.main_versions import versions_on_main
 
+    here = Here(root)
+
     def wanted(contract: Contract) -> bool:  # a new agent, or one whose contract main changed
-        row = store.index.agent(contract.name, "team")
+        row = ours(store, contract.name, "team", here, now=now)
         return row is None or _behind(row, contract)
 
     found = sorted(versions_on_main(root, commit, wanted).values(), key=lambda v: v.label)
-    return [_adopt_main_version(store, version, now, handle, default_tz) for version in found]
+    return [_adopt_main_version(store, version, now, handle, default_tz, here) for version in found]
 
 
-def _adopt_main_version(store: Store, version: MainVersion, now: datetime, handle: str | None, tz: str) -> Adopted:
+def _adopt_main_version(
+    store: Store, version: MainVersion, now: datetime, handle: str | None, tz: str, here: Here
+) -> Adopted:
     """A new agent at main's version (v1 of this home holds the same text, never approved: the numbers
     stay main's), or an agent whose contract main changed moved to main's version."""
     contract, namespace = version.contract, "team"
     if contract.frontmatter.hz.scope != "team":
         return Adopted(namespace, contract.name, None, "skipped: not a team contract with an id")
-    row = store.index.agent(contract.name, namespace)
+    row = ours(store, contract.name, namespace, here, now=now)
     if row is None:
         first = version.version == 1
         agent_id = create(
             store, version.text, label=version.label, namespace=namespace, handle=handle,
-            origin=Origin("adopted", version.label), now=now, approve=first, default_tz=tz,
+            origin=Origin("adopted", version.label, here.identity()), now=now, approve=first, default_tz=tz,
+            name=free_name(store, contract.name, namespace, here),
         )  # fmt: skip
-        row = store.index.agent(contract.name, namespace)
+        row = store.index.agent(agent_id)
         if first or row is None:
             return Adopted(namespace, contract.name, agent_id, "created")
     elif not _behind(row, contract):
@@ -189,8 +200,23 @@ def _each_contract(
     return results
 
 
+def contract_text_at(root: Path, display: str, environ: Mapping[str, str] | None = None) -> str | None:
+    """The self-contained text of the contract at `display` (relative to `root`), None when no layer has it."""
+    import os
+
+    found: list[str] = []
+
+    def one(text: str, file: ContractFile, layer: Layer) -> Adopted:
+        if file.display == display:
+            found.append(text)
+        return Adopted(layer.namespace, file.name, None, "read")
+
+    _each_contract(root, os.environ if environ is None else environ, LAYERS, one)
+    return found[0] if found else None
+
+
 def _adopt_new_team(
-    store: Store, text: str, shown: str, namespace: str, now: datetime, handle: str | None, tz: str
+    store: Store, text: str, shown: str, namespace: str, now: datetime, handle: str | None, tz: str, here: Here
 ) -> Adopted:
     from hz.heinzel.versions import ContractInvalid
 
@@ -201,18 +227,26 @@ def _adopt_new_team(
     frontmatter = contract.frontmatter
     if frontmatter.hz.scope != "team" or not frontmatter.id:  # without an id there is no lease to share
         return Adopted(namespace, contract.name, None, "skipped: not a team contract with an id")
-    row = store.index.agent(contract.name, namespace)
+    row = ours(store, contract.name, namespace, here, now=now)
     if row is not None:
         return Adopted(namespace, contract.name, row["id"], "unchanged")
     agent_id = create(
-        store, text, label=shown, namespace=namespace, handle=handle, origin=Origin("adopted", shown),
-        now=now, approve=True, default_tz=tz,
+        store, text, label=shown, namespace=namespace, handle=handle, origin=Origin("adopted", shown, here.identity()),
+        now=now, approve=True, default_tz=tz, name=free_name(store, contract.name, namespace, here),
     )  # fmt: skip
     return Adopted(namespace, contract.name, agent_id, "created")
 
 
 def _adopt_one(
-    store: Store, text: str, shown: str, namespace: str, name: str, now: datetime, handle: str | None, tz: str
+    store: Store,
+    text: str,
+    shown: str,
+    namespace: str,
+    name: str,
+    now: datetime,
+    handle: str | None,
+    tz: str,
+    here: Here,
 ) -> Adopted:
     from hz.heinzel.versions import ContractInvalid
 
@@ -220,11 +254,12 @@ def _adopt_one(
         contract = compile_text(text, label=shown, namespace=namespace)
     except ContractInvalid:
         return Adopted(namespace, name, None, "skipped: does not compile (hz workflow validate)")
-    row = store.index.agent(contract.name, namespace)
+    row = ours(store, contract.name, namespace, here, now=now)
     if row is None:
         agent_id = create(
-            store, text, label=shown, namespace=namespace, handle=handle, origin=Origin("adopted", shown),
-            now=now, approve=True, default_tz=tz,
+            store, text, label=shown, namespace=namespace, handle=handle,
+            origin=Origin("adopted", shown, here.identity()), now=now, approve=True, default_tz=tz,
+            name=free_name(store, contract.name, namespace, here),
         )  # fmt: skip
         return Adopted(namespace, contract.name, agent_id, "created")
     if row["state"] in ("retired", "proposed") or row["contract_fingerprint"] == contract.contract_fingerprint:

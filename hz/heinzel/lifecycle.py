@@ -6,6 +6,7 @@ agent's lock; the index follows from the event. `now` and the time zone are pass
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -31,6 +32,7 @@ class Origin:
 
     kind: str
     source: str | None = None
+    repository: Mapping[str, str] | None = None  # the identity of the repository adopted in (hz.heinzel.repository)
 
 
 def resolve(store: Store, name_or_id: str) -> Row:
@@ -95,6 +97,8 @@ def create(
         created["handle"] = handle
     if origin.source:
         created["source"] = origin.source
+    if origin.repository:
+        created["repository"] = dict(origin.repository)
     with store.writer(agent_id, now=now) as writer:
         writer.append("heinzel.created", created, now=now)
         writer.append("contract.proposed", {"name": contract.name, **facts(contract)}, now=now)

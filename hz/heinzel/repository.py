@@ -145,7 +145,7 @@ def belongs(row: Mapping[str, Any], here: Here | None) -> bool | None:
     if not bound(row):
         return None
     if row.get("repo_root"):
-        return here.commit == row["repo_root"]
+        return bool(here.commit == row["repo_root"])
     # adopted before the repository's first commit: its remote, else the work tree it was adopted in
     if row.get("repo_remote") and here.remote:
         return bool(here.remote == row["repo_remote"])

@@ -87,6 +87,13 @@ class Queries:
             rows = self._rows("SELECT * FROM agents WHERE name = ? ORDER BY namespace", (name_or_id,))
         return rows[0] if rows else None
 
+    def agents_of_contract(self, contract: str, namespace: str) -> list[Row]:
+        """Every agent of a contract name in a namespace: one per repository that adopted it."""
+        return self._rows(
+            "SELECT * FROM agents WHERE namespace = ? AND coalesce(contract_name, name) = ? ORDER BY created_at, id",
+            (namespace, contract),
+        )
+
     def named(self, name: str) -> list[Row]:
         return self._rows("SELECT * FROM agents WHERE name = ? ORDER BY namespace", (name,))
 

@@ -8,7 +8,7 @@ merge write the same path: the second finds it there and writes nothing.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -93,3 +93,21 @@ def undecided(book: StateBook, output_of: Callable[[Event], str]) -> list[tuple[
         if ident not in newest or (placed.ts, placed.key) > (newest[ident].ts, newest[ident].key):
             newest[ident] = placed
     return [(placed, output) for (_, output), placed in sorted(newest.items()) if book.fate(placed) is None]
+
+
+def decided(book: StateBook, rows: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The index's pending draft rows (a member's local key each) whose team draft has a fate on hz/state.
+
+    A local key names the member's agent, the team key the contract (`hz-<contract id>`), and both end in
+    the same occasion (`v1@<slot>@<asset>`): each contract on hz/state is tried, one tree lookup each."""
+    if book.tip is None or not rows:
+        return []
+    root: Any = book.repo[book.tip].tree
+    folder: Any = book.repo[root["events"].id] if "events" in root else ()
+    contracts = [entry.name for entry in folder]
+    occasions = [(row, str(row["key"]).split("@", 1)[1]) for row in rows]
+    return [
+        row
+        for row, occasion in occasions
+        if any(book.has(kind, ident, f"{ident}@{occasion}") for ident in contracts for kind in FATES)
+    ]

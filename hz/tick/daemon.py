@@ -143,6 +143,7 @@ def tick(
         errors += [{"agent": "adoption", "action": "error", "error": error} for error in adopting]
         errors += _settle_drafts(fetched, environ, moment)
         work = pending(store.index, moment, root, store.root)
+        work = work._replace(drafts=work.drafts + _decided_on_state(store.index, fetched, work.drafts))
         if work.empty() and not outbox_waiting(root, store.root.parent) and not _branch_work(fetched):
             return TickReport(moment, woken=errors)
         from hz.tick.ticking import run_tick
@@ -173,6 +174,22 @@ def _branch_work(fetched: Any) -> bool:
     from hz.review.draft_push import pending_work
 
     return pending_work(*fetched)
+
+
+def _decided_on_state(index: Any, fetched: Any, found: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """This home's pending team drafts whose fate another member (or this tick) recorded on hz/state: their
+    agents take it over, though the draft's branch here moved nowhere."""
+    if not fetched:
+        return []
+    from hz.gitstate.layout import STATE_REF
+    from hz.gitstate.objects import resolve
+    from hz.review.approval_state import StateBook, decided
+
+    remote, _ = fetched
+    seen = {row["key"] for row in found}
+    rows = [r for r in index.drafts(status="pending") if str(r.get("place") or "").startswith("hz/draft/")]
+    book = StateBook(remote.repo, resolve(remote.repo, remote.tracking(STATE_REF)))
+    return [dict(row) for row in decided(book, [r for r in rows if r["key"] not in seen])]
 
 
 def _fetch_team(root: Path | None, environ: Mapping[str, str]) -> tuple[Any, list[str]]:

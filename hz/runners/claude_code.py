@@ -27,7 +27,7 @@ from hz.runners.cli import CliRunner, Finished, outcome_from, parse_json_object,
 from hz.runners.pricing import price_of
 from hz.runners.prompt import cli_prompt
 from hz.runners.settings import DEFAULT_CLASSES, RunnerSettings
-from hz.runners.spend import input_bound, input_usd, output_limit
+from hz.runners.spend import output_limit
 from hz.runners.wire import outcome_schema_text
 
 LABEL = "claude-code"
@@ -89,7 +89,7 @@ class ClaudeCodeRunner(CliRunner):
 
     def _answer_limit(self, request: ThinkRequest, prompt: str, grant: Grant) -> int:
         """One answer's output tokens: within the ceiling, and what the grant buys beside the prompt."""
-        sent = input_usd(self.price, input_bound(len(f"{request.instructions}{prompt}".encode()), 2))
+        sent = self.prompt_usd(request, prompt)
         return max(1, output_limit(self.price, grant.usd, sent, min(request.max_tokens, MAX_OUTPUT_TOKENS)))
 
 

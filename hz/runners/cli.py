@@ -62,10 +62,13 @@ class CliRunner:
         """Reserve the whole run before it starts: at least its prompt and a short answer, at most the
         turn's cap or what its token ceiling can cost, whichever is less."""
         purse = Purse(request.max_usd, request.spend, label)
-        sent = input_usd(self.price, input_bound(len(f"{request.instructions}{prompt}".encode()), 2))
-        least = sent + output_usd(self.price, MIN_ANSWER_TOKENS)
+        least = self.prompt_usd(request, prompt) + output_usd(self.price, MIN_ANSWER_TOKENS)
         most = max(least, min(request.max_usd, self.worst_case_usd(request.max_tokens)))
         return purse, purse.reserve(least, most)
+
+    def prompt_usd(self, request: ThinkRequest, prompt: str) -> float:
+        """What the instructions and the prompt cost at most as input (one token per UTF-8 byte)."""
+        return input_usd(self.price, input_bound(len(f"{request.instructions}{prompt}".encode()), 2))
 
 
 def settle(purse: Purse, grant: Grant, usage: Usage, reported_usd: float | None) -> Usage:
@@ -154,9 +157,10 @@ def _run(
             f"the {label} command {argv[0]!r} was not found",
             hint=f"install it and log in, or set command under [runners.{label}] in config.toml",
         ) from exc
-    with process, _Watchdog(process.pid):
+    with process:
         try:
-            stdout, stderr = _wait(process, stdin, request)
+            with _Watchdog(process.pid):
+                stdout, stderr = _wait(process, stdin, request)
         except subprocess.TimeoutExpired:
             _end_group(process)
             raise RunnerTimeout(f"{label} did not finish within {request.timeout_s:g} s and was stopped") from None

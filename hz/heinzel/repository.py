@@ -126,6 +126,20 @@ class Here:
         return done.stdout if done.returncode == 0 else ""
 
 
+_HERE: dict[str, Here] = {}  # the repository of this process's current tick, read once per tick
+
+
+def here_of(root: Path | None, environ: Mapping[str, str] | None = None, *, fresh: bool = False) -> Here | None:
+    """The tick's `Here` for `root`; `fresh` (at a tick's start) reads the identity anew, lazily."""
+    if root is None:
+        return None
+    key = str(root)
+    if fresh or key not in _HERE:
+        _HERE.clear()  # one repository per tick: a daemon never keeps another's
+        _HERE[key] = Here(root, environ)
+    return _HERE[key]
+
+
 def bound(row: Mapping[str, Any]) -> bool:
     """Whether the agent knows its repository (adopted after identities were recorded, or bound since)."""
     return bool(row.get("repo_root") or row.get("repo_remote") or row.get("repo_path"))

@@ -59,6 +59,9 @@ def run_tick(
 ) -> TickReport:
     """`fetched`: the tick's one fetch of the team remote (hz.tick.team.for_tick); None: not made yet,
     False: it failed (said already), and team slots wait."""
+    from hz.heinzel.repository import here_of
+
+    here_of(root, environ, fresh=True)  # whose agents these are: read once per tick, when first asked
     config = load_user_config(environ)
     settings = config.heinzel
     report = TickReport(now)
@@ -201,7 +204,7 @@ def _candidates(
             unmark(store.root, agent_id, asked.get(agent_id, ()))
             continue
         row = found_row
-        if not belongs_here(row, root):
+        if not _placed_here(store, row, root, now):
             continue
         if row["state"] in {"proposed", "paused"} or not row.get("contract_version"):
             continue
@@ -230,10 +233,19 @@ def _candidates(
 
 
 def belongs_here(row: Mapping[str, Any], root: Path | None) -> bool:
-    """An agent adopted from a repository runs only in a tick of that repository (its contract is there)."""
-    if row.get("origin") != "adopted" or not row.get("source"):
-        return True
-    return root is not None and (root / str(row["source"])).is_file()
+    """An agent adopted from a repository runs only in a tick of that repository: the one whose root
+    commit it recorded (`hz.heinzel.repository`), never another that holds a file at the same path."""
+    from hz.heinzel.repository import belongs, here_of
+
+    return belongs(row, here_of(root)) is True
+
+
+def _placed_here(store: Store, row: Mapping[str, Any], root: Path | None, now: datetime) -> bool:
+    """`belongs_here`, binding an agent adopted before identities (or before the first commit) at home."""
+    from hz.heinzel.rebind import place
+    from hz.heinzel.repository import adopted, here_of
+
+    return not adopted(row) or place(store, row, here_of(root), now=now)
 
 
 def _schedule_causes(plan: Plan, row: Mapping[str, Any], now: datetime) -> list[Cause]:

@@ -23,6 +23,7 @@ TRACKING_NAMES = frozenset(
 )
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 _BLANK_RUNS = re.compile(r"\n{3,}")
+_LONE_SURROGATES = re.compile("[\ud800-\udfff]")
 
 
 class CanonicalizerBug(Exception):
@@ -59,6 +60,24 @@ def canonical_text(text: str) -> str:
 def one_line(text: str | None) -> str:
     """A title or subject: canonical text with all whitespace runs made one space."""
     return " ".join(canonical_text(text or "").split())
+
+
+def escaped_name(name: str) -> str:
+    """A file or ref name that may hold bytes that are not UTF-8, as text every canonical form can carry.
+
+    Git and the file system hand such names over with Python's surrogateescape (byte 0xE9 as U+DCE9);
+    each such byte becomes the four characters `\\xe9`, so the name stays readable, the same on every
+    machine, and a UTF-8 name (every name so far) keeps its exact text and fingerprint. A literal
+    `\\xe9` in a name reads the same; `hz.sources.file` names the second of two such files skipped.
+    """
+    if name.isascii():
+        return name
+    return _LONE_SURROGATES.sub(_escape, name)
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"\\u{code:04x}"
 
 
 def without(record: Mapping[str, Any], volatile: Iterable[str]) -> dict[str, Any]:

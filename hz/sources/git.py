@@ -6,43 +6,52 @@ commit older than the window, so a commit whose clock ran behind its parent's ca
 history always gives the same answer. Facets: `commits` (non-merge commits: id, subject, author, e-mail,
 time, the paths they touched down to two levels), `merged` (merges on the first-parent line of the
 walked branch, with the tip they merged), `authors` (sorted unique names), `tags` (tags whose commit is in
-the window). Works offline on any clone: only local objects are read.
+the window). Works offline on any full clone: only local objects are read.
+
+A commit dated later than the fetching clock (`ctx.now`) is listed with `future: true` in every window
+until that clock reaches its date: its committer's clock runs ahead, its real time is unknown, and
+leaving it out would hide work that exists. A commit dated between the slot and `now` was made after the
+slot and belongs to a later window, as before: so for a history whose dates are true the answer is a
+function of the history and the slot alone, and the snapshot staged for a slot keeps what it saw.
+A shallow clone is deepened or reported (`hz.sources.gitshallow`): when the window reaches history the
+clone does not have, every facet of the walk starts with a `{"truncated": …}` record naming the
+boundary. File and tag names that are not UTF-8 are carried escaped (`hz.sources.canonical.escaped_name`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from hz.sources import gitshallow
 from hz.sources.base import FetchContext, Fetched, SourceError, SourceSpec
-from hz.sources.canonical import one_line
+from hz.sources.canonical import escaped_name, one_line
 from hz.sources.gitquery import FACETS, GitQuery, parse
 from hz.sources.window import Window, iso
 
 REMOTE = False
 _DEPTH = 2  # how deep `paths` of a commit go (hz/sources rather than every file)
+TRUNCATED = "truncated"  # the records' key, and the marker's, of a window a shallow clone cannot fill
+_WALKED = ("commits", "merged", "authors")  # the facets made by the walk, which a boundary cuts short
 
 
 def fetch(spec: SourceSpec, ctx: FetchContext) -> Fetched:
-    import pygit2
-
     query = parse(spec.query, spec.uri)
     window = Window.of(ctx.slot, spec.window)
-    repo = _open(spec, ctx.root)
-    try:
-        tip = _tip(repo, spec, query)
-        wanted = set(_wanted(spec, query))
-        records: dict[str, Any] = {}
-        if wanted & {"commits", "merged", "authors"}:
-            commits, merged = _walk(repo, tip, window, query, pygit2)
-            records["commits"], records["merged"] = commits, merged
-        if "tags" in wanted:
-            records["tags"] = _tags(repo, window)
-    finally:
-        repo.free()
-    return Fetched(records, covers=(window.start, window.end))
+    wanted = set(_wanted(spec, query))
+    path = _path(spec, ctx.root)
+    read = _read(path, spec, query, window, ctx.now, wanted)
+    if read.boundary:
+        why = _deepen(path, ctx, read, window)
+        if why is None:
+            read = _read(path, spec, query, window, ctx.now, wanted)
+            why = gitshallow.STILL_SHORT if read.boundary else None
+        if why is not None:
+            read.records[TRUNCATED] = _marker(read.boundary, why)
+    return Fetched(read.records, covers=(window.start, window.end))
 
 
 def build(spec: SourceSpec, records: Any, window: Window) -> dict[str, Any]:
@@ -56,25 +65,82 @@ def build(spec: SourceSpec, records: Any, window: Window) -> dict[str, Any]:
         facets["authors"] = sorted({c["author"] for c in records["commits"]} | {m["author"] for m in records["merged"]})
     if "tags" in wanted:
         facets["tags"] = records["tags"]
+    marker = records.get(TRUNCATED)
+    if marker is not None:  # first, where the missing history would be: the model reads it before the rest
+        facets.update({name: [{TRUNCATED: marker}, *facets[name]] for name in _WALKED if name in facets})
     return facets
+
+
+@dataclass
+class _Read:
+    records: dict[str, Any]
+    tip: str = ""
+    boundary: list[tuple[str, int]] = field(default_factory=list)  # (id, time) of commits missing parents
+
+
+def _read(path: Path, spec: SourceSpec, query: GitQuery, window: Window, now: datetime, wanted: set[str]) -> _Read:
+    import pygit2
+
+    repo = _open(spec, path)
+    try:
+        tip = _tip(repo, spec, query)
+        read = _Read({}, str(tip))
+        if wanted & {"commits", "merged", "authors"}:
+            walk = _Walk(repo, window, now.timestamp(), pygit2)
+            read.records["commits"], read.records["merged"] = walk.run(tip, query)
+            read.boundary = walk.boundary
+        if "tags" in wanted:
+            read.records["tags"] = _tags(repo, window, now.timestamp())
+    finally:
+        repo.free()
+    return read
+
+
+def _deepen(path: Path, ctx: FetchContext, read: _Read, window: Window) -> str | None:
+    """Why the clone could not be deepened for the window; None when it was."""
+    import pygit2
+
+    if ctx.root is None or path.resolve() != ctx.root.resolve():
+        return gitshallow.NOT_OURS
+    repo = pygit2.Repository(str(path))
+    try:
+        remote = gitshallow.remote_of(repo)
+    finally:
+        repo.free()
+    if remote is None:
+        return gitshallow.NO_REMOTE
+    if not gitshallow.deepen(path, remote, read.tip, window.start, ctx.environ):
+        return gitshallow.FETCH_FAILED
+    return None
+
+
+def _marker(boundary: list[tuple[str, int]], why: str) -> dict[str, Any]:
+    """What a truncated window says: since when it is complete, the commits it ends at, and why."""
+    newest = max(time for _, time in boundary)
+    return {
+        "complete_since": iso(datetime.fromtimestamp(newest, UTC)),
+        "boundary": sorted(oid for oid, _ in boundary),
+        "why": why,
+        "hint": gitshallow.HINT,
+    }
 
 
 def _wanted(spec: SourceSpec, query: GitQuery) -> tuple[str, ...]:
     return query.facets or tuple(f for f in spec.facets if f in FACETS) or FACETS
 
 
-def _open(spec: SourceSpec, root: Path | None) -> Any:
+def _path(spec: SourceSpec, root: Path | None) -> Path:
+    path = Path(spec.target.strip() or ".")
+    if path.is_absolute():
+        return path
+    if root is None:
+        raise SourceError("bad-source", f"{spec.uri} needs a repository", hint="run hz inside the repository")
+    return root / path
+
+
+def _open(spec: SourceSpec, path: Path) -> Any:
     import pygit2
 
-    from hz.contract.sourceshape import refuse_shape
-
-    refuse_shape(spec.uri)
-    where = spec.target.strip() or "."
-    path = Path(where)
-    if not path.is_absolute():
-        if root is None:
-            raise SourceError("bad-source", f"{spec.uri} needs a repository", hint="run hz inside the repository")
-        path = root / path
     try:
         return pygit2.Repository(str(path))
     except pygit2.GitError:
@@ -100,37 +166,48 @@ def _tip(repo: Any, spec: SourceSpec, query: GitQuery) -> Any:
     )
 
 
-def _walk(
-    repo: Any, tip: Any, window: Window, query: GitQuery, pygit2: Any
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    first_parent = _first_parent_line(repo, tip, window)
-    commits: list[dict[str, Any]] = []
-    merged: list[dict[str, Any]] = []
-    trees = _Trees(repo)
-    for commit in _in_window(repo, tip, window, pygit2):
-        if not query.wants_author(commit.author.name, commit.author.email):
-            continue
-        paths = _changed(trees, commit)
-        if query.paths and not any(query.wants_path(p) for p in paths):
-            continue
-        record = _record(commit, paths)
-        if len(commit.parent_ids) > 1:
-            if str(commit.id) in first_parent:
-                merged.append({**record, "merged": str(commit.parent_ids[1])})
-        else:
-            commits.append(record)
-    key = lambda r: (r["time"], r["id"])  # noqa: E731
-    return sorted(commits, key=key), sorted(merged, key=key)
+class _Walk:
+    """One walk of the window: the commits and merges the query keeps, and the shallow boundary met."""
 
+    def __init__(self, repo: Any, window: Window, now: float, pygit2: Any) -> None:
+        self.repo, self.window, self.now, self.pygit2 = repo, window, now, pygit2
+        self.shallow = bool(repo.is_shallow)  # libgit2 reads it from the repository: no git process
+        self.boundary: list[tuple[str, int]] = []
 
-def _in_window(repo: Any, tip: Any, window: Window, pygit2: Any) -> Iterator[Any]:
-    start = window.start.timestamp() if window.start is not None else None
-    end = window.end.timestamp()
-    for commit in repo.walk(tip, pygit2.enums.SortMode.TIME):
-        if start is not None and commit.commit_time < start:
-            return
-        if commit.commit_time < end:
-            yield commit
+    def run(self, tip: Any, query: GitQuery) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        first_parent = _first_parent_line(self.repo, tip, self.window)
+        commits: list[dict[str, Any]] = []
+        merged: list[dict[str, Any]] = []
+        trees = _Trees(self.repo)
+        for commit, future in self._in_window(tip):
+            cut = self.shallow and gitshallow.is_boundary(commit)
+            if cut:
+                self.boundary.append((str(commit.id), commit.commit_time))  # whatever the query keeps
+            if not query.wants_author(commit.author.name, commit.author.email):
+                continue
+            paths = [] if cut else _changed(trees, commit)  # its parent is missing: what it changed is unknown
+            if query.paths and not any(query.wants_path(p) for p in paths):
+                continue
+            record = _record(commit, paths, future)
+            if len(commit.parent_ids) > 1:
+                if str(commit.id) in first_parent:
+                    merged.append({**record, "merged": str(commit.parent_ids[1])})
+            else:
+                commits.append(record)
+        key = lambda r: (r["time"], r["id"])  # noqa: E731
+        return sorted(commits, key=key), sorted(merged, key=key)
+
+    def _in_window(self, tip: Any) -> Iterator[tuple[Any, bool]]:
+        """(commit, dated ahead of the clock) for each commit of the window, newest first."""
+        start = self.window.start.timestamp() if self.window.start is not None else None
+        end = self.window.end.timestamp()
+        for commit in self.repo.walk(tip, self.pygit2.enums.SortMode.TIME):
+            if commit.commit_time > self.now:
+                yield commit, True
+            elif start is not None and commit.commit_time < start:
+                return
+            elif commit.commit_time < end:
+                yield commit, False
 
 
 def _first_parent_line(repo: Any, tip: Any, window: Window) -> set[str]:
@@ -144,8 +221,8 @@ def _first_parent_line(repo: Any, tip: Any, window: Window) -> set[str]:
         commit = repo[commit.parent_ids[0]]
 
 
-def _record(commit: Any, paths: list[str]) -> dict[str, Any]:
-    return {
+def _record(commit: Any, paths: list[str], future: bool) -> dict[str, Any]:
+    record = {
         "id": str(commit.id),
         "subject": one_line(commit.message.split("\n", 1)[0]),
         "author": commit.author.name,
@@ -153,6 +230,7 @@ def _record(commit: Any, paths: list[str]) -> dict[str, Any]:
         "time": iso(datetime.fromtimestamp(commit.commit_time, UTC)),
         "paths": sorted({"/".join(p.split("/")[:_DEPTH]) for p in paths}),
     }
+    return {**record, "future": True} if future else record  # absent otherwise: old fingerprints hold
 
 
 def _changed(trees: _Trees, commit: Any) -> list[str]:
@@ -200,10 +278,10 @@ def _diff_trees(trees: _Trees, new: Any, old: Any, prefix: str, out: list[str]) 
         if a_tree is not None or b_tree is not None:
             _diff_trees(trees, a_tree, b_tree, f"{path}/", out)
         if (a is not None and not a[1]) or (b is not None and not b[1]):
-            out.append(path)
+            out.append(escaped_name(path))
 
 
-def _tags(repo: Any, window: Window) -> list[dict[str, Any]]:
+def _tags(repo: Any, window: Window, now: float) -> list[dict[str, Any]]:
     import pygit2
 
     tags: list[dict[str, Any]] = []
@@ -215,6 +293,9 @@ def _tags(repo: Any, window: Window) -> list[dict[str, Any]]:
         except (ValueError, pygit2.GitError, pygit2.InvalidSpecError):  # a tag of a tree or blob marks no release
             continue
         when = datetime.fromtimestamp(commit.commit_time, UTC)
-        if when in window:
-            tags.append({"name": ref.removeprefix("refs/tags/"), "target": str(commit.id), "time": iso(when)})
+        tag = {"name": escaped_name(ref.removeprefix("refs/tags/")), "target": str(commit.id), "time": iso(when)}
+        if commit.commit_time > now:
+            tags.append({**tag, "future": True})
+        elif when in window:
+            tags.append(tag)
     return sorted(tags, key=lambda t: (t["time"], t["name"]))

@@ -11,6 +11,7 @@ from tests.sources.conftest import NOW
 from tests.sources.helpers import commit, days_ago, fetch, git, new_repo
 
 WEEK = timedelta(days=7)
+LATER = NOW + timedelta(hours=2)  # a clock past the fixture's commit "After the slot": it is not dated ahead
 
 
 @pytest.fixture
@@ -28,7 +29,7 @@ def history(tmp_path: Path) -> Path:
 
 
 def test_commits_in_the_window_oldest_first(history: Path, cache: SourceCache) -> None:
-    result = fetch("git:.", cache, root=history, window=WEEK)
+    result = fetch("git:.", cache, root=history, window=WEEK, slot=NOW, now=LATER)
     commits = result.facets["commits"]
     assert [c["subject"] for c in commits] == ["Read history", "Write the guide", "Add the source command"]
     assert commits[0]["paths"] == ["hz/sources"]
@@ -96,7 +97,7 @@ def test_the_same_history_gives_the_same_fingerprints_in_a_fresh_clone(history: 
 
 def test_another_local_repository_by_path(history: Path, tmp_path: Path, cache: SourceCache) -> None:
     elsewhere = new_repo(tmp_path / "elsewhere")
-    result = fetch(f"git:{history}", cache, root=elsewhere, window=WEEK)
+    result = fetch(f"git:{history}", cache, root=elsewhere, window=WEEK, slot=NOW, now=LATER)
     assert len(result.facets["commits"]) == 3
 
 

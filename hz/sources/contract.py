@@ -122,7 +122,8 @@ def _target(spec: SourceSpec, ctx: FetchContext) -> tuple[str, str | None, str, 
 def _fetched(ctx: FetchContext) -> tuple[str | None, str | None]:
     """(the remote's main commit the tick fetched, hz's prefix of the remote's branches), both None
     without `[state]`: then the member's own `main` is the approved truth, as it is for a lone user."""
-    from hz.sources.team_main import fetched_main, team_remote
+    from hz.review.sync import team_remote
+    from hz.sources.team_main import fetched_main
 
     assert ctx.root is not None
     remote = team_remote(ctx.root, ctx.environ)

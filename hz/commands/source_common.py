@@ -7,6 +7,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+from hz.errors import HzError
 from hz.secrets import redact_url
 from hz.sources.base import SourceSpec
 from hz.sources.watch import Group, Watch, watches_of
@@ -18,6 +19,22 @@ def repository_watches(root: Path, environ: Mapping[str, str], cwd: Path | None 
 
     compiled = compile_repository(root, environ, cwd=cwd)
     return [w for c in compiled.contracts if c.enabled and c.contract is not None for w in watches_of(c.contract)]
+
+
+def text_argument(value: str | None, what: str) -> None:
+    """Refuse an argument that is not UTF-8 (a Latin-1 file name typed in a shell): URIs, queries and
+    contract names are text, and the cache, the index and fingerprints hold only text."""
+    if value is None:
+        return
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        from hz.sources.canonical import escaped_name
+
+        raise HzError(
+            f"{what} '{escaped_name(value)}' is not UTF-8 text",
+            hint="match a file whose name is not UTF-8 with a glob (file:caf*.txt); it is read as caf\\xe9.txt",
+        ) from None
 
 
 def duration(value: timedelta | None) -> str | None:

@@ -26,11 +26,13 @@ def run_diff(
     cwd: Path | None = None,
     now: datetime | None = None,
 ) -> int:
+    from hz.commands.source_common import text_argument
     from hz.repo import find_root
     from hz.session.store import Store
     from hz.sources.gather import gather_for_turn
     from hz.turn.agents import load_plan
 
+    text_argument(contract, "the contract")
     root = find_root(cwd)
     moment = now or datetime.now(UTC)
     with Store.from_environ(environ) as store:

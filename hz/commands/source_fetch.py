@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from hz.commands.source_common import describe_spec, repository_watches, spec_line, watchers
+from hz.commands.source_common import describe_spec, repository_watches, spec_line, text_argument, watchers
 from hz.errors import HzError
 from hz.sources.base import SourceError, SourceSpec
 from hz.sources.fetcher import TickFetch, fetch_all
@@ -30,6 +30,8 @@ def run_fetch(
     now: datetime | None = None,
 ) -> int:
     """Exit 0 when every source was read, 1 when any failed (each failure is printed)."""
+    text_argument(target, "the source or contract")
+    text_argument(query, "--query")
     root = _root(cwd)
     watches = _watches(target, query, window, root, environ, cwd)
     report = fetch_all(watches, now=now or datetime.now(UTC), environ=environ, root=root, force=True)
@@ -91,7 +93,9 @@ def _window(text: str | None) -> Any:
     try:
         return parse_duration(text)
     except PydanticCustomError as exc:
-        shown = text if len(text) <= 40 else text[:40] + "…"
+        from hz.sources.canonical import escaped_name
+
+        shown = escaped_name(text if len(text) <= 40 else text[:40] + "…")
         said = "is longer than 3650d" if exc.type == "duration_too_long" else "is not a duration"
         raise HzError(
             f"--window {shown!r} {said}", hint="write a number and a unit, at most 3650d: 90m, 12h, 7d, 2w"

@@ -12,7 +12,9 @@ one; a single path may name an ignored file, but not reach one through a link.
 
 Facets: `text` (path -> canonical text; a file that is not UTF-8 is represented by its byte fingerprint),
 `paths` (the sorted paths read) and, only when a glob skipped something, `skipped` (path -> why), so an
-input that skips nothing reads and fingerprints as it always did.
+input that skips nothing reads and fingerprints as it always did. A name that is not UTF-8 is carried
+escaped (`\\xNN` per byte, `hz.sources.canonical.escaped_name`); of two files whose names read the same
+that way, the second in path order is skipped, as `<name> (another file)`.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from hz.canonical import fingerprint_bytes
 from hz.gitignored import ignored
 from hz.repo_paths import MAX_FILE_BYTES, PathRefused, Refusal, check, problem, read_regular, walk
 from hz.sources.base import FetchContext, Fetched, SourceError, SourceSpec, no_query
-from hz.sources.canonical import canonical_text
+from hz.sources.canonical import canonical_text, escaped_name
 from hz.sources.fileglob import is_glob, matching
 from hz.sources.window import Window
 
@@ -44,7 +46,7 @@ def fetch(spec: SourceSpec, ctx: FetchContext) -> Fetched:
         raise _refused(spec, refusal)
     if is_glob(pattern):
         return Fetched(_glob(ctx.root, pattern))
-    return Fetched({pattern: _one(spec, ctx.root, pattern)})
+    return Fetched({escaped_name(pattern): _one(spec, ctx.root, pattern)})
 
 
 def build(spec: SourceSpec, records: Any, window: Window) -> dict[str, Any]:
@@ -88,6 +90,9 @@ def _glob(root: Path, pattern: str) -> dict[str, Any]:
             continue  # a link to nothing, or a file git ignores here, names no file of the repository
         if ends.get(path) in local:
             real = IGNORED
+        name = escaped_name(path)
+        if name in records:  # a literal `\xe9` in one name, the byte in another: the first keeps the name
+            name, real = f"{name} (another file)", SAME_NAME
         data = real if isinstance(real, Refusal) else _over(real, left) or read_regular(real, root=root)
         if isinstance(data, bytes) and len(data) > left:  # it grew since it was looked at
             data = _past_total()
@@ -96,9 +101,9 @@ def _glob(root: Path, pattern: str) -> dict[str, Any]:
         if isinstance(data, Refusal):
             named += 1
             if named > MAX_NAMED:
-                unnamed.append(path)
+                unnamed.append(name)
                 continue
-        records[path] = {SKIPPED: data.reason} if isinstance(data, Refusal) else _text(data)
+        records[name] = {SKIPPED: data.reason} if isinstance(data, Refusal) else _text(data)
     if unnamed:
         records[unnamed[0]] = {SKIPPED: f"and {len(unnamed) - 1} files after it were skipped too, none read"}
     return records
@@ -139,6 +144,10 @@ MAX_NAMED = 20  # skipped files named one by one; the rest are counted, so a pla
 IGNORED = Refusal(
     "links to a file git ignores here (a member's local file, such as .env), which a glob never reads",
     "commit the file, or name it on its own",
+)
+SAME_NAME = Refusal(
+    "has a name that is not UTF-8 and reads, escaped, as the name of a file before it",
+    "rename one of the two files",
 )
 LINKED_IGNORED = Refusal(
     "links to a file git ignores here (a member's local file, such as .env), which hz never reads through a link",

@@ -102,6 +102,33 @@ def test_a_kill_9_of_hz_leaves_no_claude_behind(fake_cli: FakeCli, tmp_path: Pat
         hz.communicate()
 
 
+def test_a_kill_9_of_hz_tick_mid_think_leaves_no_claude_behind(repo: Path, fake_cli: FakeCli) -> None:
+    from datetime import UTC, datetime
+
+    from tests.turn.agents import adopt, contract_text
+
+    text = contract_text().replace(
+        "  title: Weekly note\n", "  title: Weekly note\n  agent:\n    runner: claude-code\n"
+    )
+    adopt(text, now=datetime(2026, 10, 26, 9, 0, tzinfo=UTC))
+    marker = str(fake_cli.bin)
+    ready = sleeping_claude(fake_cli, marker)
+    tick = subprocess.Popen(
+        [sys.executable, "-m", "hz", "tick", "--now", "2026-10-26T09:00Z"], cwd=repo, env=fake_cli.environ,
+        text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    try:
+        wait_for(ready, tick, timeout=60)
+        tick.send_signal(signal.SIGKILL)
+        tick.wait(timeout=10)
+        assert gone_within(marker, 10.0) == []
+    finally:
+        for pid in with_marker(marker):
+            os.kill(pid, signal.SIGKILL)
+        tick.kill()
+        tick.communicate()
+
+
 class Stop(Exception):
     """Stands in for the turn's Stopped, raised by its stop check."""
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 
 from hz.contract.model import ContractFrontmatter
 from hz.contract.sections import KNOWN_NAMES, RETIRED, Body, Section
@@ -29,22 +30,71 @@ class _Findings:
         self.items.append(Diagnostic(self.path, at[0], at[1], code, severity, loc, message, hint))
 
 
-def check_body(
-    frontmatter: ContractFrontmatter, body: Body, *, path: str, body_line: int, where: Position
-) -> list[Diagnostic]:
+@dataclass(frozen=True)
+class Declared:
+    """What the frontmatter declares that the body must match; None where it could not be read."""
+
+    inputs: Mapping[str, object] | None
+    outputs: Mapping[str, tuple[str, ...] | None] | None  # output name -> its facets (None: unreadable)
+
+    @classmethod
+    def of(cls, frontmatter: ContractFrontmatter) -> Declared:
+        hz = frontmatter.hz
+        return cls(hz.inputs, {name: tuple(output.facets) for name, output in hz.outputs.items()})
+
+    @classmethod
+    def guessed(cls, data: object) -> Declared:
+        """From a frontmatter that did not validate: the parts still shaped as mappings, so the body is
+        checked in the same run as the frontmatter errors are reported."""
+        hz = data.get("hz") if isinstance(data, dict) else None
+        inputs = hz.get("inputs") if isinstance(hz, dict) else None
+        outputs = hz.get("outputs") if isinstance(hz, dict) else None
+        facets: dict[str, tuple[str, ...] | None] | None = None
+        if isinstance(outputs, dict):
+            facets = {str(name): _names(value) for name, value in outputs.items()}
+        return cls(inputs if isinstance(inputs, dict) else None, facets)
+
+
+def _names(output: object) -> tuple[str, ...] | None:
+    facets = output.get("facets") if isinstance(output, dict) else None
+    return tuple(str(f) for f in facets) if isinstance(facets, list) else None
+
+
+def check_body(declared: Declared, body: Body, *, path: str, body_line: int, where: Position) -> list[Diagnostic]:
     found = _Findings(path)
     sections: dict[str, Section] = {}
+    _check_levels(found, body)
     for section in body.sections:
         _check_name(found, section, sections)
         sections.setdefault(section.name, section)
     _check_goal(found, sections.get("goal"), body_line)
-    _check_items(found, "Requires", "input", sections.get("requires"), frontmatter.hz.inputs, where, ("hz", "inputs"))
-    _check_items(
-        found, "Maintains", "output", sections.get("maintains"), frontmatter.hz.outputs, where, ("hz", "outputs")
-    )
-    _check_facets(found, frontmatter, sections.get("maintains"))
+    if declared.inputs is not None:
+        _check_items(found, "Requires", "input", sections.get("requires"), declared.inputs, where, ("hz", "inputs"))
+    if declared.outputs is not None:
+        maintains = sections.get("maintains")
+        _check_items(found, "Maintains", "output", maintains, declared.outputs, where, ("hz", "outputs"))
+        _check_facets(found, declared.outputs, maintains)
     _check_done_when(found, sections.get("done when"), body_line)
     return found.items
+
+
+def _check_levels(found: _Findings, body: Body) -> None:
+    """One warning for headings written above the sections, saying what hz made of them."""
+    if not body.stray:
+        return
+    first = body.stray[0]
+    written, level = "#" * first.written, "#" * first.sections
+    others = len(body.stray) - 1
+    more = f" ({others} more heading{'s' if others > 1 else ''} like it)" if others else ""
+    found.add(
+        (first.line, 1),
+        "HZC105",
+        "warning",
+        f"{written} {first.heading}",
+        f"{written} {first.heading} is one level above the sections, which are written as {level} (such as "
+        f"{level} Goal){more}: it ends the section before it, and hz reads the sections at {level} as they are",
+        f"write it as {level} {first.heading} to make it a section, or as bold text inside the section it belongs to",
+    )
 
 
 def _check_name(found: _Findings, section: Section, seen: Mapping[str, Section]) -> None:
@@ -145,12 +195,12 @@ def _check_items(
             )
 
 
-def _check_facets(found: _Findings, frontmatter: ContractFrontmatter, maintains: Section | None) -> None:
+def _check_facets(found: _Findings, outputs: Mapping[str, tuple[str, ...] | None], maintains: Section | None) -> None:
     if maintains is None:
         return
-    for name, output in frontmatter.hz.outputs.items():
+    for name, facets in outputs.items():
         item = maintains.items.get(name)
-        if item is None or item.facets == output.facets:
+        if item is None or facets is None or item.facets == facets:
             continue
         written = ", ".join(item.facets) or "none"
         found.add(
@@ -158,8 +208,7 @@ def _check_facets(found: _Findings, frontmatter: ContractFrontmatter, maintains:
             "HZC104",
             "error",
             "### Maintains",
-            f"output '{name}' declares facets {', '.join(output.facets)}, "
-            f"but the #### headings under its item are {written}",
+            f"output '{name}' declares facets {', '.join(facets)}, but the #### headings under its item are {written}",
             f"write one #### heading per facet under - `{name}`, in the order of hz.outputs.{name}.facets",
         )
 

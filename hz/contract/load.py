@@ -147,7 +147,7 @@ def load_text(
 
 def _load(text: str, *, path: Path, namespace: str, defaults: Mapping[str, Any] | None, stem: str | None) -> LoadResult:
     from hz.contract import text as texts
-    from hz.contract.bodycheck import check_body
+    from hz.contract.bodycheck import Declared, check_body
     from hz.contract.migrate import SchemaTooNew, migrate
     from hz.contract.sections import parse_body
     from hz.contract.validate import check_frontmatter
@@ -166,31 +166,30 @@ def _load(text: str, *, path: Path, namespace: str, defaults: Mapping[str, Any] 
             "start the file with the frontmatter between two --- lines (`hz workflow new` writes a skeleton)",
         )
     where = Locator(YamlMarks(split.yaml), split.yaml_line)
+    body = parse_body(split.body, split.body_line)
+
+    def body_findings(declared: Declared) -> list[Diagnostic]:
+        # The body is checked even when the frontmatter failed, so every stage's findings come in one run.
+        return check_body(declared, body, path=label, body_line=split.body_line, where=where.value)
+
     try:
         data = load_mapping(split.yaml)
     except YamlProblem as problem:
         hint = "quote the key, or remove the duplicate" if problem.code == "HZC004" else "fix the YAML syntax"
-        return _failed(
-            label, split.yaml_line + problem.line - 1, problem.column, problem.code, problem.message, hint, problem.loc
-        )
+        line = split.yaml_line + problem.line - 1
+        failed = Diagnostic(label, line, problem.column, problem.code, "error", problem.loc, problem.message, hint)
+        return LoadResult(None, (failed, *body_findings(Declared(None, None))))
     try:
         data = migrate(data)
-    except SchemaTooNew as exc:
+    except SchemaTooNew as exc:  # a newer format's body may follow other rules: not checked
         line, column = where.value(("hz", "schema"))
-        return _failed(
-            label,
-            line,
-            column,
-            "HZC003",
-            str(exc),
-            "this contract was written for a newer hz: upgrade hz, then run the command again",
-        )
+        hint = "this contract was written for a newer hz: upgrade hz, then run the command again"
+        return _failed(label, line, column, "HZC003", str(exc), hint)
     data = apply_defaults(data, defaults)
     frontmatter, found = check_frontmatter(data, path=label, stem=stem, where=where)
     if frontmatter is None:
-        return LoadResult(None, tuple(found))
-    body = parse_body(split.body, split.body_line)
-    found += check_body(frontmatter, body, path=label, body_line=split.body_line, where=where.value)
+        return LoadResult(None, (*found, *body_findings(Declared.guessed(data))))
+    found += body_findings(Declared.of(frontmatter))
     if has_errors(found):
         return LoadResult(None, tuple(found))
     sections: dict[str, Section] = {}

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
@@ -55,10 +56,21 @@ class Section:
 
 
 @dataclass(frozen=True)
+class Stray:
+    """A heading above the level the sections are written at (`## Notes` among `### Goal`, …)."""
+
+    heading: str
+    line: int
+    written: int  # its level as written
+    sections: int  # the level the contract's sections are written at
+
+
+@dataclass(frozen=True)
 class Body:
     title: str | None
     sections: tuple[Section, ...]  # in file order, duplicates included
     canonical: str  # the whole body in canonical form, comments kept
+    stray: tuple[Stray, ...] = ()  # headings that are neither the title nor at or below the section level
 
 
 @dataclass(frozen=True)
@@ -86,15 +98,20 @@ def parse_body(body: str, first_line: int = 1) -> Body:
     """Parse a normalized body whose first line is line `first_line` of the file."""
     tokens = _markdown().parse(body)
     lines: list[str | None] = list(body.split("\n"))
-    headings = _normalize_headings(tokens, lines)
+    headings, stray = _normalize_headings(tokens, lines)
     _canonical_bullets(tokens, lines)
     title = headings[0].text if headings and headings[0].level < SECTION_LEVEL else None
     sections = _sections(tokens, lines, headings, first_line)
     canonical = tidy("\n".join(line for line in lines if line is not None))
-    return Body(title, tuple(sections), canonical)
+    strays = tuple(Stray(text, index + first_line, level, written) for index, text, level, written in stray)
+    return Body(title, tuple(sections), canonical, strays)
 
 
-def _normalize_headings(tokens: list[Any], lines: list[str | None]) -> list[_Heading]:
+def _normalize_headings(
+    tokens: list[Any], lines: list[str | None]
+) -> tuple[list[_Heading], list[tuple[int, str, int, int]]]:
+    """The headings at their normalized levels, and the ones above the section level (index, text, level,
+    section level as written)."""
     found = [
         (token.map[0], token.map[1], int(token.tag[1]), " ".join(tokens[i + 1].content.split()))
         for i, token in enumerate(tokens)
@@ -104,17 +121,39 @@ def _normalize_headings(tokens: list[Any], lines: list[str | None]) -> list[_Hea
     has_title = bool(found) and levels.count(levels[0]) == 1 and min(levels) == levels[0] and len(found) > 1
     if has_title and section_key(found[0][3]) in KNOWN_NAMES:
         has_title = False
-    rest = levels[1:] if has_title else levels
-    shift = (min(rest) if rest else SECTION_LEVEL) - SECTION_LEVEL
+    rest = found[1:] if has_title else found
+    written = _section_level(rest)
+    shift = written - SECTION_LEVEL
     out: list[_Heading] = []
+    stray: list[tuple[int, str, int, int]] = []
     for position, (start, end, level, text) in enumerate(found):
-        normalized = 1 if has_title and position == 0 else min(max(level - shift, 1), 6)
+        is_title = has_title and position == 0
+        normalized = 1 if is_title else min(max(level - shift, 1), 6)
+        if not is_title and level < written:
+            stray.append((start, text, level, written))
+            if _is_section_name(text):  # a known section written a level too high is still that section
+                normalized = SECTION_LEVEL
         # Blank lines around every heading, so whether the author left one there is not material.
         lines[start] = "\n" + "#" * normalized + " " + text + "\n"
         for index in range(start + 1, end):  # a setext underline has no ATX counterpart
             lines[index] = None
         out.append(_Heading(start, normalized, text))
-    return out
+    return out, stray
+
+
+def _section_level(headings: list[tuple[int, int, int, str]]) -> int:
+    """The level the sections are written at: where the known section names stand (the most used such
+    level, the shallowest on a tie), else the shallowest level. So one stray `## Notes` above `### Goal`
+    does not push every section down to a facet."""
+    named = Counter(level for _, _, level, text in headings if _is_section_name(text))
+    if named:
+        return max(named.items(), key=lambda pair: (pair[1], -pair[0]))[0]
+    return min((level for _, _, level, _ in headings), default=SECTION_LEVEL)
+
+
+def _is_section_name(heading: str) -> bool:
+    key = section_key(heading)
+    return key in KNOWN_NAMES or key in RETIRED
 
 
 def _canonical_bullets(tokens: list[Any], lines: list[str | None]) -> None:

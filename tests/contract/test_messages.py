@@ -17,7 +17,7 @@ from hz.sources.base import FetchContext, SourceError, SourceSpec
 from hz.sources.cache import SourceCache
 from hz.sources.resolve import resolve
 
-from .samples import variant
+from .samples import GOOD, line_of, variant
 
 NOW = datetime(2026, 12, 1, tzinfo=UTC)
 
@@ -51,11 +51,9 @@ def test_a_feed_url_without_protocol_is_told_so(repo: Path) -> None:
 def test_a_remote_git_url_is_told_so(repo: Path, root: str | None) -> None:
     [(code, message, hint)] = _stage3(repo, _with_source("git:https://example.invalid/o/r.git"))
     assert code == "HZC022" and "names a remote repository" in message and "git:." in hint
+    spec = SourceSpec("git:https://example.invalid/o/r.git", window=timedelta(days=7))
     with pytest.raises(SourceError) as refused:
-        git.fetch(
-            SourceSpec("git:https://example.invalid/o/r.git", window=timedelta(days=7)),
-            _context(repo if root else None),
-        )
+        resolve(spec, SourceCache(repo / "cache"), slot=NOW, now=NOW, environ={}, root=repo if root else None)
     assert "needs a repository" not in refused.value.message
     assert "names a remote repository" in refused.value.message
 
@@ -100,3 +98,34 @@ def test_no_hint_points_at_a_file_of_the_source_tree(tmp_path: Path) -> None:
         path.write_bytes(make(name))
         for problem in load_contract(path).diagnostics:
             assert "docs/" not in problem.hint, (name, problem.render())
+
+
+def test_frontmatter_and_body_errors_come_in_one_run() -> None:
+    done = "### Done when\n\n- [ ] every commit of the week appears once\n"
+    text = variant("window: 7d", "window: soon", variant(done, "### Criteria\n\nIt reads well.\n"))
+    codes = [d.code for d in load_text(text).diagnostics]
+    assert "HZC002" in codes and "HZC106" in codes and "HZC107" in codes
+
+
+def test_broken_yaml_still_gets_its_body_checked() -> None:
+    text = variant("on: [commits]", "on: [commits", variant("### Goal", "### Strategies"))
+    codes = [d.code for d in load_text(text).diagnostics]
+    assert codes[0] == "HZC001" and "HZC106" in codes
+
+
+def test_one_heading_above_the_sections_is_explained_once() -> None:
+    text = variant("### Requires", "## Background\n\nWhy this exists.\n\n### Requires")
+    result = load_text(text)
+    assert result.contract is not None, [d.render() for d in result.diagnostics]
+    [shift] = result.diagnostics
+    assert (shift.code, shift.severity, shift.line) == ("HZC105", "warning", line_of("## Background", text))
+    assert "one level above the sections, which are written as ###" in shift.message
+    assert shift.hint.startswith("write it as ### Background")
+    assert set(result.contract.sections) == set(load_text(GOOD).contract.sections)  # type: ignore[union-attr]
+
+
+def test_a_known_section_one_level_too_high_is_still_that_section() -> None:
+    text = variant("### Done when", "## Done when")
+    result = load_text(text)
+    assert result.contract is not None and "done when" in result.contract.sections
+    assert [d.code for d in result.diagnostics] == ["HZC105"]

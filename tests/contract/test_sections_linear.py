@@ -25,9 +25,15 @@ def _fastest(sections: int, runs: int = 3) -> float:
 
 
 def test_four_times_the_sections_take_about_four_times_as_long() -> None:
-    small, large = _fastest(500), _fastest(2000)
-    # linear is 4; the quadratic parser measured 12-16. 8 leaves room for a busy machine.
-    assert large / small < 8, f"500 sections: {small:.3f} s, 2,000: {large:.3f} s"
+    # Linear is 4; the quadratic parser measured 12-16. The machine is shared, so a measurement may be
+    # disturbed: three attempts, and one under the bound passes (a quadratic parser never gets there).
+    ratios = []
+    for _ in range(3):
+        small, large = _fastest(1000), _fastest(4000)
+        ratios.append(large / small)
+        if ratios[-1] < 8:
+            return
+    raise AssertionError(f"4x the sections took {', '.join(f'{r:.1f}' for r in ratios)} times as long")
 
 
 def test_each_section_still_gets_its_own_items_and_facets() -> None:

@@ -76,14 +76,17 @@ def new(name: str, source: Path | None, sentence: str | None, namespace: str) ->
 @click.option("--state", type=click.Choice(STATES), help="Only agents in this state.")
 @click.option("--artifact", metavar="ASSET", help="Only agents that keep this asset (an output target).")
 @click.option("--contract", metavar="NAME[@VERSION]", help="Only agents of this contract (at this version).")
+@click.option("--all", "everywhere", is_flag=True, help="Every repository's agents, each with its repository.")
 @_JSON
-def list_(state: str | None, artifact: str | None, contract: str | None, json_output: bool) -> int:
-    """List every Heinzelmännchen from the index (no spine is opened)."""
+def list_(state: str | None, artifact: str | None, contract: str | None, everywhere: bool, json_output: bool) -> int:
+    """List this repository's Heinzelmännchen and those of no repository, from the index (no spine is opened)."""
     from hz.commands.heinzel_list import list_command
+    from hz.commands.tick import repo_root
 
     return list_command(
-        sys.stdout, state=state, artifact=artifact, contract=contract, json_output=json_output, environ=os.environ
-    )
+        sys.stdout, state=state, artifact=artifact, contract=contract, json_output=json_output, environ=os.environ,
+        root=repo_root(os.environ), everywhere=everywhere,
+    )  # fmt: skip
 
 
 @click.command("show")

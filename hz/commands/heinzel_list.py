@@ -6,6 +6,7 @@ import json
 import re
 from collections.abc import Collection, Mapping
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any, TextIO
 
 from hz.errors import HzError
@@ -77,7 +78,16 @@ def as_json(row: Row, frozen: Mapping[str, str] | None = None) -> dict[str, Any]
             "question": row["pending_question"],
         },
         "cost_today": round(row["cost_today"], 6),
+        "repository": _repository(row),
     }
+
+
+def _repository(row: Row) -> dict[str, str] | None:
+    """The repository an adopted agent belongs to, as recorded (None for one of no repository)."""
+    if row.get("origin") != "adopted":
+        return None
+    found = {"root": row.get("repo_root"), "remote": row.get("repo_remote"), "path": row.get("repo_path")}
+    return {key: str(value) for key, value in found.items() if value}
 
 
 HEADER = ("NAME", "STATE", "VERSION", "NEXT DUE", "PENDING", "TODAY", "ID")
@@ -86,11 +96,12 @@ PENDING = ("-", "draft", "amendment", "draft,amendment", "question", "draft,ques
            "draft,amendment,question")  # fmt: skip
 
 
-def render(lines: list[ListLine], spent: dict[str, float], out: TextIO) -> None:
+def render(lines: list[ListLine], spent: dict[str, float], out: TextIO, repos: Mapping[str, str] | None = None) -> None:
     """The table, one `%` format per agent: 10,000 agents in a few milliseconds.
 
     Column widths come from the few distinct values of each column (states, versions, pending bits,
-    costs) rather than from a transposed copy of the whole table, which cost more than the formatting."""
+    costs) rather than from a transposed copy of the whole table, which cost more than the formatting.
+    `repos` adds a REPOSITORY column (by id)."""
     if not lines:
         out.write("no Heinzelmännchen yet (hz heinzel new NAME --from FILE, or hz workflow migrate)\n")
         return
@@ -108,11 +119,32 @@ def render(lines: list[ListLine], spent: dict[str, float], out: TextIO) -> None:
     )
     widths = [max(len(title), *map(len, values)) for title, values in zip(HEADER, columns, strict=False)]
     row = "  ".join(f"%-{width}s" for width in widths) + "  %s\n"
+    if repos is not None:
+        _render_with_repos(lines, names, dues, costs, repos, row.removesuffix("\n"), out)
+        return
     out.write(row % HEADER)
     out.write("".join([row % (
         shown_name, state, f"v{version}" if version else "-", dues[due], PENDING[pending], costs.get(id_, "0.00"), id_)
         for shown_name, (_, _, state, version, due, pending, id_) in zip(names, lines, strict=True)
     ]))  # fmt: skip
+
+
+def _render_with_repos(
+    lines: list[ListLine],
+    names: list[str],
+    dues: Mapping[Any, str],
+    costs: Mapping[str, str],
+    repos: Mapping[str, str],
+    row: str,
+    out: TextIO,
+) -> None:
+    """The table of every repository's agents: the ID column padded, then where each one belongs."""
+    width = max(len(HEADER[-1]), *(len(x[6]) for x in lines))
+    row = row.removesuffix("%s") + f"%-{width}s  %s\n"
+    out.write(row % (*HEADER, "REPOSITORY"))
+    for shown_name, (_, _, state, version, due, pending, id_) in zip(names, lines, strict=True):
+        cells = (shown_name, state, f"v{version}" if version else "-", dues[due], PENDING[pending])
+        out.write(row % (*cells, costs.get(id_, "0.00"), id_, repos.get(id_, "-")))
 
 
 def list_command(
@@ -124,19 +156,31 @@ def list_command(
     json_output: bool,
     environ: Mapping[str, str],
     now: datetime | None = None,
+    root: Path | None = None,
+    everywhere: bool = False,
 ) -> int:
+    """`root`: the repository it runs in; its agents and those of no repository are listed, unless
+    `everywhere` (or outside any repository), then every one with the repository it belongs to."""
+    from hz.heinzel.repository import Here, elsewhere, named_repository
+
     name, version = parse_contract(contract)
+    everywhere = everywhere or root is None
     today = (now or datetime.now(UTC)).astimezone(UTC).strftime("%Y-%m-%d")
     with Store.from_environ(environ) as store:
         broken = store.index.broken()
         frozen = {spine["agent"]: spine["problem"] for spine in broken}
+        adopted = store.index.adopted()
+        hidden = set() if everywhere else elsewhere(adopted, Here(root, environ) if root else None)
         if json_output:
             rows = store.index.agents(state=state, artifact=artifact, contract=name, version=version, today=today)
-            out.write(json.dumps([as_json(r, frozen) for r in rows], indent=2, ensure_ascii=False) + "\n")
+            shown = [as_json(r, frozen) for r in rows if r["id"] not in hidden]
+            out.write(json.dumps(shown, indent=2, ensure_ascii=False) + "\n")
             return 0
         lines = store.index.agent_lines(state=state, artifact=artifact, contract=name, version=version)
         spent = store.index.spent_on(today)
-    render(show_frozen(lines, frozen), spent, out)
+    lines = [line for line in lines if line[6] not in hidden] if hidden else lines
+    repos = {str(r["id"]): named_repository(r) for r in adopted} if everywhere else None
+    render(show_frozen(lines, frozen), spent, out, repos)
     for spine in broken:
         out.write(f"warning: the session of {spine['agent']} breaks at {spine['problem']} (hz heinzel show it)\n")
     return 0

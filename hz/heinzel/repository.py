@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -169,6 +169,20 @@ def belongs(row: Mapping[str, Any], here: Here | None) -> bool | None:
 def needs_root(row: Mapping[str, Any], here: Here) -> bool:
     """An agent adopted before its repository's first commit, ticked here now that there is one."""
     return adopted(row) and not row.get("repo_root") and bound(row) and here.commit is not None
+
+
+def elsewhere(rows: Iterable[Mapping[str, Any]], here: Here | None) -> set[str]:
+    """The ids among `rows` of agents another repository adopted: lists leave them out unless asked for all.
+
+    An old agent not bound yet counts as here when its contract's path is (lists bind nothing)."""
+    hidden: set[str] = set()
+    for row in rows:
+        verdict = belongs(row, here)
+        if verdict is None and here is not None:
+            verdict = (here.root / str(row["source"])).is_file()
+        if not verdict:
+            hidden.add(str(row["id"]))
+    return hidden
 
 
 def named_repository(row: Mapping[str, Any]) -> str:

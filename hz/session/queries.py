@@ -94,6 +94,12 @@ class Queries:
             (namespace, contract),
         )
 
+    def adopted(self) -> list[Row]:
+        """Every adopted agent with what names its repository (`hz.heinzel.repository`)."""
+        return self._rows(
+            "SELECT id, origin, source, repo_root, repo_remote, repo_path FROM agents WHERE origin = 'adopted'"
+        )
+
     def named(self, name: str) -> list[Row]:
         return self._rows("SELECT * FROM agents WHERE name = ? ORDER BY namespace", (name,))
 

@@ -26,6 +26,7 @@ from hz.runners.model import ModelRunner
 from hz.runners.pricing import Price
 from hz.session.spine import SPINE, read_spine
 from hz.session.store import Store
+from hz.spend import money
 from hz.tick import direct
 from hz.tick.daemon import tick
 
@@ -230,5 +231,5 @@ def test_priyas_weekly_report(repo: Path, hz: Any, priya: tuple[str, Model, Mode
     assert show_command(shown, "weekly-report", json_output=False, environ=os.environ, now=FRI3) == 0
     text = shown.getvalue()
     month = sum(e.data.get("usd", 0.0) for e in spine if e.kind == "turn.finished" and e.ts.startswith("2026-11"))
-    assert "USD this month: " in text and f"{month:.2f} USD this month" in text
+    assert "USD this month: " in text and f"{money.usd(month)} USD this month" in text  # sub-cent keeps digits
     assert "  schedule  drafted" in text and "  approval  learned" in text and "  asked  proposed" in text

@@ -285,15 +285,16 @@ def _tags(repo: Any, window: Window, now: float) -> list[dict[str, Any]]:
     import pygit2
 
     tags: list[dict[str, Any]] = []
-    for ref in repo.references:
-        if not ref.startswith("refs/tags/"):
+    for ref in repo.references.iterator():  # objects, not names: a name that is not UTF-8 cannot be looked up
+        if not ref.name.startswith("refs/tags/"):
             continue
         try:
-            commit = repo.revparse_single(ref).peel(pygit2.Commit)
-        except (ValueError, pygit2.GitError, pygit2.InvalidSpecError):  # a tag of a tree or blob marks no release
+            commit = ref.peel(pygit2.Commit)
+        except (ValueError, KeyError, pygit2.GitError):  # a tag of a tree or blob, or of a commit not fetched
             continue
         when = datetime.fromtimestamp(commit.commit_time, UTC)
-        tag = {"name": escaped_name(ref.removeprefix("refs/tags/")), "target": str(commit.id), "time": iso(when)}
+        name = escaped_name(ref.name.removeprefix("refs/tags/"))
+        tag = {"name": name, "target": str(commit.id), "time": iso(when)}
         if commit.commit_time > now:
             tags.append({**tag, "future": True})
         elif when in window:

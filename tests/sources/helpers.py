@@ -66,3 +66,35 @@ def fetch(
         root=root,
         force=force,
     )
+
+
+def commit_name(repo: Path, name: bytes, data: bytes, when: datetime, message: str) -> str:
+    """Commit a file whose name is raw bytes (a Latin-1 name, say), through plumbing as git stores it."""
+    env = dict(os.environ, GIT_AUTHOR_DATE=f"@{int(when.timestamp())} +0000", GIT_COMMITTER_DATE="")
+    env["GIT_COMMITTER_DATE"] = env["GIT_AUTHOR_DATE"]
+    blob = subprocess.run(["git", "-C", str(repo), "hash-object", "-w", "--stdin"], input=data, capture_output=True)
+    info = b"100644," + blob.stdout.strip() + b"," + name
+    subprocess.run([b"git", b"-C", os.fsencode(repo), b"update-index", b"--add", b"--cacheinfo", info], check=True)
+    subprocess.run(["git", "-C", str(repo), "commit", "-q", "-m", message], env=env, check=True)
+    return git(repo, "rev-parse", "HEAD")
+
+
+def spread_history(repo: Path, count: int, newest: datetime, every: timedelta) -> None:
+    """`count` commits on `main`, one every `every` back from `newest`, each changing a file: one fast-import."""
+    lines: list[str] = []
+    for n in range(count):
+        when = int((newest - every * (count - 1 - n)).timestamp())
+        body = f"change {n}\n"
+        lines += [
+            "commit refs/heads/main",
+            f"committer hz test <hz-test@example.invalid> {when} +0000",
+            f"data {len(f'Change {n}')}",
+            f"Change {n}",
+            f"M 644 inline notes/n{n % 7}.md",
+            f"data {len(body)}",
+            body.rstrip("\n"),
+            "",
+        ]
+    stream = "\n".join(lines) + "\n"
+    subprocess.run(["git", "-C", str(repo), "fast-import", "--quiet"], input=stream.encode(), check=True)
+    git(repo, "reset", "-q", "--hard", "main")

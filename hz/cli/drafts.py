@@ -10,11 +10,15 @@ import click
 
 @click.command()
 @click.option("--json", "json_output", is_flag=True, help="Print JSON.")
-def drafts(json_output: bool) -> int:
+@click.option("--all", "everywhere", is_flag=True, help="Every repository's drafts, each with its repository.")
+def drafts(json_output: bool, everywhere: bool) -> int:
     """List every draft that waits for you (from the index), with where it is and its key."""
     from hz.commands.drafts import drafts_command
+    from hz.commands.tick import repo_root
 
-    return drafts_command(sys.stdout, json_output=json_output, environ=os.environ)
+    return drafts_command(
+        sys.stdout, json_output=json_output, environ=os.environ, root=repo_root(os.environ), everywhere=everywhere
+    )
 
 
 @click.command()

@@ -79,20 +79,39 @@ class _Read:
 
 
 def _read(path: Path, spec: SourceSpec, query: GitQuery, window: Window, now: datetime, wanted: set[str]) -> _Read:
-    import pygit2
-
     repo = _open(spec, path)
     try:
         tip = _tip(repo, spec, query)
-        read = _Read({}, str(tip))
-        if wanted & {"commits", "merged", "authors"}:
-            walk = _Walk(repo, window, now.timestamp(), pygit2)
-            read.records["commits"], read.records["merged"] = walk.run(tip, query)
-            read.boundary = walk.boundary
-        if "tags" in wanted:
-            read.records["tags"] = _tags(repo, window, now.timestamp())
+        try:
+            return _history(repo, tip, query, window, now, wanted)
+        except KeyError:  # a parent object is missing: a linked worktree of a shallow clone (see below)
+            pass
     finally:
         repo.free()
+    # libgit2 applies a shallow clone's boundary only when opened at the repository itself, not at a
+    # linked worktree of it (`git worktree add`), so the walk there runs into a parent never fetched.
+    # The repository the worktree shares holds the same objects and refs: walk there from the same tip.
+    shared = gitshallow.shared_repository(path)
+    if shared is not None:
+        try:
+            return _history(shared, tip, query, window, now, wanted)
+        except KeyError:
+            pass
+        finally:
+            shared.free()
+    raise SourceError("malformed", f"{spec.uri}: the history misses commits it refers to", hint="git fsck names them")
+
+
+def _history(repo: Any, tip: Any, query: GitQuery, window: Window, now: datetime, wanted: set[str]) -> _Read:
+    import pygit2
+
+    read = _Read({}, str(tip))
+    if wanted & {"commits", "merged", "authors"}:
+        walk = _Walk(repo, window, now.timestamp(), pygit2)
+        read.records["commits"], read.records["merged"] = walk.run(tip, query)
+        read.boundary = walk.boundary
+    if "tags" in wanted:
+        read.records["tags"] = _tags(repo, window, now.timestamp())
     return read
 
 

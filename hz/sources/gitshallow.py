@@ -47,6 +47,31 @@ def remote_of(repo: Any) -> str | None:
     return names[0] if len(names) == 1 else None
 
 
+def shared_repository(workdir: Path) -> Any | None:
+    """The repository a linked worktree shares (None when `workdir` is none or is that repository)."""
+    import pygit2
+
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(workdir), "rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir"],
+            env=git_env(LC_ALL="C"),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    lines = done.stdout.splitlines()
+    if done.returncode != 0 or len(lines) != 2 or lines[0] == lines[1]:
+        return None
+    try:
+        return pygit2.Repository(lines[1])
+    except pygit2.GitError:
+        return None
+
+
 def deepen(workdir: Path, remote: str, tip: str, since: datetime | None, environ: Mapping[str, str]) -> bool:
     """Fetch the history of `tip` from `remote` back past `since` (all of it when None); True when git did."""
     if since is None:

@@ -164,3 +164,12 @@ def test_a_window_short_of_the_boundary_is_whole(upstream: Path, tmp_path: Path)
     git(ci, "remote", "remove", "origin")  # nothing to fetch, and nothing needed: the tip is older than the window
     got = fetch("git:.", SourceCache(tmp_path / "c"), root=ci, window=timedelta(hours=12), facets=("commits",))
     assert got.facets["commits"] == []
+
+
+def test_a_linked_worktree_of_a_shallow_clone_is_read_and_reported(upstream: Path, tmp_path: Path) -> None:
+    ci = _clone(upstream, tmp_path / "ci", "--depth", "1")
+    git(ci, "remote", "remove", "origin")
+    git(ci, "worktree", "add", "-q", str(tmp_path / "wt"))
+    got = fetch("git:.", SourceCache(tmp_path / "c"), root=tmp_path / "wt", window=YEAR, facets=("commits",))
+    assert got.facets["commits"][0]["truncated"]["why"] == gitshallow.NO_REMOTE
+    assert _subjects(got.facets["commits"]) == ["Change 39"]

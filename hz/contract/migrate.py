@@ -22,7 +22,8 @@ MIGRATIONS: dict[int, Migration] = {}
 
 class SchemaTooNew(Exception):
     def __init__(self, found: int, newest: int = SCHEMA_VERSION) -> None:
-        super().__init__(f"hz.schema is {found}, but this hz reads schema {newest} at most")
+        shown = str(found) if found < 10**6 else f"a number of {len(str(found)):,} digits"
+        super().__init__(f"hz.schema is {shown}, but this hz reads schema {newest} at most")
         self.found = found
 
 

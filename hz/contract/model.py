@@ -28,6 +28,9 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 SCHEMA_VERSION = 1  # the newest `hz.schema` this hz reads
+# Entries of any list or mapping (inputs, outputs, facets, schedule, publishes): no real contract has
+# more than a dozen; a bound keeps a generated or pasted file from making every command slow.
+MAX_ENTRIES = 100
 
 SLUG_PATTERN = r"^[a-z](?:[a-z0-9]|-(?!-))*[a-z0-9]$|^[a-z]$"
 IDENT_PATTERN = r"^[a-z][a-z0-9_]*$"
@@ -147,11 +150,26 @@ def _valid_cron(expression: str) -> bool:
     return len(expression.split()) == 5 and bool(croniter.is_valid(expression))
 
 
+@cache
+def _ever_fires(expression: str) -> bool:
+    from datetime import datetime
+
+    from croniter import CroniterBadDateError, croniter
+
+    try:  # a leap day is at most eight years away; croniter gives up on dates that never come
+        croniter(expression, datetime(2024, 1, 1)).get_next(datetime)
+    except CroniterBadDateError:
+        return False
+    return True
+
+
 def _check_cron(expression: str) -> str:
     if not _valid_cron(expression):
         raise PydanticCustomError(
             "hzc011", "'{value}' is not a valid five-field cron expression", {"value": expression}
         )
+    if not _ever_fires(expression):
+        raise PydanticCustomError("hzc011", "'{value}' never fires: no date matches it", {"value": expression})
     return expression
 
 
@@ -188,7 +206,7 @@ _CRON_WITH_ZONE: dict[str, Any] = {
 }
 _CRON_SCHEMA: dict[str, Any] = {"oneOf": [_CRON_TEXT, _CRON_WITH_ZONE]}
 Schedule = Annotated[
-    tuple[Cron, ...] | None,
+    Annotated[tuple[Cron, ...], Field(max_length=MAX_ENTRIES)] | None,
     BeforeValidator(_as_cron_list),
     WithJsonSchema({"oneOf": [_CRON_SCHEMA, {"type": "array", "items": _CRON_SCHEMA, "minItems": 1}]}),
 ]
@@ -225,7 +243,7 @@ class Input(_Strict):
 
     source: Sources
     query: str | None = None
-    facets: Annotated[tuple[Ident, ...], AfterValidator(_unique), _UNIQUE] = ()
+    facets: Annotated[tuple[Ident, ...], AfterValidator(_unique), Field(max_length=MAX_ENTRIES), _UNIQUE] = ()
     window: Duration | None = None
     # Only for `contract:` sources: approved text (published) or the newest draft.
     stage: Stage = "published"
@@ -239,11 +257,11 @@ class Output(_Strict):
     """An artefact the contract keeps true, at a target, with the facets its `### Maintains` item lists."""
 
     target: Uri
-    facets: Annotated[tuple[Ident, ...], AfterValidator(_unique), Field(min_length=1), _UNIQUE]
+    facets: Annotated[tuple[Ident, ...], AfterValidator(_unique), Field(min_length=1, max_length=MAX_ENTRIES), _UNIQUE]
     format: Literal["markdown", "json"] = "markdown"
 
 
-Outputs = Annotated[dict[Ident, Output], Field(min_length=1)]  # a contract maintains at least one thing
+Outputs = Annotated[dict[Ident, Output], Field(min_length=1, max_length=MAX_ENTRIES)]  # at least one thing
 
 
 class Publish(_Strict):
@@ -299,8 +317,8 @@ class Hz(_Strict):
     schedule: Schedule = None
     freshness: Duration | Literal["slot"] | None = None
     on: Annotated[tuple[Wake, ...], BeforeValidator(_as_tuple), AfterValidator(_unique), _UNIQUE] | None = None
-    inputs: dict[Ident, Input] = {}
-    publishes: tuple[Publish, ...] = ()
+    inputs: Annotated[dict[Ident, Input], Field(max_length=MAX_ENTRIES)] = {}
+    publishes: Annotated[tuple[Publish, ...], Field(max_length=MAX_ENTRIES)] = ()
     agent: Agent = Agent()
     tools: Annotated[tuple[Tool, ...], AfterValidator(_unique), _UNIQUE] = ()
     timeout: Duration = RENDER_TIMEOUT

@@ -213,6 +213,7 @@ _HINTS: dict[str, str] = {
     "duration_too_long": "write at most 3650d (or 521w): ten years is the longest window, recheck, backoff or timeout",
     "unique": "list each value once",
     "publish_output": "name one of the outputs under hz.outputs",
+    "too_long": "a contract this large is most likely a mistake; split the work into several contracts",
 }
 
 # OpenProse kinds other than the one hz serves, and what to do with a file of that kind.

@@ -137,7 +137,7 @@ def _marker(boundary: list[tuple[str, int]], why: str) -> dict[str, Any]:
     """What a truncated window says: since when it is complete, the commits it ends at, and why."""
     newest = max(time for _, time in boundary)
     return {
-        "complete_since": iso(datetime.fromtimestamp(newest, UTC)),
+        "complete_since": iso(_moment(newest)),
         "boundary": sorted(oid for oid, _ in boundary),
         "why": why,
         "hint": gitshallow.HINT,
@@ -246,10 +246,18 @@ def _record(commit: Any, paths: list[str], future: bool) -> dict[str, Any]:
         "subject": one_line(commit.message.split("\n", 1)[0]),
         "author": commit.author.name,
         "email": commit.author.email,
-        "time": iso(datetime.fromtimestamp(commit.commit_time, UTC)),
+        "time": iso(_moment(commit.commit_time)),
         "paths": sorted({"/".join(p.split("/")[:_DEPTH]) for p in paths}),
     }
     return {**record, "future": True} if future else record  # absent otherwise: old fingerprints hold
+
+
+def _moment(stamp: int) -> datetime:
+    """A commit time as a UTC datetime; one past the calendar (git stores any number) is its last or first second."""
+    try:
+        return datetime.fromtimestamp(stamp, UTC)
+    except (ValueError, OverflowError, OSError):
+        return (datetime.max if stamp > 0 else datetime.min).replace(tzinfo=UTC)
 
 
 def _changed(trees: _Trees, commit: Any) -> list[str]:
@@ -311,7 +319,7 @@ def _tags(repo: Any, window: Window, now: float) -> list[dict[str, Any]]:
             commit = ref.peel(pygit2.Commit)
         except (ValueError, KeyError, pygit2.GitError):  # a tag of a tree or blob, or of a commit not fetched
             continue
-        when = datetime.fromtimestamp(commit.commit_time, UTC)
+        when = _moment(commit.commit_time)
         name = escaped_name(ref.name.removeprefix("refs/tags/"))
         tag = {"name": name, "target": str(commit.id), "time": iso(when)}
         if commit.commit_time > now:

@@ -81,6 +81,26 @@ def test_a_commit_made_after_the_slot_waits_for_its_window(tmp_path: Path, cache
     assert [(c["subject"], c.get("future")) for c in next_slot.facets["commits"]][-1] == ("After the slot", None)
 
 
+def test_a_commit_dated_past_the_calendar_is_future_at_its_last_second(tmp_path: Path, cache: SourceCache) -> None:
+    repo = new_repo(tmp_path / "far")
+    base = commit(repo, "a.md", "a\n", days_ago(1), "Base")
+    tree = git(repo, "rev-parse", "HEAD^{tree}")
+    who = "A <a@example.org> 99999999999999 +0000"  # year 3,170,843: git stores any number
+    raw = f"tree {tree}\nparent {base}\nauthor {who}\ncommitter {who}\n\nFar future\n"
+    made = subprocess.run(
+        ["git", "-C", str(repo), "hash-object", "-t", "commit", "-w", "--stdin", "--literally"],
+        input=raw.encode(),
+        capture_output=True,
+        check=True,
+    )
+    git(repo, "update-ref", "refs/heads/main", made.stdout.decode().strip())
+    result = fetch("git:.", cache, root=repo, window=WEEK)
+    assert [(c["subject"], c["time"], c.get("future")) for c in result.facets["commits"]] == [
+        ("Base", "2026-11-27T12:00:00Z", None),
+        ("Far future", "9999-12-31T23:59:59Z", True),
+    ]
+
+
 # -- shallow clones -------------------------------------------------------------------------------------
 
 

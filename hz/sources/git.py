@@ -8,11 +8,13 @@ time, the paths they touched down to two levels), `merged` (merges on the first-
 walked branch, with the tip they merged), `authors` (sorted unique names), `tags` (tags whose commit is in
 the window). Works offline on any full clone: only local objects are read.
 
-A commit dated later than the fetching clock (`ctx.now`) is listed with `future: true` in every window
-until that clock reaches its date: its committer's clock runs ahead, its real time is unknown, and
-leaving it out would hide work that exists. A commit dated between the slot and `now` was made after the
-slot and belongs to a later window, as before: so for a history whose dates are true the answer is a
-function of the history and the slot alone, and the snapshot staged for a slot keeps what it saw.
+A commit dated later than the fetching clock (`ctx.now`) cannot be dated truly: its committer's clock ran
+ahead. Leaving it out would hide work that exists, so it is listed with `future: true` whenever the walk
+reaches it (it is the tip, or a commit made on top of it is in the window), until that clock reaches its
+date; from then on its date places it like any commit. A commit dated between the slot and `now` was
+made after the slot and waits for a later window, as before: for a history whose dates are true the
+answer is a function of the history and the slot alone, and the snapshot staged for a slot keeps what
+that slot saw.
 A shallow clone is deepened or reported (`hz.sources.gitshallow`): when the window reaches history the
 clone does not have, every facet of the walk starts with a `{"truncated": …}` record naming the
 boundary. File and tag names that are not UTF-8 are carried escaped (`hz.sources.canonical.escaped_name`).

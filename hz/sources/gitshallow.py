@@ -23,7 +23,7 @@ from typing import Any
 
 from hz.gitenv import git_env
 
-FETCH_TIMEOUT_S = 300.0  # a whole year of a large project over a slow link; a stuck fetch must end
+FETCH_TIMEOUT_S = 120.0  # a year of a large project fits; a stuck remote must not hold every tick longer
 NO_REMOTE = "no remote to deepen it from"
 NOT_OURS = "another repository (git:<path>): hz fetches only into the repository it runs in"
 FETCH_FAILED = "deepening it from the remote failed"

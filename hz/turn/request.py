@@ -57,6 +57,7 @@ def build_request(
         cwd=turn.plan.root,
         discovered=tuple(sources_for(journal.directory, turn.keys)),
         spend=spend,
+        check_cancel=steering.stop_check(journal, turn),
     )
 
 

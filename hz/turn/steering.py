@@ -76,12 +76,23 @@ def steered_texts(journal: Journal, turn: Turn) -> list[str]:
 def steering_feed(journal: Journal, turn: Turn, deps: Deps) -> Callable[[], list[str]]:
     """What the runner drains before each next model request."""
 
+    check = stop_check(journal, turn)
+
     def drain() -> list[str]:
-        if stop_requested(journal):
-            raise Stopped(turn.id)
+        check()
         return [r.text for r in take_requests(journal, turn, "think", deps)]
 
     return drain
+
+
+def stop_check(journal: Journal, turn: Turn) -> Callable[[], None]:
+    """What a runner asks while one long request runs (a CLI run): `hz heinzel stop` ends it there."""
+
+    def check() -> None:
+        if stop_requested(journal):
+            raise Stopped(turn.id)
+
+    return check
 
 
 STOP_FILE = "stop"

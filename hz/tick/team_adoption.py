@@ -93,13 +93,15 @@ def _adopt(store: Any, root: Path, environ: Mapping[str, str], now: datetime, ma
 
 def _lines(path: Path) -> list[str]:
     try:
-        return path.read_text(encoding="utf-8").splitlines()
+        return path.read_text(encoding="utf-8", errors="surrogateescape").splitlines()
     except (OSError, UnicodeDecodeError):
         return []
 
 
 def _write(path: Path, lines: list[str]) -> None:
-    """Replace the file in one step, so a tick reading it at the same time sees the old or the new list."""
-    partial = path.with_name(f".{path.name}.{os.getpid()}")
-    partial.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
-    os.replace(partial, path)
+    """Replace the file in one step (0600), so a tick reading it at the same time sees the old or the new
+    list. A file name that is no UTF-8 (Latin-1 on some file systems) comes through `os` as surrogates
+    and is written back as the bytes it was."""
+    from hz.fsio import atomic_write
+
+    atomic_write(path, "".join(f"{line}\n" for line in lines).encode("utf-8", errors="surrogateescape"))

@@ -204,12 +204,13 @@ class _Walk:
             cut = self.shallow and gitshallow.is_boundary(commit)
             if cut:
                 self.boundary.append((str(commit.id), commit.commit_time))  # whatever the query keeps
-            if not query.wants_author(commit.author.name, commit.author.email):
+            author, email = _text(commit, commit.author.raw_name), _text(commit, commit.author.raw_email)
+            if not query.wants_author(author, email):
                 continue
             paths = [] if cut else _changed(trees, commit)  # its parent is missing: what it changed is unknown
             if query.paths and not any(query.wants_path(p) for p in paths):
                 continue
-            record = _record(commit, paths, future)
+            record = _record(commit, author, email, paths, future)
             if len(commit.parent_ids) > 1:
                 if str(commit.id) in first_parent:
                     merged.append({**record, "merged": str(commit.parent_ids[1])})
@@ -242,16 +243,25 @@ def _first_parent_line(repo: Any, tip: Any, window: Window) -> set[str]:
         commit = repo[commit.parent_ids[0]]
 
 
-def _record(commit: Any, paths: list[str], future: bool) -> dict[str, Any]:
+def _record(commit: Any, author: str, email: str, paths: list[str], future: bool) -> dict[str, Any]:
     record = {
         "id": str(commit.id),
-        "subject": one_line(commit.message.split("\n", 1)[0]),
-        "author": commit.author.name,
-        "email": commit.author.email,
+        "subject": one_line(_text(commit, commit.raw_message).split("\n", 1)[0]),
+        "author": author,
+        "email": email,
         "time": iso(_moment(commit.commit_time)),
         "paths": sorted({"/".join(p.split("/")[:_DEPTH]) for p in paths}),
     }
     return {**record, "future": True} if future else record  # absent otherwise: old fingerprints hold
+
+
+def _text(commit: Any, raw: bytes) -> str:
+    """A field of a commit in the encoding its header names (UTF-8 when none), undecodable bytes as U+FFFD
+    as pygit2 does; an encoding Python does not know (git stores any name) reads as UTF-8, never a crash."""
+    try:
+        return raw.decode(commit.message_encoding or "utf-8", "replace")
+    except LookupError:
+        return raw.decode("utf-8", "replace")
 
 
 def _moment(stamp: int) -> datetime:

@@ -81,23 +81,41 @@ def test_a_commit_made_after_the_slot_waits_for_its_window(tmp_path: Path, cache
     assert [(c["subject"], c.get("future")) for c in next_slot.facets["commits"]][-1] == ("After the slot", None)
 
 
-def test_a_commit_dated_past_the_calendar_is_future_at_its_last_second(tmp_path: Path, cache: SourceCache) -> None:
-    repo = new_repo(tmp_path / "far")
-    base = commit(repo, "a.md", "a\n", days_ago(1), "Base")
-    tree = git(repo, "rev-parse", "HEAD^{tree}")
-    who = "A <a@example.org> 99999999999999 +0000"  # year 3,170,843: git stores any number
-    raw = f"tree {tree}\nparent {base}\nauthor {who}\ncommitter {who}\n\nFar future\n"
+def _raw_commit(repo: Path, who: bytes, message: bytes, *headers: bytes) -> None:
+    """A commit written byte for byte on top of HEAD, as other tools (or a broken clock) made them."""
+    tree, parent = git(repo, "rev-parse", "HEAD^{tree}"), git(repo, "rev-parse", "HEAD")
+    lines = [b"tree " + tree.encode(), b"parent " + parent.encode(), b"author " + who, b"committer " + who]
+    raw = b"\n".join([*lines, *headers]) + b"\n\n" + message + b"\n"
     made = subprocess.run(
         ["git", "-C", str(repo), "hash-object", "-t", "commit", "-w", "--stdin", "--literally"],
-        input=raw.encode(),
+        input=raw,
         capture_output=True,
         check=True,
     )
     git(repo, "update-ref", "refs/heads/main", made.stdout.decode().strip())
+
+
+def test_a_commit_dated_past_the_calendar_is_future_at_its_last_second(tmp_path: Path, cache: SourceCache) -> None:
+    repo = new_repo(tmp_path / "far")
+    commit(repo, "a.md", "a\n", days_ago(1), "Base")
+    _raw_commit(repo, b"A <a@example.org> 99999999999999 +0000", b"Far future")  # year 3,170,843
     result = fetch("git:.", cache, root=repo, window=WEEK)
     assert [(c["subject"], c["time"], c.get("future")) for c in result.facets["commits"]] == [
         ("Base", "2026-11-27T12:00:00Z", None),
         ("Far future", "9999-12-31T23:59:59Z", True),
+    ]
+
+
+def test_commit_text_in_an_encoding_python_does_not_know_reads_as_utf8(tmp_path: Path, cache: SourceCache) -> None:
+    repo = new_repo(tmp_path / "enc")
+    commit(repo, "a.md", "a\n", days_ago(2), "Base")
+    stamp = str(int(days_ago(1).timestamp())).encode()
+    _raw_commit(repo, b"Jos\xe9 <j@example.org> " + stamp + b" +0000", b"Caf\xe9 au lait", b"encoding no-such-codec")
+    _raw_commit(repo, b"Jos\xe9 <j@example.org> " + stamp + b" +0000", b"Caf\xe9 latin", b"encoding ISO-8859-1")
+    result = fetch("git:.", cache, root=repo, window=WEEK)
+    assert sorted((c["subject"], c["author"]) for c in result.facets["commits"][1:]) == [
+        ("Caf\ufffd au lait", "Jos\ufffd"),
+        ("Café latin", "José"),
     ]
 
 

@@ -48,7 +48,7 @@ def remote_of(repo: Any) -> str | None:
 
 
 def shared_repository(workdir: Path) -> Any | None:
-    """The repository a linked worktree shares (None when `workdir` is none or is that repository)."""
+    """The repository a linked worktree at `workdir` shares; None for any other (git 2.31+ names it)."""
     import pygit2
 
     try:

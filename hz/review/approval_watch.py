@@ -44,6 +44,7 @@ from hz.review.approvals import share_changed
 
 SINCE_MARGIN = timedelta(days=1)  # committer clocks disagree; a trailer older than its draft is no approval
 MAX_COMMITS = 5000  # commits of `main` read for trailers per tick, at most
+REVIEW_DEPTH = 20  # a reviewer's commits on top of a draft, looked through for the draft as placed
 _TRAILER = re.compile(r"^[\s*>-]*Hz-(Draft|Contract):[ \t]*(\S{1,400})[ \t]*$", re.MULTILINE)
 # the subject of an older draft commit (hz.review.drafts.Tag): `… · <key>`
 _TAGGED = re.compile(r"\A[^\n]* · (hz-\S{1,400})[ \t]*$", re.MULTILINE)
@@ -261,12 +262,27 @@ class Judge:
         return None
 
     def draft_commit(self, carrier: str | None) -> str | None:
-        """The draft's own commit: its branch's tip while one carries it, else the copy this clone kept."""
+        """The draft's own commit, as placed: on the branch that carries it (under a reviewer's commits on
+        top, if any), else the copy this clone kept of it."""
         copy = placed_copy(self.main.remote, self.placed)
         if carrier is not None:
-            objects.set_ref(self.main.repo, copy, carrier)  # kept: a squash merge deletes the branch
-            return carrier
+            own = self._as_placed(carrier)
+            objects.set_ref(self.main.repo, copy, own)  # kept: a squash merge may delete the branch
+            return own
         return objects.resolve(self.main.repo, copy)
+
+    def _as_placed(self, tip: str) -> str:
+        """The newest commit from `tip` down its first parents whose file is the draft as placed (its hash
+        is on hz/state); `tip` itself when none of the first REVIEW_DEPTH is."""
+        commit: Any = self.main.repo[tip]
+        for _ in range(REVIEW_DEPTH):
+            text = self.main.file_at(str(commit.id), self.path)
+            if text is not None and fingerprint_bytes(text.encode("utf-8")) == self.placed.data["hash"]:
+                return str(commit.id)
+            if not commit.parents:
+                break
+            commit = commit.parents[0]
+        return tip
 
     def _names(self, key: str | None, contract: str | None) -> bool:
         """Does a `Hz-Draft` value name this draft (the team's key, or a member's local key of it)?"""

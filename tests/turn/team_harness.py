@@ -31,9 +31,11 @@ def hourly(owner: str, maintainers: list[str]) -> str:
     return HOURLY.replace('owner: "@priya"', f'owner: "{owner}"').replace('["@omar"]', f"[{listed}]")
 
 
-def seed_remote(tmp_path: Path, bare: Path, url: str, contract: str, *, toml: str = "") -> None:
-    """`main` on the bare remote: hz.toml's [state] pointing at `url` (then `toml`, more tables) and the team
-    contract; the hook installed.
+def seed_remote(
+    tmp_path: Path, bare: Path, url: str, contract: str, *, toml: str = "", others: dict[str, str] | None = None
+) -> None:
+    """`main` on the bare remote: hz.toml's [state] pointing at `url` (then `toml`, more tables), the team
+    contract and `others` (more contracts, by file name under workflows/); the hook installed.
 
     A lease lasts 10 minutes and the grace period is two tick intervals of 5 minutes."""
     git("--git-dir", str(bare), "symbolic-ref", "HEAD", "refs/heads/main")  # so a fresh clone checks out main
@@ -42,6 +44,8 @@ def seed_remote(tmp_path: Path, bare: Path, url: str, contract: str, *, toml: st
     (seed / "hz.toml").write_text(f'[state]\nremote = "{url}"\ntick_interval_s = 300\nlease_ttl_s = 600\n{toml}')
     (seed / "workflows").mkdir()
     (seed / "workflows" / "team-pulse.prose.md").write_text(contract)
+    for name, text in (others or {}).items():
+        (seed / "workflows" / name).write_text(text)
     git("add", "hz.toml", "workflows", cwd=seed)
     git("commit", "-q", "-m", "team repo", cwd=seed)
     git("push", "-q", str(bare), "HEAD:main", cwd=seed)

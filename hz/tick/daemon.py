@@ -139,7 +139,8 @@ def tick(
         fetched, unreached = _fetch_team(root, environ)
         errors = [{"agent": "hz/state", "action": "error", "error": error} for error in unreached]
         # team contracts on main this home has no agent for yet (an Actions run's empty home included)
-        adopting = [] if root is None else adopt_new_team_contracts(store, root, environ, moment)
+        main = fetched[1].main if fetched else None  # the remote's main this fetch saw: its team contracts
+        adopting = [] if root is None else adopt_new_team_contracts(store, root, environ, moment, main)
         errors += [{"agent": "adoption", "action": "error", "error": error} for error in adopting]
         errors += _settle_drafts(fetched, environ, moment)
         work = pending(store.index, moment, root, store.root)

@@ -2,6 +2,30 @@
 
 from __future__ import annotations
 
+# The action majors every generated workflow uses: both run on the Node 24 runtime, so GitHub and
+# actionlint do not flag them as deprecated. The tests hold this repository's own workflows to them.
+CHECKOUT = "actions/checkout@v7"
+SETUP_PYTHON = "actions/setup-python@v7"
+
+HZ_TOML = """\
+# hz's settings for this repository. The file is committed: change it by pull request.
+
+# Team coordination. With [state], each slot of a team contract runs once across the team: members'
+# ticks and GitHub Actions runs take a lease on this remote first and record receipts on its hz/state
+# branch. Without it, a team contract runs on its owner's machine alone.
+[state]
+remote = "origin"        # where hz/state and the leases refs/hz/lease/* live
+tick_interval_s = 300    # how often members' daemons tick; the unit of the grace period
+grace_intervals = 2      # a maintainer or an Actions run takes an owner's slot this many ticks late
+lease_ttl_s = 900        # how long a lease holds before another member may take the slot over
+
+# Who approved a draft. The forge names whoever merged a draft's pull request by login; a merge made
+# by hand names its committer by e-mail address. List each member's addresses and logins here, so the
+# approval is recorded under the member's handle (an address nobody lists is recorded as @unknown).
+[team.members]
+# "@priya" = ["priya@example.com", "priya-gh"]
+"""
+
 DEFAULTS = """\
 # Defaults for every contract in this directory: any hz.* key, plus tz for schedules.
 # A contract's own keys win; defaults count as if written in the contract (also for fingerprints).
@@ -10,11 +34,14 @@ hz:
   tz: {tz}
 """
 
+# The example has an id: under [state] a team contract runs only with one (it names the contract's
+# lease and its receipts), and `hz init` mints a fresh one per repository.
 EXAMPLE = """\
 ---
 name: repo-digest
 kind: responsibility
 description: A weekly page of what changed in this repository, for teammates who were away.
+id: {contract_id}
 hz:
   schema: 1
   title: Weekly repository digest
@@ -27,7 +54,7 @@ hz:
       window: 7d
   outputs:
     digest:
-      target: "state:reports/repo-digest/{slot:%G-W%V}.md"
+      target: "state:reports/repo-digest/{{slot:%G-W%V}}.md"
       facets: [summary, changes]
 ---
 
@@ -80,23 +107,35 @@ POLICIES = """\
 # contracts = ["team:repo-digest"]     # optional: only these contracts may use it
 """
 
-# Both workflows install hz the same way: from a pinned requirement the team sets, never a guess.
-_INSTALL_STEPS = """\
-      - uses: actions/setup-python@v5
+# Every workflow installs hz the same way. HZ_PACKAGE is a repository variable (Settings > Secrets and
+# variables > Actions > Variables) holding a pip requirement of hz, pinned: a version, a wheel's URL or
+# `hz @ git+https://…@<tag>`. Unset, the job stops with that hint rather than install whatever an index
+# serves under a guessed name.
+_INSTALL = """\
+      - uses: @SETUP_PYTHON@
         with:
           python-version: "3.12"
       - name: Install hz
+        env:
+          HZ_PACKAGE: ${{ vars.HZ_PACKAGE }}
         run: |
           if [ -z "$HZ_PACKAGE" ]; then
             echo "::error::set the repository variable HZ_PACKAGE to a pinned pip requirement of hz"
             exit 1
           fi
           python -m pip install "$HZ_PACKAGE"
-"""
+""".replace("@SETUP_PYTHON@", SETUP_PYTHON)
 
 TICK_WORKFLOW = """\
 # Runs hz's tick for this team repository. Team contracts are leased, so a tick here and one on a
-# teammate's machine never run the same slot twice; this run only picks up slots left undone.
+# teammate's machine never run the same slot twice; this run picks up the slots nobody else took
+# within the grace period of hz.toml. Run it by hand (Actions > hz tick > Run workflow) to catch up
+# at once: a tick runs every slot its contract's catch_up allows, missed ones included.
+#
+# Who runs: hz names this run `actions:<run id>` from GITHUB_RUN_ID, the Actions role of every team
+# contract, so no handle is set here. Its commits (hz/state, leases, draft branches) are signed by hz
+# itself and pushed with the checkout's token; GITHUB_TOKEN lets hz open a pull request per draft and
+# read who merged it.
 name: hz tick
 
 on:
@@ -109,28 +148,37 @@ concurrency:
   cancel-in-progress: false
 
 permissions:
-  contents: write
+  contents: write        # push hz/state, the leases and hz/draft/* branches
+  pull-requests: write   # open and update a pull request per draft
 
 jobs:
   tick:
     runs-on: ubuntu-latest
     timeout-minutes: 20
-    env:
-      HZ_PACKAGE: ${{ vars.HZ_PACKAGE }}
     steps:
-      - uses: actions/checkout@v4
+      - uses: @CHECKOUT@
         with:
           fetch-depth: 0
-@INSTALL_STEPS@
-      - run: hz tick
-""".replace("@INSTALL_STEPS@\n", _INSTALL_STEPS)
+@INSTALL@
+      - name: Tick
+        env:
+          GITHUB_TOKEN: ${{ secrets.GITHUB_TOKEN }}
+        run: hz tick
+""".replace("@CHECKOUT@", CHECKOUT).replace("@INSTALL@\n", _INSTALL)
 
 CHECK_WORKFLOW = """\
-# Checks contracts and the generated CODEOWNERS on every pull request.
+# Checks the team's contracts, settings and the generated CODEOWNERS on pull requests that touch them.
 name: hz check
 
 on:
   pull_request:
+    paths:
+      - "workflows/**"
+      - "policies/**"
+      - "hz.toml"
+      - "CODEOWNERS"
+      - ".github/CODEOWNERS"
+      - "docs/CODEOWNERS"
 
 permissions:
   contents: read
@@ -138,11 +186,78 @@ permissions:
 jobs:
   check:
     runs-on: ubuntu-latest
-    env:
-      HZ_PACKAGE: ${{ vars.HZ_PACKAGE }}
+    timeout-minutes: 10
     steps:
-      - uses: actions/checkout@v4
-@INSTALL_STEPS@
+      - uses: @CHECKOUT@
+@INSTALL@
       - run: hz workflow validate
       - run: hz codeowners --check
-""".replace("@INSTALL_STEPS@\n", _INSTALL_STEPS)
+""".replace("@CHECKOUT@", CHECKOUT).replace("@INSTALL@\n", _INSTALL)
+
+STATE_LINT_WORKFLOW = """\
+# Lints the team's hz/state branch: receipt-grade events only, append-only, no text and no addresses.
+#
+# GitHub reads a push-triggered workflow from the pushed commit, and hz/state is an orphan branch that
+# holds nothing but events/, so the push trigger below fires only where the branch carries this file
+# (a self-hosted remote enforces the same rules with `hz state install-hook`). Pushes made with an
+# Actions token start no workflow either. The schedule, read from the default branch, is what makes
+# sure every push to hz/state is linted within half an hour.
+name: hz state lint
+
+on:
+  push:
+    branches: [hz/state]
+  schedule:
+    - cron: "*/30 * * * *"
+  workflow_dispatch:
+
+permissions:
+  contents: read
+
+concurrency:
+  group: hz-state-lint
+  cancel-in-progress: false
+
+jobs:
+  lint:
+    runs-on: ubuntu-latest
+    timeout-minutes: 10
+    steps:
+      - uses: @CHECKOUT@
+        with:
+          fetch-depth: 0
+      - name: Fetch hz/state
+        run: git fetch --no-tags origin "+refs/heads/hz/state:refs/remotes/origin/hz/state"
+@INSTALL@
+      - name: Lint the pushed commits
+        if: github.event_name == 'push'
+        env:
+          BEFORE: ${{ github.event.before }}
+          AFTER: ${{ github.sha }}
+        run: hz state lint --range "$BEFORE..$AFTER"
+      - name: Lint the whole branch
+        if: github.event_name != 'push'
+        run: hz state lint
+""".replace("@CHECKOUT@", CHECKOUT).replace("@INSTALL@\n", _INSTALL)
+
+# A local hook runs the `hz` each member installed to tick, so nothing is fetched and no address of
+# hz's repository is guessed; hz's own repository also ships these hooks in .pre-commit-hooks.yaml.
+PRE_COMMIT_HEADER = "repos:\n"
+PRE_COMMIT_ENTRY = """\
+  # hz: check contracts and CODEOWNERS before each commit (runs the hz on your PATH).
+  - repo: local
+    hooks:
+      - id: hz-validate
+        name: hz workflow validate
+        entry: hz workflow validate
+        language: system
+        files: ^(workflows/|policies/|hz\\.toml$)
+        pass_filenames: false
+      - id: hz-codeowners
+        name: hz codeowners --check
+        entry: hz codeowners --check
+        language: system
+        files: ^(workflows/|(\\.github/|docs/)?CODEOWNERS$)
+        pass_filenames: false
+"""
+PRE_COMMIT_HOOK_IDS = ("hz-validate", "hz-codeowners")

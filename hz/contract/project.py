@@ -89,6 +89,7 @@ def compile_repository(
     from hz.contract.pathcheck import path_diagnostics
     from hz.contract.policy import Policies, load_policies
     from hz.contract.resolve import check_registry
+    from hz.contract.teamid import missing_ids
 
     layers = discover_layers(root, environ, cwd=cwd) if layers is None else layers
     diagnostics: list[Diagnostic] = []
@@ -127,6 +128,7 @@ def compile_repository(
     broken = [name for name in in_graph if name not in compiled or name in rejected]
     graph = build_graph(in_graph, links.edges, broken=broken)
     diagnostics += graph_diagnostics(graph, links)
+    diagnostics += missing_ids(entries, root)
     contracts = _assemble(entries, graph, names.overridden)
     return Compiled(root, tuple(layers), contracts, tuple(sorted(set(diagnostics))), graph, names.overridden)
 

@@ -1,4 +1,4 @@
-"""`hz graph`, `hz codeowners` and `hz init`, run in process against real repositories."""
+"""`hz graph` and `hz codeowners`, run in process against real repositories."""
 
 from __future__ import annotations
 
@@ -78,7 +78,9 @@ def test_graph_outside_a_repository_is_an_error(hz: Hz, tmp_path: Path, monkeypa
 
 # --- hz codeowners ---
 
-EXPECTED = f"{BEGIN}\n{BLOCK_NOTE}/workflows/digest.prose.md @alice\n/workflows/notes.prose.md @alice @bob @org/docs\n{END}\n"
+EXPECTED = (
+    f"{BEGIN}\n{BLOCK_NOTE}/workflows/digest.prose.md @alice\n/workflows/notes.prose.md @alice @bob @org/docs\n{END}\n"
+)
 
 
 def test_render_sorts_paths_dedupes_handles_and_escapes_spaces() -> None:
@@ -133,58 +135,3 @@ def test_this_repositorys_codeowners_is_in_sync(hz: Hz, monkeypatch: Any) -> Non
     monkeypatch.chdir(ROOT)
     result = hz("codeowners", "--check")
     assert (result.exit_code, result.err) == (0, ""), result.out
-
-
-# --- hz init ---
-
-SCAFFOLD = [
-    "workflows/_defaults.yaml",
-    "workflows/repo-digest.prose.md",
-    "policies/auto-approve.toml",
-    ".github/workflows/hz.yml",
-    ".github/workflows/hz-check.yml",
-    "CODEOWNERS",
-]
-
-
-def test_init_scaffolds_a_repository_that_validates_clean(hz: Hz, repo: Path) -> None:
-    result = hz("init", "--owner", "@alice")
-    assert (result.exit_code, result.out) == (0, "".join(f"created {p}\n" for p in SCAFFOLD))
-    assert (repo / "CODEOWNERS").read_text(encoding="utf-8") == render([Ownership("workflows/repo-digest.prose.md", "@alice")])
-    assert 'owner: "@alice"\n  tz: UTC\n' in (repo / "workflows/_defaults.yaml").read_text(encoding="utf-8")
-    validate = hz("workflow", "validate")
-    assert validate.exit_code == 0, validate.out + validate.err
-    assert hz("codeowners", "--check").exit_code == 0
-    tick = (repo / ".github/workflows/hz.yml").read_text(encoding="utf-8")
-    for needle in ("concurrency:\n  group: hz-tick\n", "permissions:\n  contents: write\n", "      - run: hz tick\n",
-                   "      HZ_PACKAGE: ${{ vars.HZ_PACKAGE }}\n"):  # fmt: skip
-        assert needle in tick
-    example = (repo / "workflows/repo-digest.prose.md").read_text(encoding="utf-8")
-    assert '      target: "state:reports/repo-digest/{slot:%G-W%V}.md"\n' in example
-
-
-def test_init_is_idempotent_and_never_overwrites(hz: Hz, repo: Path) -> None:
-    (repo / "workflows").mkdir()
-    (repo / "workflows/_defaults.yaml").write_text("hz:\n  owner: '@mine'\n", encoding="utf-8")
-    first = hz("init")
-    assert first.out.splitlines()[0] == "kept    workflows/_defaults.yaml"
-    assert (repo / "workflows/_defaults.yaml").read_text(encoding="utf-8") == "hz:\n  owner: '@mine'\n"
-    before = {p: (repo / p).read_bytes() for p in SCAFFOLD}
-    second = hz("init")
-    assert (second.exit_code, second.out) == (0, "".join(f"kept    {p}\n" for p in SCAFFOLD))
-    assert {p: (repo / p).read_bytes() for p in SCAFFOLD} == before
-
-
-def test_init_without_a_handle_leaves_a_placeholder_and_says_so(hz: Hz, repo: Path) -> None:
-    result = hz("init")
-    assert result.out.splitlines()[-1] == (
-        "next: replace @your-handle in workflows/_defaults.yaml and run `hz codeowners --write`"
-    )
-
-
-def test_init_refuses_a_bad_handle(hz: Hz, repo: Path) -> None:
-    result = hz("init", "--owner", "not a handle")
-    assert (result.exit_code, result.err) == (
-        1,
-        "error: not a GitHub handle: 'not a handle'\n  hint: pass --owner @user or @org/team\n",
-    )

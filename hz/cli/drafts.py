@@ -12,7 +12,7 @@ import click
 @click.option("--json", "json_output", is_flag=True, help="Print JSON.")
 @click.option("--all", "everywhere", is_flag=True, help="Every repository's drafts, each with its repository.")
 def drafts(json_output: bool, everywhere: bool) -> int:
-    """List every draft that waits for you (from the index), with where it is and its key."""
+    """List every draft that waits: yours (from the index) and the team's (from its remote), with their keys."""
     from hz.commands.drafts import drafts_command
     from hz.commands.tick import repo_root
 
@@ -24,9 +24,11 @@ def drafts(json_output: bool, everywhere: bool) -> int:
 @click.command()
 @click.argument("key")
 def reject(key: str) -> int:
-    """Reject one waiting draft by its key: it is recorded, and the draft is taken back."""
+    """Reject one waiting draft by its key: it is recorded, and the draft is taken back (a team draft's
+    pull request closed and its branch deleted on the team remote)."""
     from datetime import UTC, datetime
 
+    from hz.commands.tick import repo_root
     from hz.review.decide import reject as reject_draft
 
-    return reject_draft(key, environ=os.environ, now=datetime.now(UTC))
+    return reject_draft(key, environ=os.environ, now=datetime.now(UTC), root=repo_root(os.environ))

@@ -1,9 +1,11 @@
-"""`hz drafts`: every waiting draft, a projection over the index (no spine is opened)."""
+"""`hz drafts`: every waiting draft: this machine's (a projection over the index, no spine opened) and the
+team's, from the repository's team remote (hz.review.team_drafts), so a reviewer anywhere sees them."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -12,10 +14,11 @@ from hz.session.store import Store
 
 
 def waiting_drafts(
-    environ: Mapping[str, str], *, root: Path | None = None, everywhere: bool = False
+    environ: Mapping[str, str], *, team: bool = False, root: Path | None = None, everywhere: bool = False
 ) -> list[dict[str, Any]]:
-    """The pending drafts of this repository's agents (`root`) and of those of no repository; with
-    `everywhere` (or outside any repository) every one's, named with its repository when asked."""
+    """This machine's pending drafts; `team`: leave out its team drafts (the remote's rows show them).
+    Only those of this repository's agents (`root`) and of agents of no repository, unless `everywhere`
+    (or outside any repository); `everywhere` names each one's repository."""
     from hz.heinzel.repository import Here, elsewhere, named_repository
 
     with Store.from_environ(environ) as store:
@@ -35,22 +38,40 @@ def waiting_drafts(
             }
             for row in store.index.drafts(status="pending")
             if row["agent"] not in hidden
+            if not (team and str(row["place"] or "").startswith("hz/draft/"))
         ]
 
 
 def drafts_command(
-    out: TextIO, *, json_output: bool, environ: Mapping[str, str], root: Path | None = None, everywhere: bool = False
+    out: TextIO,
+    *,
+    json_output: bool,
+    environ: Mapping[str, str],
+    root: Path | None = None,
+    now: datetime | None = None,
+    everywhere: bool = False,
 ) -> int:
-    rows = waiting_drafts(environ, root=root, everywhere=everywhere)
+    from hz.review.team_drafts import age, team_drafts
+
+    shared = team_drafts(root, environ, now or datetime.now(UTC))
+    rows = waiting_drafts(environ, team=shared.known, root=root, everywhere=everywhere) + shared.rows
     if json_output:
         out.write(json.dumps(rows, indent=2) + "\n")
         return EXIT_OK
+    for note in shared.notes:
+        out.write(f"note: {note}\n")
     if not rows:
         out.write("no drafts wait for you\n")
         return EXIT_OK
     for row in rows:
-        where = f"  in {row['repository']}" if "repository" in row else ""
-        out.write(
-            f"{row['agent']} v{row['version']}{where}  {row['place']}  placed {row['placed_at']}\n  key {row['key']}\n"
-        )
+        if row.get("scope") == "team":
+            pull = f"  {row['pull']}" if row["pull"] else ""
+            out.write(f"team {row['contract']} · {row['output']}  slot {row['slot']}  {age(row['age_s'])} old"
+                      f"  {row['branch']}{pull}\n  key {row['key']}\n")  # fmt: skip
+        else:
+            where = f"  in {row['repository']}" if "repository" in row else ""
+            out.write(
+                f"{row['agent']} v{row['version']}{where}  {row['place']}  placed {row['placed_at']}\n"
+                f"  key {row['key']}\n"
+            )
     return EXIT_OK

@@ -4,7 +4,12 @@ Approving a draft in place means what the user would do by hand: the tag line go
 the next tick observes that and runs the approval turn that learns from the user's edits. A team
 draft lives on a branch: it is approved by merging that branch (a pull request), never by hz. Rejecting
 records `approval.observed {decision: rejected}` under the agent's lock first, then takes the draft
-back: the file gets what it held before (or goes, if the draft created it), the branch is deleted.
+back: the file gets what it held before (or goes, if the draft created it).
+
+A team draft (`hz/draft/<contract>/<output>` on the team remote) is rejected from any machine, by the
+team's key `hz drafts` shows or by the member's own key of it (hz.review.reject_team): `draft.rejected`
+goes on `hz/state` first, then its pull request is closed and the remote branch deleted. A step that
+fails after the receipt is finished by the next tick, which deletes every decided draft's branch.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Mapping
 from datetime import datetime
+from pathlib import Path
 from typing import TextIO
 
 from hz.config import load_user_config
@@ -46,7 +52,16 @@ def approve(key: str, *, environ: Mapping[str, str], now: datetime, out: TextIO 
     return EXIT_OK
 
 
-def reject(key: str, *, environ: Mapping[str, str], now: datetime, out: TextIO | None = None) -> int:
+def reject(
+    key: str, *, environ: Mapping[str, str], now: datetime, out: TextIO | None = None, root: Path | None = None
+) -> int:
+    from hz.review.reject_team import reject_team
+
+    said = reject_team(key, root=root, environ=environ, now=now)
+    if said is not None:
+        _forget_local(key, said.key, environ=environ, now=now)
+        (out or sys.stdout).write(said.line() + "\n")
+        return EXIT_OK
     handle = load_user_config(environ).handle
     with Store.from_environ(environ) as store, store.writer(_agent_of(key), now=now) as writer:
         journal = Journal(writer, lambda: now)
@@ -57,7 +72,7 @@ def reject(key: str, *, environ: Mapping[str, str], now: datetime, out: TextIO |
         if target.observe(key).state != "pending":
             raise HzError(f"{key} is no longer waiting in {target.place}", hint="hz drafts lists the drafts that wait")
         approvals.record_rejection(journal, key, approver=handle)
-        if isinstance(target, BranchTarget):
+        if isinstance(target, BranchTarget):  # a team draft with no team remote: this clone's branch alone
             target.delete()
         else:
             assert isinstance(target, FileTarget)
@@ -65,3 +80,18 @@ def reject(key: str, *, environ: Mapping[str, str], now: datetime, out: TextIO |
             drafts.withdraw(target.path, key, previous if isinstance(previous, str) else None, target.root)
     (out or sys.stdout).write(f"rejected {key}; {target.place} is back to what it was\n")
     return EXIT_OK
+
+
+def _forget_local(key: str, team_key: str, *, environ: Mapping[str, str], now: datetime) -> None:
+    """This machine's own record of a team draft rejected on the remote: decided, so `hz drafts` and the
+    tick stop waiting for it. Nothing to do on a machine that never placed it (a reviewer's)."""
+    with Store.from_environ(environ) as store:
+        rows = [r for r in store.index.drafts(status="pending") if str(r["key"]) in (key, _local_of(r, team_key))]
+        for row in rows:
+            with store.writer(str(row["agent"]), now=now) as writer:
+                approvals.record_rejection(Journal(writer, lambda: now), str(row["key"]), approver=None)
+
+
+def _local_of(row: Mapping[str, object], team_key: str) -> str:
+    """The member's key of a team draft whose team key is `team_key` (same version, slot and asset)."""
+    return f"{row['agent']}@{team_key.split('@', 1)[1]}"

@@ -92,7 +92,37 @@ def forget_local(remote: Any, ref: str, commit: str) -> None:
 
 
 def pending_work(remote: Any, view: Any) -> bool:
-    """Branches to delete, or pull requests a failed forge left to ask again: work for an idle tick."""
+    """Branches to delete (there or here), or pull requests a failed forge left to ask again: work for
+    an idle tick."""
     from hz.review.pulls import PullBook
 
-    return bool(decided(remote, view)) or bool(PullBook(remote.local_dir / "pulls").asks())
+    asked = PullBook(remote.local_dir / "pulls").asks()
+    return bool(decided(remote, view)) or bool(asked) or bool(local_decided(remote, view))
+
+
+def local_decided(remote: Any, view: Any) -> list[tuple[str, str]]:
+    """This clone's own `hz/draft/…` branches (ref, commit) whose draft was decided and that the remote
+    no longer has (one listing)."""
+    if view is None:
+        return []
+    state = objects.resolve(remote.repo, remote.tracking(STATE_REF)) or view.state
+    if state is None:
+        return []
+    listed = remote.git.run(
+        "for-each-ref", "--format=%(refname)%00%(objectname)%00%(trailers:key=Hz-Draft,valueonly,separator=%x20)",
+        "--", "refs/heads/hz/draft/", check=False,
+    ).stdout  # fmt: skip
+    on_remote = {draft.ref for draft in view.drafts.values()}
+    found: list[tuple[str, str]] = []
+    for line in listed.splitlines():
+        ref, commit, key = [*line.split("\0"), "", ""][:3]
+        contract = ref.removeprefix("refs/heads/hz/draft/").partition("/")[0]
+        if ref not in on_remote and is_decided(remote.repo, state, contract, key.strip() or None):
+            found.append((ref, commit))
+    return found
+
+
+def forget_decided_local(remote: Any, view: Any) -> None:
+    """Delete those branches here too, so a member's clone does not keep them (each guarded by its tip)."""
+    for ref, commit in local_decided(remote, view):
+        remote.git.run("update-ref", "-d", ref, commit, check=False)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -142,7 +142,25 @@ def read_view(team: TeamRemote, main_ref: str | None) -> TeamView:
                 others.append(ref)
             else:
                 drafts[(found.contract, found.output)] = found
+    for place, draft in list(drafts.items()):
+        if draft.key is None:  # a reviewer's commit on top: the draft is the nearest commit naming one
+            drafts[place] = _beneath(team, draft)
     return TeamView(main, main_ref if main else None, state, drafts, leases, tuple(others))
+
+
+REVIEW_DEPTH = 20  # commits a reviewer may have put on a draft branch, looked through for the draft's own
+
+
+def _beneath(team: TeamRemote, draft: DraftBranch) -> DraftBranch:
+    """The branch with the trailers of the newest commit under its tip that has a `Hz-Draft`: a reviewer
+    who edits on the branch leaves the draft it carries the same (one process, only for such a branch)."""
+    said = "--format=%x1e%(trailers:only,unfold,separator=%x1f)"
+    log = team.git.run("log", "--first-parent", f"-n{REVIEW_DEPTH}", said, draft.commit, "--", check=False).stdout
+    for record in log.split("\x1e")[1:]:
+        found = parse_trailers(record.strip().split("\x1f"))
+        if "Hz-Draft" in found:
+            return replace(draft, trailers=found)
+    return draft
 
 
 def _draft(tail: str, oid: str, kind: str, when: str, said: str) -> DraftBranch | None:

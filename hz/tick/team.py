@@ -350,8 +350,9 @@ def _on_branch(event: Envelope) -> bool:
 def flush(team: Team, now: datetime) -> dict[str, Any]:
     """One push per tick at most: the queued receipts, the renewal of the leases won, the new draft branches
     and the deletion of decided ones (hz.review.draft_push); then the pull requests of the moved branches."""
-    from hz.review.draft_push import decided
+    from hz.review.draft_push import decided, forget_decided_local
 
+    forget_decided_local(team.remote, team.view)
     drops = {ref: gone for ref, gone in decided(team.remote, team.view).items() if ref not in team.drafts}
     if not team.queued and not team.held and not team.drafts and not drops and not team.writer.outbox.waiting():
         return {"pushed": False, **_pulls(team, {})}  # asks a failed forge left go out now

@@ -1,0 +1,163 @@
+"""Team draft branches are named for what they draft and cleaned up (issue 11, finding 3).
+
+Members are separate `hz tick` processes with their own clones and homes, against one bare remote with
+hz's hook over loopback `git daemon`; the pull requests go to the fake GitHub (tests/review/fake_forge.py),
+which merges and closes on that same bare repository.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from tests.gitstate.conftest import bare, loopback  # noqa: F401  (the fixtures, fetched by name below)
+from tests.review.fake_forge import FakeForge
+from tests.turn.team_harness import Member, draft_branches, hourly, seed_remote, state_events
+from tests.turn.test_late_runner import CONTRACT_ID, LEASE, hz
+from tests.turn.test_team import git
+
+SLOT = datetime(2026, 10, 26, 11, 0, tzinfo=UTC)
+BRANCH = f"hz/draft/{CONTRACT_ID}/pulse"
+
+
+def team(tmp_path: Path, bare: Path, url: str) -> tuple[Member, Member]:
+    seed_remote(tmp_path, bare, url, hourly("@priya", ["@omar"]))
+    return Member.join(tmp_path, "priya", url), Member.join(tmp_path, "omar", url)
+
+
+def on_forge(member: Member, fake: FakeForge) -> Member:
+    member.environ.update(fake.environ)
+    return member
+
+
+def trailers(bare: Path, rev: str) -> dict[str, str]:
+    said = git("--git-dir", str(bare), "log", "-1", "--format=%(trailers:only,unfold)", rev)
+    return dict(line.split(": ", 1) for line in said.splitlines() if line)
+
+
+def test_the_draft_branch_is_named_for_the_contract_with_trailers_and_a_subject_for_a_branch(
+    tmp_path: Path,
+    bare: Path,  # noqa: F811
+    loopback: str,  # noqa: F811
+) -> None:
+    priya, _ = team(tmp_path, bare, loopback)
+    priya.tick(SLOT + timedelta(minutes=1))
+    assert draft_branches(bare) == [f"refs/heads/{BRANCH}"]
+    subject = git("--git-dir", str(bare), "log", "-1", "--format=%s", BRANCH)
+    assert subject == "hz draft: team-pulse · pulse for 2026-10-26T11:00Z"
+    assert "delete this line" not in git("--git-dir", str(bare), "log", "-1", "--format=%B", BRANCH)
+    assert trailers(bare, BRANCH) == {
+        "Hz-Draft": f"{LEASE}@v1@2026-10-26T11:00Z@state:pulse/20261026T1100.md",
+        "Hz-Slot": "2026-10-26T11:00Z",
+        "Hz-Contract": CONTRACT_ID,
+        "Hz-Output": "pulse",
+    }
+    # one commit on the team's main, changing the one file: a clean pull request
+    assert git("--git-dir", str(bare), "rev-parse", f"{BRANCH}^") == git("--git-dir", str(bare), "rev-parse", "main")
+    changed = git("--git-dir", str(bare), "diff", "--name-only", "main", BRANCH)
+    assert changed == "pulse/20261026T1100.md"
+    placed = [e for e in state_events(bare) if e["kind"] == "draft.placed"]
+    assert [e["key"] for e in placed] == [trailers(bare, BRANCH)["Hz-Draft"]]
+
+
+def test_25_hourly_slots_leave_one_branch_and_one_pull_request_per_output(
+    tmp_path: Path,
+    bare: Path,  # noqa: F811
+    loopback: str,  # noqa: F811
+    fake_forge: Callable[..., FakeForge],
+) -> None:
+    fake = fake_forge(bare)
+    priya, _ = team(tmp_path, bare, loopback)
+    on_forge(priya, fake)
+    tips = []
+    for hour in range(25):
+        woken = priya.tick(SLOT + timedelta(hours=hour, minutes=1))
+        assert [e for e in woken if e["action"] == "error"] == []
+        assert draft_branches(bare) == [f"refs/heads/{BRANCH}"], hour
+        tips.append(git("--git-dir", str(bare), "rev-parse", BRANCH))
+    assert len(set(tips)) == 25  # each hour's draft replaced the one before on the same branch
+    assert trailers(bare, BRANCH)["Hz-Slot"] == "2026-10-27T11:00Z"
+    pulls = fake.pulls()
+    assert [(p["head"]["ref"], p["state"]) for p in pulls] == [(BRANCH, "open")]  # updated, never multiplied
+    assert "2026-10-27T11:00Z" in pulls[0]["title"]
+    assert [r["login"] for r in pulls[0]["requested_reviewers"]] == ["omar"]
+    assert [label["name"] for label in pulls[0]["labels"]] == ["hz-draft"]
+    assert f"<!-- hz-draft: {LEASE}@v1@2026-10-27T11:00Z@state:pulse/20261027T1100.md -->" in pulls[0]["body"]
+    assert "- [ ] the hour is covered" in pulls[0]["body"]
+
+
+def test_a_merged_draft_s_branch_is_deleted_by_the_next_tick_of_anyone(
+    tmp_path: Path,
+    bare: Path,  # noqa: F811
+    loopback: str,  # noqa: F811
+    fake_forge: Callable[..., FakeForge],
+) -> None:
+    fake = fake_forge(bare)
+    priya, omar = team(tmp_path, bare, loopback)
+    on_forge(priya, fake)
+    on_forge(omar, fake)
+    priya.tick(SLOT + timedelta(minutes=1))
+    number = fake.pulls()[0]["number"]
+    fake.edit_and_merge(number, "pulse/20261026T1100.md", "the reviewer's pulse\n", by="omar", method="squash")
+
+    omar.tick(SLOT + timedelta(minutes=20))  # the maintainer's tick: recorded, and the branch deleted
+    assert draft_branches(bare) == []
+    approvals = [e for e in state_events(bare) if e["kind"] == "approval.observed"]
+    assert [e["key"] for e in approvals] == [f"{LEASE}@v1@2026-10-26T11:00Z@state:pulse/20261026T1100.md"]
+    priya.tick(SLOT + timedelta(minutes=25))  # and the owner's next tick does not push it back
+    assert draft_branches(bare) == []
+    assert git("branch", "--list", "hz/draft/*", cwd=priya.clone) == ""
+
+
+def test_a_draft_closed_on_the_forge_loses_its_branch_and_the_next_draft_opens_a_new_request(
+    tmp_path: Path,
+    bare: Path,  # noqa: F811
+    loopback: str,  # noqa: F811
+    fake_forge: Callable[..., FakeForge],
+) -> None:
+    fake = fake_forge(bare)
+    priya, omar = team(tmp_path, bare, loopback)
+    on_forge(priya, fake)
+    on_forge(omar, fake)
+    priya.tick(SLOT + timedelta(minutes=1))
+    fake.close(fake.pulls()[0]["number"])
+    omar.tick(SLOT + timedelta(minutes=20))
+    assert draft_branches(bare) == []
+    assert [e["kind"] for e in state_events(bare) if e["kind"] == "draft.rejected"] == ["draft.rejected"]
+    priya.tick(SLOT + timedelta(hours=1, minutes=1))
+    assert draft_branches(bare) == [f"refs/heads/{BRANCH}"]
+    assert [p["state"] for p in fake.pulls()] == ["closed", "open"]
+
+
+def test_a_forge_that_fails_is_said_in_the_tick_and_asked_again_by_the_next(
+    tmp_path: Path,
+    bare: Path,  # noqa: F811
+    loopback: str,  # noqa: F811
+    fake_forge: Callable[..., FakeForge],
+) -> None:
+    fake = fake_forge(bare)
+    priya, _ = team(tmp_path, bare, loopback)
+    on_forge(priya, fake)
+    fake.fail(502, times=50)
+    ticked = hz("tick", "--now", (SLOT + timedelta(minutes=1)).isoformat(), "--json", cwd=priya.clone,
+                environ=priya.environ)  # fmt: skip
+    assert ticked.returncode == 1  # a tick that met an error says so
+    errors = [e["error"] for e in json.loads(ticked.stdout)["woken"] if e["action"] == "error"]
+    assert len(errors) == 1 and errors[0].startswith(f"the pull request of {BRANCH} waits for the next tick")
+    assert fake.token not in " ".join(errors)
+    assert draft_branches(bare) == [f"refs/heads/{BRANCH}"]  # the branch stays
+    fake.clear_faults()
+    woken = priya.tick(SLOT + timedelta(minutes=6))  # nothing due: the ask alone makes this tick work
+    assert [e for e in woken if e["action"] == "error"] == []
+    assert [(p["head"]["ref"], p["state"]) for p in fake.pulls()] == [(BRANCH, "open")]
+
+
+def test_no_forge_means_branches_alone(tmp_path: Path, bare: Path, loopback: str) -> None:  # noqa: F811
+    priya, _ = team(tmp_path, bare, loopback)
+    woken = priya.tick(SLOT + timedelta(minutes=1))
+    assert [e for e in woken if e["action"] == "error"] == []
+    assert draft_branches(bare) == [f"refs/heads/{BRANCH}"]
+    assert subprocess.run(["git", "--git-dir", str(bare), "rev-parse", "--verify", "-q", BRANCH]).returncode == 0

@@ -225,9 +225,10 @@ jobs:
     steps:
       - uses: @CHECKOUT@
         with:
-          fetch-depth: 0
-      - name: Fetch hz/state
-        run: git fetch --no-tags origin "+refs/heads/hz/state:refs/remotes/origin/hz/state"
+          ref: ${{ github.event.repository.default_branch }}
+          fetch-depth: 0   # every branch: hz/state, and main, whose contracts the events are judged by
+      - name: Fetch the leases, so the lint checks each event's fencing token
+        run: git fetch --no-tags origin "+refs/hz/lease/*:refs/hz/lease/*"
 @INSTALL@
       - name: Lint the pushed commits
         if: github.event_name == 'push'

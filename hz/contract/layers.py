@@ -8,12 +8,16 @@
 | module  | `<package>/workflows/` shipped as data     | module name | personal, team   |
 
 A bare name resolves in that order (team first). Which contract may replace which is in `names.py`.
+
+The module layer is a catalogue offered to every repository (`hz workflow list`, `hz heinzel new`), not
+part of any team: a picture of a repository (`hz graph`) shows a module contract only where it was
+adopted, by this home running it as an agent or by a shown contract reading it (`adopted_modules`).
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
@@ -143,3 +147,23 @@ def layer_of(path: Path, layers: list[Layer]) -> Layer | None:
         if resolved.parent == Path(os.path.realpath(layer.directory)):
             return layer
     return None
+
+
+def adopted_modules(
+    modules: Iterable[str], others: Iterable[str], reads: Iterable[tuple[str, str]], home: Callable[[str], bool]
+) -> set[str]:
+    """The module contracts (qualified names) a repository's picture shows: those `home` says this home
+    runs, and every module contract a shown contract reads, directly or further up (`reads`: upstream,
+    reader). `others` are the contracts of the other layers, always shown."""
+    modules = set(modules)
+    shown = set(others) | {name for name in modules if home(name)}
+    upstream: dict[str, set[str]] = {}
+    for source, target in reads:
+        upstream.setdefault(target, set()).add(source)
+    queue = list(shown)
+    while queue:
+        for source in upstream.get(queue.pop(), ()):
+            if source in modules and source not in shown:
+                shown.add(source)
+                queue.append(source)
+    return shown & modules

@@ -5,13 +5,14 @@ contract is the n-th commit on main that moved its contract fingerprint, and eve
 every Actions run (a fresh clone and an empty `$HZ_HOME`) adopt it with no `hz approve`
 (`hz.heinzel.adopt.adopt_team_from_main`). Only where the repository keeps team state (`[state]` in
 `hz.toml`): without it a team contract is its owner's alone, adopted by hand (`hz workflow migrate`).
-Before the remote's main was ever fetched, the working tree's new team contracts are adopted at v1.
+Without a fetched main (no remote reached) the working tree's new team contracts are adopted at v1.
 
 An idle tick must stay cheap, so contracts are loaded only when something changed since this home last
 looked: the names, sizes and modification times of `hz.toml` and `workflows/*`, and the commit of the
 fetched main, make a stamp, kept for each repository as one line of `$HZ_HOME/team-contracts.seen`.
-An unchanged repository costs a listing of one folder, a few stats, one `git rev-parse` where there
-is team state, and the read of that small file; nothing heavy imported.
+An unchanged repository costs a listing of one folder, a few stats and the read of that small file;
+nothing heavy imported. When main moved, its contracts are compiled, and its history read only for a
+contract that is new here or changed (`hz.heinzel.main_versions`).
 """
 
 from __future__ import annotations
@@ -49,14 +50,10 @@ def adopt_new_team_contracts(
     """Adopt what changed since this home last looked; the errors met (a tick reports them, and looks again).
 
     `main` is the commit of the remote's main the tick's fetch brought (hz.review.sync.TeamView.main);
-    without it, the copy hz's last fetch left is read."""
+    without one (no fetch, or it failed) only the working tree's new team contracts are adopted."""
     current = stamp(root)
     if not current:
         return []
-    if main is None:
-        from hz.sources.team_main import fetched_main
-
-        main = fetched_main(root, environ)
     if main is not None:
         current += f";main:{main}"
     seen = Path(store.root).parent / SEEN

@@ -19,6 +19,8 @@ _IMPERATIVE_WORDS = """
     prepare produce publish read render report review run send summarize summarise track update write
 """
 _IMPERATIVES = frozenset(_IMPERATIVE_WORDS.split())
+# A verb of state soon after the first word makes that word a noun: "Report 4 is current", "Build logs stay".
+_STATE_VERBS = frozenset(["is", "are", "stays", "stay", "remains", "remain", "holds", "hold"])
 
 
 class _Findings:
@@ -151,7 +153,11 @@ def _check_goal(found: _Findings, goal: Section | None, body_line: int) -> None:
             "the goal is more than one sentence",
             "keep the goal to one sentence; move detail to ### Steps or ### Description",
         )
-    elif words and words[0].lower().strip(",.:") in _IMPERATIVES:
+    elif (
+        words
+        and words[0].lower().strip(",.:") in _IMPERATIVES
+        and not _STATE_VERBS & {w.lower().strip(",.:") for w in words[1:4]}
+    ):
         found.add(
             (goal.line, 1),
             "HZC102",

@@ -206,11 +206,17 @@ def _section(index: _Index, lines: list[str | None], heading: _Heading, end: int
     within = index.list_items_within(heading.index, end)
     items = _items(index.tokens, within, first_line)
     inner = index.headings_within(heading.index, end)
+    # where each inner heading's text ends: at the next heading of facet level or above, else the section end
+    ends: list[int] = [end] * len(inner)
+    for number in range(len(inner) - 2, -1, -1):
+        after = inner[number + 1]
+        ends[number] = after.index if after.level <= FACET_LEVEL else ends[number + 1]
     facet_heads = [(n, h) for n, h in enumerate(inner) if h.level == FACET_LEVEL]
+    item_lines = [item.line for item in items]
     facets: list[Facet] = []
     for number, head in facet_heads:
-        facet_end = next((h.index for h in inner[number + 1 :] if h.level <= FACET_LEVEL), end)
-        owner = _owner(items, head.index + first_line, len(facet_heads))
+        facet_end = ends[number]
+        owner = _owner(items, item_lines, head.index + first_line, len(facet_heads))
         text = _intent(lines, head.index + 1, facet_end)
         facets.append(Facet(head.text.replace("`", ""), text, head.index + first_line, owner))
     own: dict[str, list[str]] = {}
@@ -226,8 +232,8 @@ def _section(index: _Index, lines: list[str | None], heading: _Heading, end: int
     )
 
 
-def _owner(items: list[Item], line: int, facet_count: int) -> str | None:
-    before = bisect_left([item.line for item in items], line)
+def _owner(items: list[Item], item_lines: list[int], line: int, facet_count: int) -> str | None:
+    before = bisect_left(item_lines, line)
     if before:
         return items[before - 1].name
     # Facets written above a single item still belong to it.
@@ -248,7 +254,7 @@ def _items(tokens: list[Any], within: list[tuple[int, int, int]], first_line: in
 
 
 def _intent(lines: list[str | None], start: int, end: int) -> str:
-    return tidy(strip_comments("\n".join(line for line in lines[start:end] if line is not None)))
+    return tidy(strip_comments("\n".join([line for line in lines[start:end] if line is not None])))
 
 
 # Section names of schema 1, and the OpenProse sections it retired with what replaces them.

@@ -129,3 +129,9 @@ def test_a_known_section_one_level_too_high_is_still_that_section() -> None:
     result = load_text(text)
     assert result.contract is not None and "done when" in result.contract.sections
     assert [d.code for d in result.diagnostics] == ["HZC105"]
+
+
+@pytest.mark.parametrize("goal", ["Report 4 is current and agrees with the week.", "Build logs stay under 1 GB."])
+def test_a_goal_whose_first_word_is_a_noun_is_no_activity(goal: str) -> None:
+    text = variant("The digest for the past ISO week lists every change merged to main.", goal)
+    assert load_text(text).diagnostics == ()

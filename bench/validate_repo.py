@@ -1,0 +1,128 @@
+"""A repository's worth of contracts with some broken ones, and a body of many sections.
+
+1. Validate a repository of 1,000 contracts where 10 are broken (an absurd window, a duplicate key, a
+   cp1252 file, UTF-16, nesting, a 5,000-digit number, a tab, an unknown kind, no frontmatter, an alias
+   bomb) against the same 1,000 all valid. Goal: within 10% (a broken file costs no more than a good one,
+   and never the others).
+2. Parse a body of 20,000 `###` sections. Goal: under 1 s (it was quadratic: 2,000 took 4.2 s).
+Figures only; nothing fails on time.  Run: .venv/bin/python bench/validate_repo.py
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from validate import generate  # the contract template of bench/validate.py
+
+COUNT = 1000
+WINDOW = 'source: "git:."\n      window: 7d'
+
+# Ten ways to break a contract, each applied to one file (by index).
+BREAKS: list[Callable[[str], bytes]] = [
+    lambda t: t.replace("window: 7d", "window: 99999999999w").encode(),
+    lambda t: t.replace("  scope: team\n", "  scope: team\n  scope: team\n").encode(),
+    lambda t: t.replace("Keeps", "Kéeps").encode("cp1252"),
+    lambda t: t.encode("utf-16"),
+    lambda t: t.replace("window: 7d", "window: " + "[" * 200 + "]" * 200).encode(),
+    lambda t: t.replace("window: 7d", "window: " + "9" * 5000).encode(),
+    lambda t: t.replace("  scope: team\n", "\tscope: team\n").encode(),
+    lambda t: t.replace("kind: responsibility", "kind: gateway").encode(),
+    lambda t: t.split("\n---\n", 1)[1].encode(),
+    lambda t: t.replace("name:", "a: &a [x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a]\n"
+                        "c: &c [*b, *b, *b, *b, *b, *b, *b, *b]\nd: [*c, *c, *c, *c, *c, *c, *c, *c]\nname:").encode(),
+]  # fmt: skip
+
+
+def write_repository(root: Path, broken: bool) -> None:
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    folder = root / "workflows"
+    folder.mkdir()
+    texts = generate(COUNT)
+    texts[0] = texts[0].replace("contract:team/report-0#summary", "git:.")  # the first reads no contract
+    spread = COUNT // len(BREAKS)
+    for index, text in enumerate(texts):
+        path = folder / f"report-{index}.prose.md"
+        number, rest = divmod(index, spread)
+        if broken and rest == spread // 2 and number < len(BREAKS):
+            path.write_bytes(BREAKS[number](text))
+        else:
+            path.write_text(text)
+
+
+def compile_seconds(root: Path, rounds: int = 5) -> tuple[float, int, int]:
+    """Median wall seconds of compiling the repository as `hz workflow validate` does; errors, contracts."""
+    from hz.contract.project import compile_repository
+
+    environ = {"HZ_CONFIG_HOME": str(root / "no-config")}
+    compile_repository(root, environ)  # warm the imports and the models once
+    times = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        compiled = compile_repository(root, environ)
+        times.append(time.perf_counter() - start)
+    errors = {d.path for d in compiled.diagnostics if d.is_error}
+    return statistics.median(times), len(errors), sum(1 for c in compiled.contracts if c.contract is not None)
+
+
+def cli_seconds(root: Path) -> tuple[float, int]:
+    environ = {**os.environ, "HZ_CONFIG_HOME": str(root / "no-config"), "HZ_HOME": str(root / "home")}
+    start = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-m", "hz", "workflow", "validate"], cwd=root, capture_output=True, env=environ, check=False
+    )
+    return time.perf_counter() - start, done.returncode
+
+
+def sections_seconds(count: int, rounds: int = 3) -> tuple[float, float]:
+    """Median seconds to parse a body of `count` sections, and to load a whole contract holding them."""
+    from hz.contract.load import load_text
+    from hz.contract.sections import parse_body
+
+    body = "".join(f"### Part {n}\n\nText {n}.\n\n" for n in range(count))
+    parse, load = [], []
+    contract = generate(1)[0].replace("### Done when", body + "### Done when")
+    for _ in range(rounds):
+        start = time.perf_counter()
+        parse_body(body)
+        parse.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        load_text(contract)
+        load.append(time.perf_counter() - start)
+    return statistics.median(parse), statistics.median(load)
+
+
+def main() -> None:
+    print(f"load average while measuring: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    with tempfile.TemporaryDirectory() as folder:
+        valid, broken = Path(folder) / "valid", Path(folder) / "broken"
+        write_repository(valid, broken=False)
+        write_repository(broken, broken=True)
+        good_s, good_errors, good_ok = compile_seconds(valid)
+        bad_s, bad_errors, bad_ok = compile_seconds(broken)
+        print(
+            f"compile {COUNT:,} valid:     median {good_s:.3f} s ({good_ok} compiled, {good_errors} files with errors)"
+        )
+        print(f"compile with 10 broken: median {bad_s:.3f} s ({bad_ok} compiled, {bad_errors} files with errors)")
+        print(f"  ratio broken/valid: {bad_s / good_s:.3f} (goal <= 1.10)")
+        good_cli, good_code = cli_seconds(valid)
+        bad_cli, bad_code = cli_seconds(broken)
+        print(f"hz workflow validate, valid repository:  {good_cli:.2f} s, exit {good_code}")
+        ratio = bad_cli / good_cli
+        print(f"hz workflow validate, 10 broken:         {bad_cli:.2f} s, exit {bad_code} (ratio {ratio:.3f})")
+    for count in (2000, 20000):
+        parse_s, load_s = sections_seconds(count)
+        print(
+            f"{count:,} ### sections: parse {parse_s:.3f} s, whole contract {load_s:.3f} s (goal: 20,000 parse < 1 s)"
+        )
+
+
+if __name__ == "__main__":
+    main()

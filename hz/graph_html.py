@@ -129,7 +129,7 @@ def _svg(graph: Graph, titles: Mapping[str, str], observed: Observed, places: Ma
     ]
     for edge in graph.edges:
         pair = (edge.source, edge.target)
-        kind = "observed" if pair in seen else "never" if pair in never and observed.events else "declared"
+        kind = "observed" if pair in seen else "never" if pair in never else "declared"
         parts.append(_path(places, edge.source, edge.target, kind, f"{edge.source} -> {edge.target}#{edge.facet}"))
     for read in observed.reads:
         if (read.source, read.target) not in {(e.source, e.target) for e in graph.edges}:

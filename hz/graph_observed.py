@@ -113,7 +113,8 @@ def observe(
     name = {agent: d.name for agent, d in declared.items()}.get
     reads = _reads(landed, declared)
     seen = {(read.source, read.target) for read in reads}
-    never = tuple(e for e in graph.edges if (e.source, e.target) not in seen and e.source != e.target)
+    # with no receipts at all nothing was watched yet: every edge "never observed" would say nothing
+    never = tuple(e for e in graph.edges if (e.source, e.target) not in seen and e.source != e.target and landed)
     runs: dict[str, list[Run]] = {}
     roles = {str(r.data.get("turn")): str(r.data.get("role")) for r in landed if r.kind == "turn.started"}
     for r in landed:

@@ -30,7 +30,7 @@ def test_graph_text(hz: Hz, repo: Path) -> None:
     result = hz("graph")
     assert (result.exit_code, result.out, result.err) == (
         0,
-        "0  hz:my-week\n0  team:digest\n1  team:notes  <- team:digest#summary\n",
+        "0  team:digest\n1  team:notes  <- team:digest#summary\n",
         "",
     )
 
@@ -41,13 +41,20 @@ def test_graph_json_and_observed(hz: Hz, repo: Path) -> None:
     assert result.exit_code == 0
     assert json.loads(result.out) == {
         "nodes": [
-            {"name": "hz:my-week", "height": 0, "enabled": True},
             {"name": "team:digest", "height": 0, "enabled": True},
             {"name": "team:notes", "height": 1, "enabled": True},
         ],
         "edges": [{"from": "team:digest", "to": "team:notes", "facet": "summary"}],
         "cycles": [],
-        "observed": None,
+        "observed": {
+            "ref": None,
+            "events": 0,
+            "reads": [],
+            "writes": [],
+            "never_observed": [],
+            "runs": {},
+            "pending": [],
+        },
     }
 
 
@@ -58,13 +65,12 @@ def test_graph_mermaid_with_a_cycle_says_so_on_stderr(hz: Hz, repo: Path) -> Non
     assert result.exit_code == 0
     assert result.out.splitlines() == [
         "flowchart LR",
-        '  n0["hz:my-week"]',
-        '  n1["team:a"]',
-        '  n2["team:b"]',
-        "  n1 -->|summary| n2",
-        "  n2 -->|summary| n1",
+        '  n0["team:a"]',
+        '  n1["team:b"]',
+        "  n0 -->|summary| n1",
+        "  n1 -->|summary| n0",
         "  classDef disabled stroke-dasharray: 5 5,opacity:0.6",
-        "  class n1,n2 disabled",
+        "  class n0,n1 disabled",
     ]
     assert result.err == "some contracts have errors; `hz workflow validate` shows them\n"
 

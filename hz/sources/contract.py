@@ -8,7 +8,7 @@ the ISO-style dates these templates use (`%G-W%V`, `%Y-%m-%d`).
 
 - `stage: published` reads the file from the tip of `main` (else `master`): approved truth only. Where
   the repository keeps team state (`[state]`), that is the remote's `main` as the tick last fetched it
-  (`hz.sources.team_main`), so a merge on the forge counts with no `git pull`.
+  (`hz.review.sync`), so a merge on the forge counts with no `git pull`.
 - `stage: draft` reads a team contract's pending draft from the newest `hz/draft/…` branch (newest tip
   commit, then name), the member's own or the remote's as fetched, whose file differs from `main`.
 - A personal contract drafts and approves in the working tree, so both stages read it there: the
@@ -120,21 +120,21 @@ def _target(spec: SourceSpec, ctx: FetchContext) -> tuple[str, str | None, str, 
 
 
 def _fetched(ctx: FetchContext) -> tuple[str | None, str | None]:
-    """(the remote's main commit the tick fetched, hz's prefix of the remote's branches), both None
-    without `[state]`: then the member's own `main` is the approved truth, as it is for a lone user."""
-    from hz.review.sync import team_remote
-    from hz.sources.team_main import fetched_main
+    """(hz's copy of the remote's main as the tick's fetch left it, hz's prefix of the remote's branches),
+    both None without `[state]`: then the member's own `main` is the approved truth, as for a lone user."""
+    from hz.review.sync import MAIN_REFS, team_remote
 
     assert ctx.root is not None
     remote = team_remote(ctx.root, ctx.environ)
     if remote is None:
         return None, None
-    return fetched_main(ctx.root, ctx.environ), remote.tracking("refs/heads/")
+    copies = [remote.tracking(ref) for ref in MAIN_REFS]
+    return next((copy for copy in copies if copy in remote.repo.references), None), remote.tracking("refs/heads/")
 
 
 def _read(repo: Any, spec: SourceSpec, template: str, fetched: tuple[str | None, str | None]) -> tuple[str, str]:
-    commit, remote_heads = fetched
-    main = repo[commit] if commit is not None else _main(repo)
+    copy, remote_heads = fetched
+    main = repo.references[copy].peel() if copy is not None else _main(repo)
     if spec.stage == "draft":
         return _read_draft(repo, spec, template, main, remote_heads)
     if main is None:

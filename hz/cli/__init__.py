@@ -39,6 +39,7 @@ COMMANDS: dict[str, str] = {
     "reject": "hz.cli.drafts:reject",
     "tick": "hz.cli.tick:tick",
     "daemon": "hz.cli.daemon:daemon",
+    "explain": "hz.cli.explain:explain",
 }
 
 

@@ -72,6 +72,12 @@ def retry_stale(remote: Any, drafts: Mapping[str, Draft], refused: Mapping[str, 
     return again
 
 
+def later_there(repo: Any, view: Any, ref: str, commit: str) -> bool:
+    """Does the remote's branch `ref` (as the tick's fetch saw it) hold a draft of a later slot than ours?"""
+    seen = next((d for d in view.drafts.values() if d.ref == ref), None) if view is not None else None
+    return seen is not None and _later(seen.slot, slot_of(repo, commit))
+
+
 def _later(theirs: str | None, ours: str | None) -> bool:
     try:
         return theirs is not None and ours is not None and parse_slot(theirs) > parse_slot(ours)

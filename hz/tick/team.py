@@ -277,18 +277,25 @@ def record(team: Team, events: Sequence[Envelope], turn: str, claim_: Claim) -> 
     team.queued += team.writer.queue(*receipts(events, turn, claim_))
     assert claim_.lease is not None, "a team turn runs under its lease"
     placed = [e for e in events if e.turn == turn]
-    team.drafts.update(tie(unpublished_drafts(team, placed), claim_.lease, claim_.token, team.view))
+    team.drafts.update(tie(unpublished_drafts(team, placed), claim_.lease, claim_.token, team))
 
 
-def tie(drafts: Mapping[str, str], lease: str, token: int, view: Any = None) -> dict[str, Any]:
+def tie(drafts: Mapping[str, str], lease: str, token: int, team: Team | None = None) -> dict[str, Any]:
     """Draft refs (ref -> commit) tied to the lease term of the turn that placed them, for the writer:
     pushed only with a renewal of that lease under that token, withheld when it was taken over.
 
     A branch named for its contract's output replaces the draft pending there: the push expects the tip
-    the tick's fetch saw (`view`, a hz.review.sync.TeamView), so it moves only what this tick looked at."""
+    the tick's fetch saw (the `team`'s view), so it moves only what this tick looked at, and never over
+    a draft of a later slot (one a late push of an older turn would otherwise undo)."""
     from hz.gitstate.writer import Draft
+    from hz.review.draft_push import later_there
 
-    return {ref: Draft(commit, lease, token, _seen_tip(view, ref)) for ref, commit in drafts.items()}
+    view = team.view if team is not None else None
+    return {
+        ref: Draft(commit, lease, token, _seen_tip(view, ref))
+        for ref, commit in drafts.items()
+        if team is None or not later_there(team.remote.repo, view, ref, commit)
+    }
 
 
 def _seen_tip(view: Any, ref: str) -> str | None:

@@ -138,7 +138,7 @@ def _carry_waiting_drafts(store: Store, team: Any) -> None:
     for (agent,) in store.index.db.execute(query, sorted(terms)).fetchall():
         for event in store.read(str(agent)).events:
             if event.kind == "draft.placed" and event.turn in terms:
-                team.drafts.update(tie(unpublished_drafts(team, [event]), *terms[event.turn], team.view))
+                team.drafts.update(tie(unpublished_drafts(team, [event]), *terms[event.turn], team))
 
 
 def _coordinated(root: Path | None) -> bool:

@@ -99,7 +99,7 @@ CODES: tuple[Code, ...] = (
         STAGE1,
         "A contract starts with a `---` block of YAML (or a fenced ```yaml block) that hz reads as its "
         "frontmatter. The file has none, the YAML is broken, or it is not a mapping, so nothing else in it "
-        "can be checked. The same code is used for a `_defaults.yaml` or `hz.toml` hz cannot read.",
+        "can be checked. The same code is used for a `workflows/_defaults.yaml` hz cannot read.",
         _one("# Weekly digest\n\n### Goal\n\nThe digest lists every commit of the past week.\n"),
         "Start the file with `---`, the frontmatter as YAML, and a closing `---`; the message names the line "
         "where the YAML stopped making sense. `hz workflow new NAME` writes a skeleton that validates.",

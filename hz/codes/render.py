@@ -12,6 +12,7 @@ WHERE = {
     "spine": "the agent's spine, <agent dir>/session.jsonl under $HZ_HOME (private to one machine)",
     "hz/state": "the team's hz/state branch, one file per event under events/ (shared, no text)",
 }
+LANGUAGES = {"md": "markdown", "json": "json", "yaml": "yaml", "toml": "toml"}
 EXAMPLE_INTRO = {
     "validate": "`hz workflow validate` reports it for these files",
     "event": "`hz state lint` reports it for this file, added by a commit to hz/state",
@@ -112,5 +113,6 @@ def _code_markdown(code: Code) -> list[str]:
     out += [f"Example: {EXAMPLE_INTRO[code.proof]}.", ""]
     for path, body in code.example:
         fence = "````" if "```" in body else "```"
-        out += [f"`{path}`:", "", fence, body.rstrip("\n"), fence, ""]
+        language = LANGUAGES.get(path.rsplit(".", 1)[-1], "")
+        out += [f"`{path}`:", "", fence + language, body.rstrip("\n"), fence, ""]
     return [*out, f"**Fix:** {code.fix}", ""]

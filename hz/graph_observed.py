@@ -16,17 +16,16 @@ takes it over (hz.tick.team.tie).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 
 from hz.graph import Edge, Graph
 
 RUNS_KEPT = 5  # the newest runs kept per contract: enough to see a pattern, short enough to read
-UNDECLARED = "?"
-WRITES = {
-    "draft.placed": ("draft", "asset"),
-    "publish.done": ("publish", "target"),
-}  # kind -> (how, field)  # prefix of an input the reader does not declare (any more)
+UNDECLARED = "?"  # prefix of an input the reader does not declare (any more)
+NEVER_STYLE = "stroke:#8c959f,stroke-dasharray:6 4"  # a declared link no receipt shows
+UNDECLARED_STYLE = "stroke:#cf222e"  # a read the reader's contract does not declare
+WRITES = {"draft.placed": ("draft", "asset"), "publish.done": ("publish", "target")}  # kind -> (how, field)
 
 Holder = Callable[[str, int], "tuple[str, str] | None"]  # (lease, token) -> (holder, role), None: unknown
 
@@ -101,9 +100,6 @@ class Observed:
     runs: Mapping[str, tuple[Run, ...]] = field(default_factory=dict)  # contract -> newest first
     pending: tuple[Pending, ...] = ()
 
-    def undeclared(self) -> list[Read]:
-        return [read for read in self.reads if not read.declared]
-
 
 def observe(
     receipts: Iterable[Receipt], declared: Mapping[str, Declared], graph: Graph, holder: Holder, ref: str | None
@@ -173,8 +169,8 @@ def _pending(landed: list[Receipt], declared: Mapping[str, Declared]) -> tuple[P
     newest: dict[tuple[str, str], Receipt] = {}  # (agent, output or asset) -> its newest draft.placed
     for r in landed:
         if r.kind == "draft.placed":
-            slot = newest.get(key := (r.agent, _output(r, declared.get(r.agent))))
-            if slot is None or slot.ts <= r.ts:
+            key = (r.agent, _output(r, declared.get(r.agent)))
+            if key not in newest or newest[key].ts <= r.ts:
                 newest[key] = r
     found = []
     for (agent, _), r in newest.items():
@@ -218,11 +214,13 @@ def render_text(observed: Observed) -> str:
     return "\n".join(lines)
 
 
-def render_mermaid(observed: Observed, ids: Mapping[str, str]) -> str:
-    """Lines to append to the declared flowchart: observed reads drawn thick, writes to asset nodes,
-    declared edges no receipt shows listed as comments (Mermaid cannot restyle an edge drawn already)."""
+def render_mermaid(observed: Observed, ids: Mapping[str, str], drawn: Sequence[Edge]) -> str:
+    """Lines to append to the declared flowchart, whose links are `drawn` in this order: observed reads
+    and writes drawn thick; declared links no receipt shows dashed grey, reads nobody declares red."""
     extra: dict[str, str] = {}
     lines: list[str] = []
+    links = len(drawn)
+    styles = [f"  linkStyle {drawn.index(e)} {NEVER_STYLE}" for e in observed.never_observed if e in drawn]
 
     def node(label: str, shape: tuple[str, str]) -> str:
         if label in ids:
@@ -236,13 +234,15 @@ def render_mermaid(observed: Observed, ids: Mapping[str, str]) -> str:
         a, b = node(read.source, ("([", "])")), node(read.target, ("[", "]"))
         mark = "" if read.declared else " (not declared)"
         lines.append(f'  {a} ==>|"observed: {_mermaid_text(read.input)}{mark}"| {b}')
+        if not read.declared:
+            styles.append(f"  linkStyle {links} {UNDECLARED_STYLE}")
+        links += 1
     for wrote in observed.writes:
         a, b = node(wrote.contract, ("[", "]")), node(wrote.asset, ("[/", "/]"))
         lines.append(f"  {a} ==>|{wrote.how}| {b}")
-    lines += [f"  %% declared, never observed: {e.source} -> {e.target}" for e in observed.never_observed]
     if observed.ref is None or not observed.events:
         lines.append("  %% observed: no receipts on hz/state yet")
-    return "\n".join(lines)
+    return "\n".join(lines + styles)
 
 
 def _mermaid_text(text: str) -> str:

@@ -51,7 +51,7 @@ def run_graph(
         click.echo(render_mermaid(graph))
         if seen is not None:
             ids = {name: f"n{i}" for i, name in enumerate(graph.order())}
-            click.echo(graph_observed.render_mermaid(seen, ids))
+            click.echo(graph_observed.render_mermaid(seen, ids, graph.edges))
     else:
         click.echo(render_text(graph))
         if seen is not None:

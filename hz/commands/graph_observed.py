@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     import pygit2
 
     from hz.contract.project import Compiled
+    from hz.gitstate.lint_fence import LeaseBook
     from hz.graph import Graph
 
 
@@ -56,13 +57,13 @@ def _state_tip(root: Path, environ: Mapping[str, str]) -> tuple[pygit2.Repositor
     return repo, None, None
 
 
-def _receipts(repo: pygit2.Repository, tip: str, book: object) -> Iterator[Receipt]:
+def _receipts(repo: pygit2.Repository, tip: str, book: LeaseBook) -> Iterator[Receipt]:
     import pydantic
 
     from hz.gitstate.reader import history
 
     try:
-        for landed in history(repo, tip, book):  # type: ignore[arg-type]
+        for landed in history(repo, tip, book):
             e = landed.event
             yield Receipt(e.kind, e.id, e.key, e.ts, e.lease, e.token, e.data, landed.void)
     except (pydantic.ValidationError, ValueError) as exc:

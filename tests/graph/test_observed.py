@@ -133,6 +133,11 @@ def test_declared_but_never_observed_and_observed_but_undeclared_are_marked(hz: 
         "  team:source => state:reports/01M6DQS9M0FQR33EQ3KWJSCM4Q.md  (draft, last 2026-11-02T09:00:00Z)",
         "  team:source -> team:idle#summary  [declared, never observed]",
     ]
+    mermaid = hz("graph", "--observed", "--mermaid").out.splitlines()
+    assert mermaid[1:4] == ['  n0["team:source"]', '  n1["team:idle"]', '  n2["team:reader"]']
+    assert mermaid[4:6] == ["  n0 -->|summary| n1", "  n0 -->|summary| n2"]
+    assert '  o0(["?renamed"])' in mermaid and '  o0 ==>|"observed: renamed (not declared)"| n2' in mermaid
+    assert mermaid[-2:] == ["  linkStyle 0 stroke:#8c959f,stroke-dasharray:6 4", "  linkStyle 2 stroke:#cf222e"]
     runs = json.loads(hz("graph", "--observed", "--json").out)["observed"]["runs"]
     assert [(r["holder"], r["role"], r["cost_usd"]) for r in runs["team:reader"]] == [("actions:4242", "actions", 1.5)]
 

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 
 MAIN_REFS = ("refs/heads/main", "refs/heads/master")
 FOLDER = "workflows"
+DEFAULTS_FILE = "_defaults.yaml"  # hz.contract.defaults reads the same file of the work tree
 SUFFIX = ".prose.md"
 MAX_CONTRACT_BYTES = 256 * 1024
 MAX_DEPTH = 4
@@ -124,8 +125,9 @@ class MainContracts:
         """The contracts of one commit of `main` (`tip`), its first-parent history (and that of the
         commits `also`) read when needed."""
         declared: dict[str, Declared] = {}
+        defaults = _defaults(repo, tip.tree)
         for text in _contract_texts(repo, tip.tree):
-            if (found := _declared(text)) is not None:
+            if (found := _declared(text, defaults)) is not None:
                 declared[found[0]] = found[1]
         return cls(declared, strict=strict, earlier=lambda: _histories(repo, (tip, *also)))
 
@@ -259,8 +261,28 @@ def _blobs_under(repo: pygit2.Repository, tree: Any, depth: int) -> Iterator[Any
                 yield blob
 
 
-def _declared(text: str) -> tuple[str, Declared] | None:
-    """(agent id, what it declares) from a contract's frontmatter; None when it has no id or no frontmatter."""
+def _defaults(repo: pygit2.Repository, root: Any) -> dict[str, Any]:
+    """The `hz:` mapping of `workflows/_defaults.yaml` at `root`, {} when absent or unreadable: a team
+    contract's owner and maintainers may come from it, as they do when hz loads the contract."""
+    from hz.contract.yamlload import YamlProblem, load_mapping
+
+    folder = _folder(repo, root)
+    try:
+        blob: Any = repo[folder[DEFAULTS_FILE].id] if folder is not None else None
+    except KeyError:
+        return {}
+    if blob is None or blob.type_str != "blob" or blob.size > MAX_CONTRACT_BYTES:
+        return {}
+    try:
+        hz = load_mapping(bytes(blob.data).decode("utf-8", "replace")).get("hz")
+    except YamlProblem:
+        return {}
+    return hz if isinstance(hz, dict) else {}
+
+
+def _declared(text: str, defaults: dict[str, Any] | None = None) -> tuple[str, Declared] | None:
+    """(agent id, what it declares) from a contract's frontmatter, its owner and maintainers falling back
+    on `defaults` (its own keys win); None when it has no id or no frontmatter."""
     from hz.contract.text import normalize, split_frontmatter
     from hz.contract.yamlload import YamlProblem, load_mapping
 
@@ -277,9 +299,10 @@ def _declared(text: str) -> tuple[str, Declared] | None:
     inputs = _mapping(hz.get("inputs"))
     outputs = _mapping(hz.get("outputs"))
     targets = {str(n): str(o["target"]) for n, o in outputs.items() if isinstance(o, dict) and "target" in o}
-    maintainers = hz.get("maintainers")
+    people_of = {**{k: v for k, v in (defaults or {}).items() if k in ("owner", "maintainers")}, **hz}
+    maintainers = people_of.get("maintainers")
     people = frozenset(filter(None, map(_handle, maintainers if isinstance(maintainers, list) else [])))
-    declared = Declared(frozenset(str(name) for name in inputs), targets, _handle(hz.get("owner")), people)
+    declared = Declared(frozenset(str(name) for name in inputs), targets, _handle(people_of.get("owner")), people)
     return f"hz-{data['id']}", declared
 
 

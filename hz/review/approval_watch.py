@@ -35,7 +35,7 @@ from hz.gitstate import objects
 from hz.gitstate.events import ApprovalObserved, DraftRejected, Event
 from hz.gitstate.layout import event_digest
 from hz.gitstate.remote import TeamRemote
-from hz.gitstate.shapes import occasion, slot_time
+from hz.gitstate.shapes import IDENT, occasion, slot_time
 from hz.gitstate.types import format_utc
 from hz.repo_paths import MAX_FILE_BYTES
 from hz.review.approval_roster import UNKNOWN, Roster
@@ -134,17 +134,22 @@ class Main:
         self._first_parents: set[str] | None = None
 
     def output_of(self, placed: Event) -> str:
-        """The output a draft is of: the one whose target, filled for the draft's slot, is its asset."""
-        from hz.repo_paths import fill_slot
-
-        asset = str(placed.data["asset"])
+        """The output a draft is of, so that a newer draft of it supersedes an older one: the `Hz-Output`
+        of the draft commit this clone kept, else the output whose target on main, filled for the draft's
+        slot, is its asset, else the contract's only output (its target moved since), else the output of
+        an earlier version of the contract on main that had that target; else its asset stands for it."""
+        kept = objects.resolve(self.repo, placed_copy(self.remote, placed))
+        if kept is not None and (said := _trailer(self.repo[kept], "Hz-Output")):
+            return said
         declared = self.contracts.declared.get(placed.id)
-        moment = slot_time(placed.key.split("@")[2]) if occasion(placed.key)[0] == "draft" else None
-        if declared is not None and moment is not None:
-            for name, target in sorted(declared.targets.items()):
-                if fill_slot(target, moment) == asset:
-                    return name
-        return asset  # a contract main no longer names: its asset stands for its output
+        if declared is not None and (name := _target_of(declared, placed)) is not None:
+            return name
+        if declared is not None and len(declared.targets) == 1:
+            return next(iter(declared.targets))
+        for earlier in self.contracts._earlier_versions(placed.id):  # read once, only for such a draft
+            if (name := _target_of(earlier, placed)) is not None:
+                return name
+        return str(placed.data["asset"])
 
     def git(self, *args: str) -> str:
         done = subprocess.run(["git", "-C", str(self.remote.root), *args], capture_output=True,
@@ -222,6 +227,26 @@ class Main:
             return bytes(blob.data).decode("utf-8")
         except UnicodeDecodeError:
             return None
+
+
+def _target_of(declared: Any, placed: Event) -> str | None:
+    """The output of `declared` whose target, filled for the draft's slot, is the draft's asset."""
+    from hz.repo_paths import fill_slot
+
+    moment = slot_time(placed.key.split("@")[2]) if occasion(placed.key)[0] == "draft" else None
+    if moment is None:
+        return None
+    asset = str(placed.data["asset"])
+    return next((name for name, target in sorted(declared.targets.items()) if fill_slot(target, moment) == asset), None)
+
+
+def _trailer(commit: Any, key: str) -> str | None:
+    try:
+        value = commit.message_trailers.get(key)
+    except (ValueError, UnicodeDecodeError):
+        return None
+    said = str(value or "").strip()
+    return said if re.fullmatch(IDENT, said) else None  # anyone can push a branch: an output name or nothing
 
 
 def _tree(repo: Any, commit: str) -> Any:

@@ -18,10 +18,14 @@ from html import escape
 from hz.graph import Graph, describe
 from hz.graph_observed import Observed, Run
 
-COLUMN, ROW = 300, 96  # the grid a node sits on, in SVG units
-BOX_W, BOX_H = 260, 72
+COLUMN, ROW = 350, 96  # the grid a node sits on, in SVG units
+BOX_W, BOX_H = 300, 72
 MARGIN = 20
-TITLE_CHARS = 34  # a title longer than this is cut in the drawing; the card below shows it whole
+TITLE_CHARS = 30
+ARROW = (
+    '<defs><marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="9" markerHeight="9" '
+    'markerUnits="userSpaceOnUse" orient="auto"><path d="M0,0 L10,5 L0,10 z" fill="#57606a"></path></marker></defs>'
+)  # a title longer than this is cut in the drawing; the card below shows it whole
 
 STYLE = """
 body { font: 14px/1.4 system-ui, sans-serif; margin: 24px; color: #1d232a; background: #fafbfc; }
@@ -124,8 +128,7 @@ def _svg(graph: Graph, titles: Mapping[str, str], observed: Observed, places: Ma
     never = {(e.source, e.target) for e in observed.never_observed}
     parts = [
         f'<svg role="img" aria-label="contract graph" viewBox="0 0 {width} {height}" width="{width}">',
-        '<defs><marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" '
-        'orient="auto"><path d="M0,0 L10,5 L0,10 z" fill="#57606a"></path></marker></defs>',
+        ARROW,
     ]
     for edge in graph.edges:
         pair = (edge.source, edge.target)
@@ -181,22 +184,9 @@ def _run_line(run: Run) -> str:
 def _card(name: str, graph: Graph, titles: Mapping[str, str], observed: Observed) -> str:
     node = graph.nodes[name]
     state = "enabled" if node.enabled else f"disabled: {describe(graph.disabled[name])}"
-    rows = [
-        "<tr>"
-        + "".join(
-            f"<td>{escape(cell)}</td>"
-            for cell in (run.ts, run.holder or "unknown", run.role or "?", _disposition(run), f"${run.cost_usd:.2f}")
-        )
-        + "</tr>"
-        for run in observed.runs.get(name, ())
-    ]
-    runs = (
-        "<table><tr><th>when</th><th>who</th><th>role</th><th>disposition</th><th>cost</th></tr>"
-        + "".join(rows)
-        + "</table>"
-        if rows
-        else '<p class="none">no runs recorded on hz/state</p>'
-    )
+    rows = "".join(_row(run) for run in observed.runs.get(name, ()))
+    head = "<tr><th>when</th><th>who</th><th>role</th><th>disposition</th><th>cost</th></tr>"
+    runs = f"<table>{head}{rows}</table>" if rows else '<p class="none">no runs recorded on hz/state</p>'
     drafts = [p for p in observed.pending if p.contract == name]
     items = "".join(f'<li>{escape(p.asset)} <span class="none">placed {escape(p.placed)}</span></li>' for p in drafts)
     pending = f"<ul>{items}</ul>" if drafts else '<p class="none">no pending drafts</p>'
@@ -206,6 +196,11 @@ def _card(name: str, graph: Graph, titles: Mapping[str, str], observed: Observed
         f"<p>height {node.height} \u00b7 {escape(state)}</p>"
         f"<h3>Last runs</h3>{runs}<h3>Pending drafts</h3>{pending}</section>"
     )
+
+
+def _row(run: Run) -> str:
+    cells = (run.ts, run.holder or "unknown here", run.role or "?", _disposition(run), f"${run.cost_usd:.2f}")
+    return "<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in cells) + "</tr>"
 
 
 def _disposition(run: Run) -> str:

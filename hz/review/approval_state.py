@@ -79,20 +79,25 @@ def _event(data: bytes) -> Event | None:
         return None  # the lint refuses such a file; nothing hz reads from it
 
 
-def undecided(book: StateBook, output_of: Callable[[Event], str]) -> list[tuple[Event, str]]:
-    """(draft.placed, output) of every draft with no fate yet that no newer draft of its output replaced.
+def undecided(book: StateBook, output_of: Callable[[Event], str]) -> list[tuple[Event, str, bool]]:
+    """(draft.placed, its output, superseded) of every draft with no fate yet.
 
-    `output_of` names the output a draft is of (by the contract on `main`). Only the newest draft of an
-    output waits: the draft branch of that output carries it, and an older one was superseded, which is
-    neither an approval nor a rejection.
-    """
+    `output_of` names the output a draft is of (hz.review.approval_watch.Main.output_of). One draft per
+    output waits at a time, on that output's branch: a draft is superseded once a newer one of the same
+    output was placed (the branch and its pull request moved on to it)."""
+    drafts = list(book.of_kind("draft.placed"))
+    waiting = sorted((p for p in drafts if book.fate(p) is None), key=lambda p: (p.ts, p.key))  # oldest first
+    contracts = {placed.id for placed in waiting}
     newest: dict[tuple[str, str], Event] = {}
-    for placed in book.of_kind("draft.placed"):
-        output = output_of(placed)
-        ident = (placed.id, output)
+    outputs: dict[int, str] = {}
+    for placed in drafts:
+        if placed.id not in contracts:
+            continue
+        outputs[id(placed)] = output_of(placed)
+        ident = (placed.id, outputs[id(placed)])
         if ident not in newest or (placed.ts, placed.key) > (newest[ident].ts, newest[ident].key):
             newest[ident] = placed
-    return [(placed, output) for (_, output), placed in sorted(newest.items()) if book.fate(placed) is None]
+    return [(p, outputs[id(p)], newest[(p.id, outputs[id(p)])] is not p) for p in waiting]
 
 
 def decided(book: StateBook, rows: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:

@@ -82,12 +82,12 @@ def watch(remote: TeamRemote, view: Any, forge: Any, roster: Roster, now: dateti
     pending = undecided(book, main.output_of)
     if not pending:
         return found
-    since = min(_parse(p.ts) for p, _ in pending) - SINCE_MARGIN
+    since = min(_parse(p.ts) for p, _, _ in pending) - SINCE_MARGIN
     marks = main.trailers(since)
-    for placed, output in pending:
+    for placed, output, superseded in pending:
         judge = Judge(main, placed, output, view, roster, now)
         try:
-            fate = judge.decide(marks, _pull(forge, placed, output))
+            fate = judge.decide(marks, None if superseded else _pull(forge, placed, output), superseded)
         except HzError as exc:  # the forge or git could not answer: this draft waits for the next tick
             found.errors.append(f"{placed.key}: {exc.message}")
             continue
@@ -317,7 +317,11 @@ class Judge:
         mine = self.placed.key.split("@", 1)[1]
         return rest == mine and (ident == self.placed.id or contract == self.placed.id.removeprefix("hz-"))
 
-    def decide(self, marks: Mapping[str, Sequence[tuple[str, str | None, str | None]]], pull: Any) -> Fate | None:
+    def decide(
+        self, marks: Mapping[str, Sequence[tuple[str, str | None, str | None]]], pull: Any, superseded: bool = False
+    ) -> Fate | None:
+        """Approved, rejected, or None (still waiting). A superseded draft is approved only when a commit on
+        main names it (its file may have changed through the draft that replaced it); else rejected."""
         carrier = self.carrier()
         draft = self.draft_commit(carrier)
         named = [c for c, ident, contract in marks.get(self.placed.key.split("@", 1)[1], ())
@@ -326,6 +330,8 @@ class Judge:
         on_main = pull.merge_commit if merged and pull.merge_commit and self.main.holds(pull.merge_commit) else None
         if named:
             return self._approved(on_main or self.main.merge_point(named[0]), draft, named[0], pull)
+        if superseded:
+            return self._rejected()
         base = self._base(draft)
         branch_gone = carrier is None
         changed = self.main.file_at(self.main.tip, self.path) != self.main.file_at(base, self.path)

@@ -127,7 +127,7 @@ class StateWriter:
 
         A claim that loses (the lease is held, too early for this role, or the slot is done) is
         reported in `lost` and left out of the retry, so it never blocks the events. `publish` names
-        draft branches (ref -> Draft) to carry along as fast-forward updates, each only in a push that
+        draft branches (ref -> Draft, see there) to carry along, each tied to a lease only in a push that
         renews its lease under its token (so that lease is renewed even with no events of its own): one
         whose lease was taken over is `withheld`, one the remote refuses for its own reason is reported
         in `unpublished` and left out of the retry, like a lost claim. See the module docstring for the rest.

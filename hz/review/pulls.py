@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Set
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -105,16 +105,17 @@ class PullBook:
 
 
 def open_pulls(
-    forge: Any, book: PullBook, tips: Mapping[str, str | None], asks: Sequence[PullAsk] = ()
+    forge: Any, book: PullBook, tips: Mapping[str, str | None], waiting: Set[str] = frozenset()
 ) -> tuple[dict[str, str], list[str]]:
-    """Ask the forge for the pull request of every kept and new ask whose branch still carries its draft
-    (`tips`: branch -> its commit on the remote now). Returns (branch -> the pull request's URL, errors);
-    an ask the forge failed stays for the next tick."""
-    for ask in asks:
-        book.put(ask)
+    """Ask the forge for the pull request of every kept ask whose branch carries its draft on the remote
+    (`tips`: branch -> its commit there now); an ask whose commit still waits to be pushed (`waiting`)
+    stays, one whose branch moved on or went is dropped. Returns (branch -> the pull request's URL,
+    errors); an ask the forge failed stays for the next tick."""
     urls: dict[str, str] = {}
     errors: list[str] = []
     for ask in book.asks():
+        if ask.commit in waiting:
+            continue
         if tips.get(ask.branch) != ask.commit:  # merged, deleted or moved on: a newer ask (or none) holds
             book.done(ask)
             continue

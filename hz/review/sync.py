@@ -20,6 +20,7 @@ is asked again as `master`, then left out (a second process only then).
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -27,13 +28,19 @@ from pathlib import Path
 
 from hz.gitstate.layout import LEASE_PREFIX, STATE_REF
 from hz.gitstate.remote import TeamRemote
+from hz.gitstate.shapes import MAX_KEY
 from hz.gitstate.transport import TransportError
 
 MAIN_REFS = ("refs/heads/main", "refs/heads/master")
 HZ_BRANCHES = "refs/heads/hz/"
 DRAFT_PREFIX = "refs/heads/hz/draft/"
-# trailers of a draft commit (see hz.review.branches); a value longer than this is no hz trailer
-TRAILER_MAX = 200
+# trailers of a draft commit (see hz.review.branches); a value longer than a key is no hz trailer
+TRAILER_MAX = MAX_KEY
+# what hz writes there: ids, slots, names; printable ASCII with no space, so nothing shown to a terminal
+# (`hz drafts`) or a forge can carry an escape sequence or pass for two values
+_TOKEN = re.compile(r"^[\x21-\x7e]+$")
+# a contract id and an output name, as hz.review.branches names a branch for them
+_PART = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$")
 
 
 @dataclass(frozen=True)
@@ -166,7 +173,7 @@ def _beneath(team: TeamRemote, draft: DraftBranch) -> DraftBranch:
 def _draft(tail: str, oid: str, kind: str, when: str, said: str) -> DraftBranch | None:
     """A draft branch named `<contract>/<output>` whose tip is a commit; None for anything else."""
     contract, _, output = tail.partition("/")
-    if not contract or not output or "/" in output or kind != "commit" or not when.isdigit():
+    if not (_PART.match(contract) and _PART.match(output)) or kind != "commit" or not when.isdigit():
         return None
     return DraftBranch(
         contract, output, oid, parse_trailers(said.split("\x1f")), datetime.fromtimestamp(int(when), UTC)
@@ -175,12 +182,12 @@ def _draft(tail: str, oid: str, kind: str, when: str, said: str) -> DraftBranch 
 
 def parse_trailers(lines: list[str]) -> dict[str, str]:
     """`Key: value` trailers as git found them, hz's own (`Hz-…`) only, bounded: anyone can push a
-    branch, so a value that is no short single line is no hz trailer. The last of a key counts."""
+    branch, so a value that is no short token is no hz trailer. The last of a key counts."""
     found: dict[str, str] = {}
     for line in lines:
         key, sep, value = line.partition(":")
         value = value.strip()
-        if sep and key.startswith("Hz-") and " " not in key and value and len(value) <= TRAILER_MAX:
+        if sep and key.startswith("Hz-") and _TOKEN.match(key) and _TOKEN.match(value) and len(value) <= TRAILER_MAX:
             found[key] = value
     return found
 

@@ -6,7 +6,10 @@ team wake runs, the tick takes that lease for the wake's slot (owner first; a de
 run only once the grace period passed); a lease held by someone else, not yet ours to take, or a slot
 already done means this machine does nothing for it. After the turn, its receipt-grade events (turn
 started and ended, draft placed) are queued, and the tick flushes them in one atomic push together with
-the renewal of every lease it holds: at most one push per tick, none when nothing happened.
+the renewal of every lease it holds, the draft branches its turns placed (each replacing the output's
+pending draft) and the deletion of branches whose draft was decided: at most one push per tick, none
+when nothing happened. What the tick knows of the remote comes from its one fetch at the start
+(`for_tick`, hz.review.sync): `main`'s owners and maintainers, the slot's receipts, the leases.
 
 This applies only when the repository's `hz.toml` names a `[state]` table; without it a team contract
 runs on its owner's machine alone (hz.tick.owner_only). An `hz.toml` that does not parse is an error of
@@ -62,6 +65,13 @@ class Team:
     view: Any = None  # hz.review.sync.TeamView: what the tick's one fetch brought
     plans: dict[str, Plan] = field(default_factory=dict)  # lease id -> the plan of its turn this tick
     environ: Mapping[str, str] = field(default_factory=dict)
+    forge: Any = False  # hz.review.forge.Forge | None | why it failed, set up at first need (`_forge`)
+
+    def pull_book(self) -> Any:
+        """The pull requests asked for and not yet answered (hz.review.pulls.PullBook)."""
+        from hz.review.pulls import PullBook
+
+        return PullBook(self.remote.local_dir / "pulls")
 
     @classmethod
     def open(
@@ -277,7 +287,36 @@ def record(team: Team, events: Sequence[Envelope], turn: str, claim_: Claim) -> 
     team.queued += team.writer.queue(*receipts(events, turn, claim_))
     assert claim_.lease is not None, "a team turn runs under its lease"
     placed = [e for e in events if e.turn == turn]
-    team.drafts.update(tie(unpublished_drafts(team, placed), claim_.lease, claim_.token, team))
+    branches = unpublished_drafts(team, placed)
+    team.drafts.update(tie(branches, claim_.lease, claim_.token, team))
+    _ask_pulls(team, team.plans.get(claim_.lease), branches)
+
+
+def _ask_pulls(team: Team, plan: Plan | None, branches: Mapping[str, str]) -> None:
+    """Note the pull request each new draft branch asks for (hz.review.pulls), made once its push lands:
+    kept until the forge answers, so a draft pushed by a later tick (its receipts waited) still gets one."""
+    from hz.review.pulls import ask_for
+
+    forge = _forge(team)
+    if forge is None or plan is None or team.view is None:  # a forge that failed to set up: asked later
+        return
+    base = (team.view.main_ref or "refs/heads/main").removeprefix("refs/heads/")
+    for ref, commit in branches.items():
+        key, slot = _trailers(team, commit)
+        if key and slot and ref.startswith("refs/heads/hz/draft/"):
+            team.pull_book().put(ask_for(plan, ref.removeprefix("refs/heads/"), commit, key, slot, base))
+
+
+def _forge(team: Team) -> Any:
+    """The team's forge for this tick (None: none configured; a str: why it could not be set up)."""
+    from hz.review.forge import forge_for
+
+    if team.forge is False:
+        try:
+            team.forge = forge_for(team.remote.root, team.environ)
+        except HzError as exc:
+            team.forge = exc.message
+    return team.forge
 
 
 def tie(drafts: Mapping[str, str], lease: str, token: int, team: Team | None = None) -> dict[str, Any]:
@@ -375,7 +414,8 @@ def flush(team: Team, now: datetime) -> dict[str, Any]:
     from hz.review.draft_push import forget_local
 
     published = {**result.published, **(retried.published if retried else {})}
-    unpublished = {ref: why for ref, why in result.unpublished.items() if ref not in drops and ref not in published}
+    refused = {**result.unpublished, **(retried.unpublished if retried else {})}
+    unpublished = {ref: why for ref, why in refused.items() if ref not in drops and ref not in published}
     for ref, commit in published.items():  # remembered, so the next flush does not push it again
         if commit:
             set_ref(team.remote.repo, team.remote.tracking(ref), commit)
@@ -407,35 +447,24 @@ def _stale(team: Team, unpublished: Mapping[str, str]) -> dict[str, Any]:
 
 
 def _pulls(team: Team, published: Mapping[str, str]) -> dict[str, Any]:
-    """Ask the forge for the pull request of every draft branch this push moved (and of those a failed
-    forge left waiting); nothing without a forge. Errors go in the tick's report, the asks stay."""
-    from hz.review.forge import forge_for
-    from hz.review.pulls import PullBook, ask_for
+    """Ask the forge for the pull request of every draft branch whose push landed (this tick's, or one a
+    failed forge left waiting); nothing without a forge. Errors go in the tick's report, the asks stay."""
+    from hz.review.pulls import open_pulls
 
-    book = PullBook(team.remote.local_dir / "pulls")
-    moved = {ref: commit for ref, commit in published.items() if commit and ref in team.drafts}
-    if team.view is None or (not moved and not book.asks()):
+    book = team.pull_book()
+    if team.view is None or not book.asks():
         return {}
-    try:
-        forge = forge_for(team.remote.root, team.environ)
-    except HzError as exc:
-        return {"pulls_failed": [exc.message]}
+    forge = _forge(team)
+    if isinstance(forge, str):
+        return {"pulls_failed": [forge]}
     if forge is None:  # no forge (any more): the branches alone carry the review
         for ask in book.asks():
             book.done(ask)
         return {}
-    base = (team.view.main_ref or "refs/heads/main").removeprefix("refs/heads/")
-    asks = []
-    for ref, commit in moved.items():
-        plan = team.plans.get(team.drafts[ref].lease)
-        key, slot = _trailers(team, commit)
-        if plan is not None and key and slot:
-            asks.append(ask_for(plan, ref.removeprefix("refs/heads/"), commit, key, slot, base))
     tips = {d.branch: d.commit for d in team.view.drafts.values()}
     tips.update({ref.removeprefix("refs/heads/"): commit or None for ref, commit in published.items()})
-    from hz.review.pulls import open_pulls
-
-    urls, errors = open_pulls(forge, book, tips, asks)
+    waiting = {draft.commit for ref, draft in team.drafts.items() if ref not in published}
+    urls, errors = open_pulls(forge, book, tips, waiting)
     return {"pulls": urls, **({"pulls_failed": errors} if errors else {})}
 
 

@@ -56,7 +56,9 @@ def run_migrate(
         shown = _shown(path, root)
         own = errors.pop(shown, []) + errors.pop(_label(path, here), [])
         status = max(status, _report(plan_file(path), shown, own, write))
-    rest = [d for group in errors.values() for d in group]  # `_defaults.yaml`, a misnamed file, …
+    # the repository's other findings (`_defaults.yaml`, a misnamed file); the member's own layers
+    # outside it are shown by absolute paths and are not this repository's to migrate
+    rest = [d for group in errors.values() for d in group if not Path(d.path).is_absolute()]
     if rest:
         click.echo(render_all(sorted(rest)), err=True)
         status = EXIT_ERROR
@@ -65,7 +67,7 @@ def run_migrate(
 
         status = max(status, adopt_repository(root, environ=environ))
     if status != EXIT_OK:
-        click.echo("files with errors were not adopted; fix them and run `hz workflow migrate` again", err=True)
+        click.echo("fix the files above, then run `hz workflow migrate` again", err=True)
     return status
 
 

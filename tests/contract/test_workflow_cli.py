@@ -173,7 +173,7 @@ def test_migrate_reports_current_and_too_new(team: Path, hz: Any) -> None:
         "workflows/future.prose.md:6:11  HZC003  frontmatter\n"
         "  hz.schema is 9, but this hz reads schema 1 at most\n"
         "  hint: this contract was written for a newer hz: upgrade hz, then run the command again\n"
-        "files with errors were not adopted; fix them and run `hz workflow migrate` again\n"
+        "fix the files above, then run `hz workflow migrate` again\n"
     )
 
 

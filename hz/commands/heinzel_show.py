@@ -82,12 +82,24 @@ def gather(store: Store, row: Row, now: datetime) -> dict[str, Any]:
     }
 
 
+def _repository(found: Mapping[str, str]) -> str:
+    """Where an adopted agent belongs: its remote and root commit, or why it is not bound yet."""
+    root = f"root {found['root'][:12]}" if found.get("root") else ""
+    if found.get("remote"):
+        return f"{found['remote']} ({root})" if root else found["remote"]
+    if root or found.get("path"):
+        return root or f"{found['path']} (no commit yet)"
+    return "not bound yet: its first tick in the repository it was adopted in binds it"
+
+
 def render(data: Mapping[str, Any], out: TextIO) -> None:
     w = out.write
     w(f"{data['namespace']}:{data['name']}  {data['state']}  {data['id']}\n")
     who = f"user {data['handle']} · " if data["handle"] else ""
     source = f" · from {data['source']}" if data["source"] else ""
     w(f"  {who}created {data['created_at']}{source}\n")
+    if (repository := data.get("repository")) is not None:
+        w(f"  repository {_repository(repository)}\n")
     w("\ncontract\n")
     for v in data["versions"]:
         status = "approved" if v["approved"] else "awaiting your approval (hz approve)"

@@ -94,6 +94,8 @@ class Here:
                 key, _, value = line.partition(" ")
                 urls[key.removeprefix("remote.").removesuffix(".url")] = value
             chosen = urls.get("origin") or next((urls[k] for k in sorted(urls)), "")
+            if chosen.startswith(("./", "../")):  # relative to the work tree: named the same from anywhere
+                chosen = str((self.root / chosen).resolve())
             self._remote = normalise_remote(chosen)
         return self._remote
 

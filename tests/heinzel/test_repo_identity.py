@@ -2,8 +2,10 @@
 
 Every `hz init` repository holds the example contract at the same path. Two such repositories (the
 second one's text edited) share one `$HZ_HOME`; each command is a real `python -m hz` process in a real
-git repository, with the offline runner. A tick in one repository must never wake the other's agent nor
-draft with its contract; `hz drafts` and `hz heinzel list` show this repository's, `--all` every one's.
+git repository, with the offline runner. A personal repository has no `[state]` (hz.toml removed); a
+team one keeps `hz init`'s `[state]` and pushes to its own bare remote. A tick in one repository must
+never wake the other's agent nor draft with its contract; `hz drafts` and `hz heinzel list` show this
+repository's, `--all` every one's.
 """
 
 from __future__ import annotations
@@ -48,14 +50,23 @@ def commit(repo: Path, message: str = "first") -> None:
     git("-c", "user.name=T", "-c", "user.email=t@example.invalid", "commit", "-q", "-m", message, cwd=repo)
 
 
-def init_repo(path: Path, environ: dict[str, str], *, edit: bool = False, committed: bool = True) -> Path:
+def init_repo(
+    path: Path, environ: dict[str, str], *, edit: bool = False, committed: bool = True, team: bool = False
+) -> Path:
     git("init", "-q", "-b", "main", str(path), cwd=path.parent)
+    if team:
+        git("init", "-q", "--bare", f"{path.name}.git", cwd=path.parent)
+        git("remote", "add", "origin", str(path.parent / f"{path.name}.git"), cwd=path)
     ok("init", cwd=path, environ=environ)
+    if not team:
+        (path / "hz.toml").unlink()
     if edit:  # same path, another text: the second team's own digest
         contract = path / CONTRACT
         contract.write_text(contract.read_text().replace("two or three sentences", "three short sentences"))
     if committed:
         commit(path)
+        if team:
+            git("push", "-q", "origin", "main", cwd=path)
     return path
 
 
@@ -80,23 +91,34 @@ def agents(repo: Path, environ: dict[str, str], *flags: str) -> list[dict[str, A
     return found
 
 
-def two_repositories(tmp_path: Path, environ: dict[str, str]) -> tuple[Path, Path, str]:
+def two_repositories(tmp_path: Path, environ: dict[str, str], *, team: bool = False) -> tuple[Path, Path, str]:
     """Repositories a and b made by `hz init`; a's contract adopted (its agent's id returned)."""
-    a = init_repo(tmp_path / "a", environ)
-    b = init_repo(tmp_path / "b", environ, edit=True)
+    a = init_repo(tmp_path / "a", environ, team=team)
+    b = init_repo(tmp_path / "b", environ, edit=True, team=team)
     ok("workflow", "migrate", cwd=a, environ=environ)
     (row,) = agents(a, environ)
     return a, b, str(row["id"])
 
 
+def contract_id(repo: Path) -> str:
+    return next(line.split()[1] for line in (repo / CONTRACT).read_text().splitlines() if line.startswith("id:"))
+
+
+@pytest.mark.parametrize("team", [False, True], ids=["personal", "team"])
 def test_a_tick_in_another_repository_never_wakes_the_agent_nor_drafts_with_its_contract(
-    tmp_path: Path, environ: dict[str, str]
+    tmp_path: Path, environ: dict[str, str], team: bool
 ) -> None:
-    a, b, agent = two_repositories(tmp_path, environ)
+    a, b, agent = two_repositories(tmp_path, environ, team=team)
     woken = tick(b, environ)
-    assert [e for e in woken if e["action"] != "error"] == []  # nothing of a's woke in b
+    assert [e for e in woken if e["agent"] == "repo-digest"] == []  # a's agent: b's own is repo-digest-b
     assert "turn.started" not in spine_kinds(environ, agent)
-    assert git("status", "--porcelain", cwd=b) == "" and git("branch", "--list", "hz/*", cwd=b) == ""
+    assert "contract.amended" not in spine_kinds(environ, agent)  # nor moved to b's main version
+    if team:  # b's own agent drafted b's contract, on b's remote; nothing of a's went there
+        assert [e["agent"] for e in woken] == ["repo-digest-b"]
+        assert contract_id(a) not in git("ls-remote", str(tmp_path / "b.git"), cwd=tmp_path)
+    else:
+        assert woken == []
+        assert git("status", "--porcelain", cwd=b) == "" and git("branch", "--list", "hz/*", cwd=b) == ""
     # in its own repository it drafts as before, with its own contract
     assert [(e["agent"], e["action"]) for e in tick(a, environ)] == [("repo-digest", "started")]
     assert "turn.started" in spine_kinds(environ, agent)
@@ -146,10 +168,12 @@ def test_an_old_home_is_bound_on_its_first_tick_in_its_own_repository(tmp_path: 
                        origin=Origin("adopted", CONTRACT), now=datetime(2026, 10, 20, tzinfo=UTC))  # fmt: skip
     assert [e for e in tick(b, environ) if e["action"] != "error"] == []  # another text at that path
     assert "heinzel.bound" not in spine_kinds(environ, agent) and "turn.started" not in spine_kinds(environ, agent)
+    assert "repository not bound yet" in ok("heinzel", "show", agent, cwd=a, environ=environ)
     assert [(e["agent"], e["action"]) for e in tick(a, environ)] == [("repo-digest", "started")]
     assert spine_kinds(environ, agent).count("heinzel.bound") == 1
     (row,) = agents(a, environ)
     assert row["repository"]["root"] == git("rev-parse", "HEAD", cwd=a)
+    assert f"repository root {row['repository']['root'][:12]}" in ok("heinzel", "show", agent, cwd=a, environ=environ)
     assert agents(b, environ) == []  # bound: b never sees it again, whatever b holds at that path
     (b / CONTRACT).write_text((a / CONTRACT).read_text())
     commit(b, "same text as a")

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
 from hz.gitstate.events import Event
-from hz.gitstate.layout import event_path
+from hz.gitstate.layout import event_path, is_event_path
 
 if TYPE_CHECKING:
     import pygit2
@@ -23,26 +23,44 @@ if TYPE_CHECKING:
 FATES = ("approval.observed", "draft.rejected")
 
 
-@dataclass(frozen=True)
 class StateBook:
-    """The events of one `hz/state` commit, read lazily from its tree."""
+    """The events of one `hz/state` commit: its file names listed once (no blob read), events read lazily."""
 
-    repo: pygit2.Repository
-    tip: str | None
+    def __init__(self, repo: pygit2.Repository, tip: str | None) -> None:
+        self.repo = repo
+        self.tip = tip
+        self._files: dict[str, Any] | None = None  # path -> blob id
+
+    @property
+    def files(self) -> dict[str, Any]:
+        """Every event file of the commit, path -> blob id: one walk of its folders."""
+        if self._files is None:
+            self._files = {}
+            root: Any = self.repo[self.tip].tree if self.tip is not None else None
+            if root is not None and "events" in root:
+                self._walk(root["events"], "events/", 0)
+        return self._files
+
+    def _walk(self, entry: Any, prefix: str, depth: int) -> None:
+        folder: Any = self.repo[entry.id]
+        for child in folder:
+            if child.type_str == "tree" and depth < 1:
+                self._walk(child, f"{prefix}{child.name}/", depth + 1)
+            elif child.type_str == "tree":
+                files: Any = self.repo[child.id]
+                for leaf in files:
+                    self._files[f"{prefix}{child.name}/{leaf.name}"] = leaf.id  # type: ignore[index]
 
     def has(self, kind: str, hz_id: str, key: str) -> bool:
-        return self.read(event_path(hz_id, kind, key)) is not None
+        return event_path(hz_id, kind, key) in self.files
 
     def read(self, path: str) -> Event | None:
         """The event at `path`, None when it is not there (or not an event hz can read)."""
-        if self.tip is None:
+        oid = self.files.get(path)
+        if oid is None:
             return None
-        tree: Any = self.repo[self.tip].tree
-        try:
-            blob: Any = self.repo[tree[path].id]
-        except KeyError:
-            return None
-        return _event(bytes(blob.data))
+        blob: Any = self.repo[oid]
+        return _event(bytes(blob.data)) if blob.type_str == "blob" else None
 
     def fate(self, placed: Event) -> Event | None:
         """The `approval.observed` or `draft.rejected` of a placed draft, if someone recorded it."""
@@ -51,25 +69,15 @@ class StateBook:
                 return found
         return None
 
+    def decided(self, placed: Event) -> bool:
+        return any(self.has(kind, placed.id, placed.key) for kind in FATES)
+
     def of_kind(self, kind: str) -> Iterator[Event]:
-        """Every event of `kind` (a walk of the tree's names; only files of that kind are read)."""
-        if self.tip is None:
-            return
-        root: Any = self.repo[self.tip].tree
-        agents: Any = self.repo[root["events"].id] if "events" in root else ()
-        for agent in agents:
-            if agent.type_str != "tree":
-                continue
-            fans: Any = self.repo[agent.id]
-            for fan in fans:
-                if fan.type_str != "tree":
-                    continue
-                entries: Any = self.repo[fan.id]
-                for entry in entries:
-                    if entry.name.startswith(kind + "-") and entry.type_str == "blob":
-                        blob: Any = self.repo[entry.id]
-                        if (event := _event(bytes(blob.data))) is not None and event.kind == kind:
-                            yield event
+        """Every event of `kind` (only files of that kind are read)."""
+        mark = f"/{kind}-"
+        for path in self.files:
+            if mark in path and (event := self.read(path)) is not None and event.kind == kind:
+                yield event
 
 
 def _event(data: bytes) -> Event | None:
@@ -79,14 +87,26 @@ def _event(data: bytes) -> Event | None:
         return None  # the lint refuses such a file; nothing hz reads from it
 
 
-def undecided(book: StateBook, output_of: Callable[[Event], str]) -> list[tuple[Event, str, bool]]:
-    """(draft.placed, its output, superseded) of every draft with no fate yet.
+def undecided(
+    book: StateBook, output_of: Callable[[Event], str], known: frozenset[str] = frozenset()
+) -> tuple[list[tuple[Event, str, bool]], list[str]]:
+    """(draft.placed, its output, superseded) of every draft with no fate yet, oldest first, and the paths
+    of the `draft.placed` files found decided that `known` (the ones a past tick found decided) lacked.
 
-    `output_of` names the output a draft is of (hz.review.approval_watch.Main.output_of). One draft per
-    output waits at a time, on that output's branch: a draft is superseded once a newer one of the same
-    output was placed (the branch and its pull request moved on to it)."""
-    drafts = list(book.of_kind("draft.placed"))
-    waiting = sorted((p for p in drafts if book.fate(p) is None), key=lambda p: (p.ts, p.key))  # oldest first
+    A fate is forever (hz/state is append-only), so a draft in `known` is not read again: an idle tick
+    reads only the drafts still waiting. `output_of` names the output a draft is of. One draft per output
+    waits at a time, on that output's branch: a draft is superseded once a newer one of the same output
+    was placed (the branch and its pull request moved on to it)."""
+    mark = "/draft.placed-"
+    drafts: list[Event] = []
+    decided_now: list[str] = []
+    for path in book.files:
+        if mark not in path or path in known or (placed := book.read(path)) is None:
+            continue
+        if book.decided(placed):
+            decided_now.append(path)
+        drafts.append(placed)
+    waiting = sorted((p for p in drafts if not book.decided(p)), key=lambda p: (p.ts, p.key))
     contracts = {placed.id for placed in waiting}
     newest: dict[tuple[str, str], Event] = {}
     outputs: dict[int, str] = {}
@@ -97,7 +117,26 @@ def undecided(book: StateBook, output_of: Callable[[Event], str]) -> list[tuple[
         ident = (placed.id, outputs[id(placed)])
         if ident not in newest or (placed.ts, placed.key) > (newest[ident].ts, newest[ident].key):
             newest[ident] = placed
-    return [(p, outputs[id(p)], newest[(p.id, outputs[id(p)])] is not p) for p in waiting]
+    return [(p, outputs[id(p)], newest[(p.id, outputs[id(p)])] is not p) for p in waiting], decided_now
+
+
+DECIDED = "approvals-decided"  # in the remote's private folder: `draft.placed` files known to have a fate
+_DECIDED_LIMIT = 64 << 20
+
+
+def known_decided(folder: Path) -> frozenset[str]:
+    """The `draft.placed` paths a past tick found decided (empty when the file is gone: all are read)."""
+    from hz.fsio import read_own
+
+    data = read_own(folder / DECIDED, _DECIDED_LIMIT) or b""
+    return frozenset(line for line in data.decode("utf-8", "replace").splitlines() if is_event_path(line))
+
+
+def remember_decided(folder: Path, known: frozenset[str], found: Sequence[str]) -> None:
+    if found:
+        from hz.fsio import atomic_write
+
+        atomic_write(folder / DECIDED, "".join(f"{path}\n" for path in sorted({*known, *found})))
 
 
 def decided(book: StateBook, rows: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:

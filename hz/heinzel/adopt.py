@@ -153,15 +153,15 @@ def _adopt_main_version(
         return Adopted(namespace, contract.name, None, "skipped: not a team contract with an id")
     row = ours(store, contract.name, namespace, here, now=now)
     if row is None:
-        first = version.version == 1
+        first, named = version.version == 1, free_name(store, contract.name, namespace, here)
         agent_id = create(
             store, version.text, label=version.label, namespace=namespace, handle=handle,
             origin=Origin("adopted", version.label, here.identity()), now=now, approve=first, default_tz=tz,
-            name=free_name(store, contract.name, namespace, here),
+            name=named,
         )  # fmt: skip
         row = store.index.agent(agent_id)
         if first or row is None:
-            return Adopted(namespace, contract.name, agent_id, "created")
+            return Adopted(namespace, named, agent_id, "created")
     elif not _behind(row, contract):
         return Adopted(namespace, contract.name, row["id"], "unchanged")
     number = record_main_version(
@@ -230,11 +230,12 @@ def _adopt_new_team(
     row = ours(store, contract.name, namespace, here, now=now)
     if row is not None:
         return Adopted(namespace, contract.name, row["id"], "unchanged")
+    named = free_name(store, contract.name, namespace, here)  # another repository's agent may have the name
     agent_id = create(
         store, text, label=shown, namespace=namespace, handle=handle, origin=Origin("adopted", shown, here.identity()),
-        now=now, approve=True, default_tz=tz, name=free_name(store, contract.name, namespace, here),
+        now=now, approve=True, default_tz=tz, name=named,
     )  # fmt: skip
-    return Adopted(namespace, contract.name, agent_id, "created")
+    return Adopted(namespace, named, agent_id, "created")
 
 
 def _adopt_one(
@@ -256,12 +257,12 @@ def _adopt_one(
         return Adopted(namespace, name, None, "skipped: does not compile (hz workflow validate)")
     row = ours(store, contract.name, namespace, here, now=now)
     if row is None:
+        named = free_name(store, contract.name, namespace, here)
         agent_id = create(
             store, text, label=shown, namespace=namespace, handle=handle,
-            origin=Origin("adopted", shown, here.identity()), now=now, approve=True, default_tz=tz,
-            name=free_name(store, contract.name, namespace, here),
+            origin=Origin("adopted", shown, here.identity()), now=now, approve=True, default_tz=tz, name=named,
         )  # fmt: skip
-        return Adopted(namespace, contract.name, agent_id, "created")
+        return Adopted(namespace, named, agent_id, "created")
     if row["state"] in ("retired", "proposed") or row["contract_fingerprint"] == contract.contract_fingerprint:
         return Adopted(namespace, contract.name, row["id"], "unchanged")
     waiting = store.index.amendments(row["id"])

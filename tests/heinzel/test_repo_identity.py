@@ -136,7 +136,8 @@ def test_hz_drafts_and_the_list_show_this_repositorys_agents_and_all_with_all(
     assert "in root " in ok("drafts", "--all", cwd=b, environ=environ)
     assert agents(b, environ) == []
     # b adopts its own text: an agent of its own, named apart, never an amendment of a's
-    ok("workflow", "migrate", cwd=b, environ=environ)
+    said = hz("workflow", "migrate", cwd=b, environ=environ)
+    assert said.returncode == 0 and "team:repo-digest-b: Heinzelmännchen created" in said.stdout + said.stderr
     (own,) = agents(b, environ)
     assert own["id"] != agent and own["name"] == "repo-digest-b" and own["contract"]["version"] == 1
     assert "amendment.proposed" not in spine_kinds(environ, agent)
@@ -151,7 +152,8 @@ def test_a_second_clone_of_the_repository_is_the_same_repository(tmp_path: Path,
     clone = tmp_path / "a-clone"
     git("clone", "-q", str(a), str(clone), cwd=tmp_path)
     assert [row["id"] for row in agents(clone, environ)] == [agent]
-    ok("workflow", "migrate", cwd=clone, environ=environ)
+    said = hz("workflow", "migrate", cwd=clone, environ=environ)
+    assert said.returncode == 0 and "created" not in said.stdout + said.stderr
     assert [row["id"] for row in agents(clone, environ, "--all")] == [agent]  # no second agent for the clone
     assert [(e["agent"], e["action"]) for e in tick(clone, environ)] == [("repo-digest", "started")]
 

@@ -7,8 +7,6 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
-import click
-
 from hz.commands.workflow_common import compile_here, summary
 from hz.diagnostic import Diagnostic, dumps_json, has_errors, render_all
 from hz.errors import EXIT_ERROR, EXIT_OK, HzError, NotInRepository
@@ -23,12 +21,12 @@ def run_validate(
     if not paths:
         diagnostics = sorted({*diagnostics, *_playbook(_root(cwd))})
     if as_json:
-        click.echo(dumps_json(diagnostics))
+        print(dumps_json(diagnostics))
     else:
         if diagnostics:
-            click.echo(render_all(diagnostics))
+            print(render_all(diagnostics))
         errors = sum(1 for d in diagnostics if d.is_error)
-        click.echo(summary(checked, errors, len(diagnostics) - errors))
+        print(summary(checked, errors, len(diagnostics) - errors))
     return EXIT_ERROR if has_errors(diagnostics) else EXIT_OK
 
 
@@ -107,8 +105,9 @@ def _standalone(files: Sequence[Path]) -> list[Diagnostic]:
         label = _label(path)
         result = load_contract(Path(label))
         found += result.diagnostics
-        if result.contract is not None:
-            found += check_registry(result.contract, label, policies=Policies({}), now=datetime.now(UTC))
+        checked = result.contract or result.draft  # a body error does not hide stage 3's findings
+        if checked is not None:
+            found += check_registry(checked, label, policies=Policies({}), now=datetime.now(UTC))
     return found
 
 

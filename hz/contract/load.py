@@ -70,6 +70,9 @@ class Contract:
 class LoadResult:
     contract: Contract | None  # None when an error prevents compiling
     diagnostics: tuple[Diagnostic, ...]
+    # The contract as far as it compiled: set when the frontmatter validated even though the body did
+    # not, so stage 3 can still check what the frontmatter names and report it in the same run.
+    draft: Contract | None = None
 
     @property
     def ok(self) -> bool:
@@ -175,7 +178,9 @@ def _load(text: str, *, path: Path, namespace: str, defaults: Mapping[str, Any] 
     try:
         data = load_mapping(split.yaml)
     except YamlProblem as problem:
-        hint = "quote the key, or remove the duplicate" if problem.code == "HZC004" else "fix the YAML syntax"
+        hint = problem.hint or (
+            "quote the key, or remove the duplicate" if problem.code == "HZC004" else "fix the YAML syntax"
+        )
         line = split.yaml_line + problem.line - 1
         failed = Diagnostic(label, line, problem.column, problem.code, "error", problem.loc, problem.message, hint)
         return LoadResult(None, (failed, *body_findings(Declared(None, None))))
@@ -190,8 +195,6 @@ def _load(text: str, *, path: Path, namespace: str, defaults: Mapping[str, Any] 
     if frontmatter is None:
         return LoadResult(None, (*found, *body_findings(Declared.guessed(data))))
     found += body_findings(Declared.of(frontmatter))
-    if has_errors(found):
-        return LoadResult(None, tuple(found))
     sections: dict[str, Section] = {}
     for section in body.sections:
         sections.setdefault(section.name, section)  # of two same-named sections the first counts
@@ -211,7 +214,7 @@ def _load(text: str, *, path: Path, namespace: str, defaults: Mapping[str, Any] 
         form=split.form,
         _where=where,
     )
-    return LoadResult(contract, tuple(found))
+    return LoadResult(None if has_errors(found) else contract, tuple(found), contract)
 
 
 def _failed(

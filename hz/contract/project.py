@@ -94,15 +94,18 @@ def compile_repository(
     layers = discover_layers(root, environ, cwd=cwd) if layers is None else layers
     diagnostics: list[Diagnostic] = []
     entries: list[Entry] = []
+    drafts: dict[str, Contract] = {}  # contracts whose body failed: stage 3 still checks their frontmatter
     for layer in layers:
         defaults: Mapping[str, Any] | None = None
         if layer.kind == "team":
             defaults, found = load_defaults(layer)
             diagnostics += found
         for file in contract_files(layer):
-            contract, found = _load(file, defaults)
+            contract, found, draft = _load(file, defaults)
             diagnostics += found
             entries.append(Entry(file, contract))
+            if contract is None and draft is not None:
+                drafts[file.qualified_name] = draft
         diagnostics += _misnamed(layer)
 
     names = check_names(entries)
@@ -111,11 +114,10 @@ def compile_repository(
     policies = load_policies(root) if root is not None else Policies({})
     moment = now or datetime.now(UTC)
     for entry in entries:
-        if entry.contract is not None and entry.file.qualified_name not in rejected:
-            found = check_registry(entry.contract, entry.file.display, policies=policies, now=moment)
-            found += path_diagnostics(
-                entry.contract.frontmatter, path=entry.file.display, locate=entry.contract.locate, root=root
-            )
+        checked = entry.contract or drafts.get(entry.file.qualified_name)
+        if checked is not None and entry.file.qualified_name not in rejected:
+            found = check_registry(checked, entry.file.display, policies=policies, now=moment)
+            found += path_diagnostics(checked.frontmatter, path=entry.file.display, locate=checked.locate, root=root)
             diagnostics += found
             if has_errors(found):
                 rejected.add(entry.file.qualified_name)
@@ -145,23 +147,26 @@ def _misnamed(layer: Layer) -> list[Diagnostic]:
     ]  # fmt: skip
 
 
-def _load(file: ContractFile, defaults: Mapping[str, Any] | None) -> tuple[Contract | None, list[Diagnostic]]:
+def _load(
+    file: ContractFile, defaults: Mapping[str, Any] | None
+) -> tuple[Contract | None, list[Diagnostic], Contract | None]:
+    """The compiled contract (None on errors), the findings, and the draft stage 3 may still check."""
     from hz.contract.load import decode, load_contract
 
     base = file.layer.base
     if base is not None and not Path(os.path.realpath(file.path)).is_relative_to(os.path.realpath(base)):
         message = "the file is a link that leads outside the repository; hz does not read it"
         problem = Diagnostic(file.display, 1, 1, "HZC001", "error", "file", message, "copy the contract in instead")
-        return None, [problem]
+        return None, [problem], None
     data = _read(file)
     if not isinstance(data, bytes):
         message = f"the file {data.reason}; hz does not read it"
-        return None, [Diagnostic(file.display, 1, 1, "HZC001", "error", "file", message, data.hint)]
+        return None, [Diagnostic(file.display, 1, 1, "HZC001", "error", "file", message, data.hint)], None
     text = decode(data, file.display)
     if isinstance(text, Diagnostic):
-        return None, [text]
+        return None, [text], None
     result = load_contract(Path(file.display), text=text, namespace=file.layer.namespace, defaults=defaults)
-    return result.contract, list(result.diagnostics)
+    return result.contract, list(result.diagnostics), result.draft
 
 
 def _read(file: ContractFile) -> bytes | Refusal:

@@ -20,8 +20,11 @@ Position = tuple[int, int]  # 1-based line, column within the YAML text
 class YamlProblem(Exception):
     """The YAML could not become a mapping of string keys: HZC001 or HZC004 at a position."""
 
-    def __init__(self, code: str, message: str, line: int, column: int, loc: str = "frontmatter") -> None:
+    def __init__(
+        self, code: str, message: str, line: int, column: int, loc: str = "frontmatter", hint: str = ""
+    ) -> None:
         super().__init__(message)
+        self.hint = hint
         self.code = code
         self.message = message
         self.line = line
@@ -135,15 +138,38 @@ def _check_keys(text: str, data: dict[str, Any]) -> None:
         if len(loc) > MAX_DEPTH:
             line, column = YamlMarks(text).value(loc[:MAX_DEPTH])
             raise YamlProblem("HZC001", f"the frontmatter nests deeper than {MAX_DEPTH} levels", line, column)
+        if isinstance(value, str) and not _is_unicode(value):
+            line, column = YamlMarks(text).value(loc)
+            raise YamlProblem("HZC001", _SURROGATE, line, column, _dotted(loc) or "frontmatter", _SURROGATE_HINT)
         if isinstance(value, dict):
             for index, key in enumerate(value):
-                if not isinstance(key, str):
+                if not isinstance(key, str) or not _is_unicode(key):
                     line, column = YamlMarks(text).nth_key(loc, index)
-                    message = f"key {key!r} is not a string (YAML read it as {type(key).__name__}); put it in quotes"
-                    raise YamlProblem("HZC004", message, line, column, _dotted(loc) or "frontmatter")
+                    message = (
+                        _SURROGATE
+                        if isinstance(key, str)
+                        else f"key {key!r} is not a string (YAML read it as {type(key).__name__}); put it in quotes"
+                    )
+                    code = "HZC001" if isinstance(key, str) else "HZC004"
+                    hint = _SURROGATE_HINT if code == "HZC001" else ""
+                    raise YamlProblem(code, message, line, column, _dotted(loc) or "frontmatter", hint)
             stack.extend(((item, (*loc, key)) for key, item in reversed(value.items())))
         elif isinstance(value, list):
             stack.extend(((item, (*loc, index)) for index, item in reversed(list(enumerate(value)))))
+
+
+# An escape such as "\\ud800" makes half of a UTF-16 pair, which is no character: it can be neither
+# printed nor stored, and pydantic fails on it while explaining any other error.
+_SURROGATE = 'the text holds an escaped half of a UTF-16 pair (such as "\\ud800"), which is no character'
+_SURROGATE_HINT = "write the character itself, or escape it whole: \\U0001F600 rather than \\ud83d\\ude00"
+
+
+def _is_unicode(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 # Every level of nesting starts at one of these characters: `[`, `{`, a `-` entry, a `?` or `:` key.

@@ -135,3 +135,10 @@ def test_a_known_section_one_level_too_high_is_still_that_section() -> None:
 def test_a_goal_whose_first_word_is_a_noun_is_no_activity(goal: str) -> None:
     text = variant("The digest for the past ISO week lists every change merged to main.", goal)
     assert load_text(text).diagnostics == ()
+
+
+def test_every_stage_reports_in_one_run(repo: Path) -> None:
+    done = "### Done when\n\n- [ ] every commit of the week appears once\n"
+    text = variant('source: "git:log"', 'source: "nope:x"', variant(done, ""))
+    codes = {code for code, _, _ in _stage3(repo, text)}
+    assert {"HZC107", "HZC015"} <= codes  # the body (stage 2) and the registry (stage 3) together

@@ -9,7 +9,7 @@ import click
 
 @click.group()
 def workflow() -> None:
-    """List, show, validate, create, migrate and export contracts (workflows/*.prose.md)."""
+    """List, show, validate, create, migrate, import and export contracts (workflows/*.prose.md)."""
 
 
 @workflow.command("list")
@@ -61,6 +61,17 @@ def migrate(paths: tuple[Path, ...], write: bool) -> int:
     from hz.commands.workflow_migrate import run_migrate
 
     return run_migrate(list(paths), write=write)
+
+
+@workflow.command("import-prose")
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option("--write", is_flag=True, help="Write workflows/NAME.prose.md (default: print the contract).")
+@click.option("--owner", help="The accountable person, @handle (default: your configured handle).")
+def import_prose(file: Path, write: bool, owner: str | None) -> int:
+    """Make an OpenProse responsibility an hz contract: the hz: block from its own items and facets."""
+    from hz.commands.workflow_import import run_import_prose
+
+    return run_import_prose(file, write=write, owner=owner)
 
 
 @workflow.command("export")

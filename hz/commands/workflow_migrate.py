@@ -40,6 +40,7 @@ def run_migrate(
     The errors are the ones `hz workflow validate` finds, with their codes, places and hints, so one
     broken file is told about and the valid contracts of the repository are still adopted.
     """
+    from hz.commands.workflow_import import openprose_notice
     from hz.commands.workflow_validate import contract_diagnostics, expand
     from hz.repo import find_root
 
@@ -55,6 +56,11 @@ def run_migrate(
     for path in files:
         shown = _shown(path, root)
         own = errors.pop(shown, []) + errors.pop(_label(path, here), [])
+        notice = openprose_notice(path, shown)
+        if notice is not None:  # its errors all follow from its having no hz: block: say what it is instead
+            click.echo(notice, err=True)
+            status = EXIT_ERROR
+            continue
         status = max(status, _report(plan_file(path), shown, own, write))
     # the repository's other findings (`_defaults.yaml`, a misnamed file); the member's own layers
     # outside it are shown by absolute paths and are not this repository's to migrate

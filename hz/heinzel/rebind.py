@@ -73,9 +73,14 @@ def fingerprint_at(here: Here, source: str, namespace: str) -> str | None:
 
 
 def ours(store: Store, contract_name: str, namespace: str, here: Here, *, now: datetime) -> dict[str, Any] | None:
-    """This repository's agent of the contract `contract_name` in `namespace`, bound on the way if old."""
+    """This repository's agent of the contract `contract_name` in `namespace`, bound on the way if old.
+
+    Adoption also records a remote that changed (a repository renamed or moved on its forge): the root
+    commit still names the repository, and lists then show where it lives now. Ticks never look."""
     for row in store.index.agents_of_contract(contract_name, namespace):
         if place(store, row, here, now=now):
+            if row.get("repo_root") and here.remote and row.get("repo_remote") != here.remote:
+                bind(store, str(row["id"]), here, now=now)
             return store.index.agent(str(row["id"])) or row
     return None
 

@@ -158,6 +158,20 @@ def test_a_second_clone_of_the_repository_is_the_same_repository(tmp_path: Path,
     assert [(e["agent"], e["action"]) for e in tick(clone, environ)] == [("repo-digest", "started")]
 
 
+def test_a_moved_remote_keeps_the_agent_and_adoption_records_where_it_lives_now(
+    tmp_path: Path, environ: dict[str, str]
+) -> None:
+    a, _, agent = two_repositories(tmp_path, environ, team=True)
+    assert agents(a, environ)[0]["repository"]["remote"] == str(tmp_path / "a")
+    moved = tmp_path / "moved.git"
+    (tmp_path / "a.git").rename(moved)
+    git("remote", "set-url", "origin", f"file://user:secret@localhost{moved}", cwd=a)
+    ok("workflow", "migrate", cwd=a, environ=environ)
+    (row,) = agents(a, environ)
+    assert row["id"] == agent and row["repository"]["remote"] == f"localhost{tmp_path / 'moved'}"
+    assert [(e["agent"], e["action"]) for e in tick(a, environ)] == [("repo-digest", "started")]
+
+
 def test_an_old_home_is_bound_on_its_first_tick_in_its_own_repository(tmp_path: Path, environ: dict[str, str]) -> None:
     a = init_repo(tmp_path / "a", environ)
     b = init_repo(tmp_path / "b", environ, edit=True)

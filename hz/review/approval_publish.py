@@ -34,18 +34,32 @@ class Approved:
 
 def due_publishes(main: Main, book: StateBook, now: datetime, texts: Mapping[str, str]) -> list[Approved]:
     """Approvals on `hz/state` of the last RETRY_FOR whose contract on main declares publishes of their
-    output that are not all done; `texts` holds the approved texts this tick already read (by draft key)."""
+    output that are not all done; `texts` holds the approved texts this tick already read (by draft key).
+
+    An approval whose publishes need nothing more (all done, none declared, or too old to retry) is
+    written down in the remote's private folder and not read again by a later tick."""
+    from hz.review.approval_state import SETTLED, remember, remembered
+
+    folder = main.remote.local_dir
+    known = remembered(folder, SETTLED)
     due: list[Approved] = []
-    for receipt in book.of_kind("approval.observed"):
+    settled: list[str] = []
+    for path in book.files:
+        if "/approval.observed-" not in path or path in known or (receipt := book.read(path)) is None:
+            continue
+        contract = contract_on_main(main, receipt.id)
         if _parse(receipt.ts) < now - RETRY_FOR:
+            settled.append(path)
+            continue
+        if contract is None:  # main has it no more, or it does not load now: looked at again next tick
             continue
         output = main.output_of(receipt)
-        keys = publish_keys(receipt, [p for p in _publishes(contract_on_main(main, receipt.id)) if p.output == output])
+        keys = publish_keys(receipt, [p for p in _publishes(contract) if p.output == output])
         if all(book.has("publish.done", receipt.id, f"{receipt.id}@publish-{k}") for k in keys):
-            continue
-        text = texts.get(receipt.key) or approved_text(main, receipt)
-        if text is not None:
+            settled.append(path)
+        elif (text := texts.get(receipt.key) or approved_text(main, receipt)) is not None:
             due.append(Approved(receipt, output, text))
+    remember(folder, known, settled, SETTLED)
     return due
 
 

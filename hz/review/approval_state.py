@@ -121,22 +121,23 @@ def undecided(
 
 
 DECIDED = "approvals-decided"  # in the remote's private folder: `draft.placed` files known to have a fate
-_DECIDED_LIMIT = 64 << 20
+SETTLED = "approvals-settled"  # `approval.observed` files whose publishes need nothing more
+_REMEMBERED_LIMIT = 64 << 20
 
 
-def known_decided(folder: Path) -> frozenset[str]:
-    """The `draft.placed` paths a past tick found decided (empty when the file is gone: all are read)."""
+def remembered(folder: Path, name: str = DECIDED) -> frozenset[str]:
+    """Event paths a past tick wrote down in `folder/name` (empty when the file is gone: all are read)."""
     from hz.fsio import read_own
 
-    data = read_own(folder / DECIDED, _DECIDED_LIMIT) or b""
+    data = read_own(folder / name, _REMEMBERED_LIMIT) or b""
     return frozenset(line for line in data.decode("utf-8", "replace").splitlines() if is_event_path(line))
 
 
-def remember_decided(folder: Path, known: frozenset[str], found: Sequence[str]) -> None:
+def remember(folder: Path, known: frozenset[str], found: Sequence[str], name: str = DECIDED) -> None:
     if found:
         from hz.fsio import atomic_write
 
-        atomic_write(folder / DECIDED, "".join(f"{path}\n" for path in sorted({*known, *found})))
+        atomic_write(folder / name, "".join(f"{path}\n" for path in sorted({*known, *found})))
 
 
 def decided(book: StateBook, rows: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:

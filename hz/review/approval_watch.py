@@ -39,7 +39,7 @@ from hz.gitstate.shapes import IDENT, occasion, slot_time
 from hz.gitstate.types import format_utc
 from hz.repo_paths import MAX_FILE_BYTES
 from hz.review.approval_roster import UNKNOWN, Roster
-from hz.review.approval_state import StateBook, known_decided, remember_decided, undecided
+from hz.review.approval_state import StateBook, remember, remembered, undecided
 from hz.review.approvals import share_changed
 
 SINCE_MARGIN = timedelta(days=1)  # committer clocks disagree; a trailer older than its draft is no approval
@@ -79,9 +79,9 @@ def watch(remote: TeamRemote, view: Any, forge: Any, roster: Roster, now: dateti
         return found
     main = Main(remote, view.main)
     book = StateBook(remote.repo, view.state)
-    known = known_decided(remote.local_dir)
+    known = remembered(remote.local_dir)
     pending, decided_now = undecided(book, main.output_of, known)
-    remember_decided(remote.local_dir, known, decided_now)
+    remember(remote.local_dir, known, decided_now)
     if not pending:
         return found
     since = min(_parse(p.ts) for p, _, _ in pending) - SINCE_MARGIN

@@ -5,8 +5,9 @@ pay for pydantic, pygit2 or ruamel. Each module under `hz.cli` holds click wirin
 function in `hz.commands` (or a package) that returns an exit code.
 
 This module does not import click: the root group lives in `hz.cli.group`, and the console entry point
-(`main`) runs a plain `hz tick [--now ISO] [--json]` without click at all (`hz.cli.fastpath`), because
-click's import is a large share of a fresh idle tick. Everything else goes through click.
+(`main`) runs a plain `hz tick [--now ISO] [--json]` and `hz workflow validate [--json] [PATH…]` without
+click at all (`hz.cli.fastpath`), because click's import is a large share of a fresh idle tick and of a
+pre-commit hook's run. Everything else goes through click.
 """
 
 from __future__ import annotations
@@ -66,9 +67,9 @@ def run(argv: Sequence[str] | None = None) -> int:
 def main(argv: Sequence[str] | None = None) -> NoReturn:
     """The console entry point (`hz`, `python -m hz`)."""
     args = sys.argv[1:] if argv is None else list(argv)
-    from hz.cli.fastpath import fast_tick
+    from hz.cli.fastpath import fast_work
 
-    work = fast_tick(args)
+    work = fast_work(args)
     _fill_closed_streams()
     sys.exit(run(args) if work is None else guarded(work))
 

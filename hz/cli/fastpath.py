@@ -1,9 +1,11 @@
-"""A shortcut past click for the command an idle machine runs most: `hz tick`, every few minutes.
+"""Shortcuts past click for the commands run most often as fresh processes: `hz tick`, every few minutes
+on an idle machine, and `hz workflow validate`, on every commit as a pre-commit hook.
 
-Only the plainest spellings take it: `tick`, then any of `--json`, `--now ISO`, `--now=ISO`, each at most
-once. Anything else (help, a repeated or unknown option, a value that looks like an option) goes to
-click, which owns usage errors. The shortcut calls the same work function as the click command, and
-the boundary in `hz.cli` maps its errors, so output, stderr and exit codes are the same on both paths.
+Only the plainest spellings take them: `tick`, then any of `--json`, `--now ISO`, `--now=ISO`, each at
+most once; `workflow validate`, then paths and at most one `--json`. Anything else (help, a repeated or
+unknown option, a word that looks like an option) goes to click, which owns usage errors. A shortcut
+calls the same work function as the click command, and the boundary in `hz.cli` maps its errors, so
+output, stderr and exit codes are the same on both paths.
 """
 
 from __future__ import annotations
@@ -31,6 +33,67 @@ def tick_arguments(argv: Sequence[str]) -> tuple[str | None, bool] | None:
         else:
             return None
     return now, as_json
+
+
+def fast_work(argv: Sequence[str], environ: Mapping[str, str] = os.environ) -> Callable[[], int] | None:
+    """The work of a plain `hz tick` or `hz workflow validate` as a function, or None for click."""
+    return fast_tick(argv, environ) or fast_validate(argv, environ)
+
+
+def validate_arguments(argv: Sequence[str]) -> tuple[list[str], bool] | None:
+    """`(paths, as_json)` when `argv` is a plain `workflow validate [--json] [PATH…]`, otherwise None."""
+    if list(argv[:2]) != ["workflow", "validate"]:
+        return None
+    paths: list[str] = []
+    as_json = False
+    for word in argv[2:]:
+        if word == "--json" and not as_json:
+            as_json = True
+        elif word and not word.startswith("-"):
+            paths.append(word)
+        else:  # help, `--`, another option, a path spelled like one or an empty word: click decides
+            return None
+    return paths, as_json
+
+
+def fast_validate(argv: Sequence[str], environ: Mapping[str, str] = os.environ) -> Callable[[], int] | None:
+    """The work of a plain `hz workflow validate` as a function, or None when click has to parse `argv`."""
+    parsed = validate_arguments(argv)
+    if parsed is None or "_HZ_COMPLETE" in environ:
+        return None
+    paths, as_json = parsed
+
+    def work() -> int:
+        from pathlib import Path
+
+        _without_pydantic_plugins()
+        from hz.commands.workflow_validate import run_validate
+
+        try:
+            return run_validate([Path(path) for path in paths], as_json=as_json)
+        except KeyboardInterrupt:
+            print(file=sys.stderr)
+            raise
+
+    return work
+
+
+def _without_pydantic_plugins() -> None:
+    """Skip pydantic's search for plugins in this short process, which builds only hz's contract models.
+
+    The first model pydantic builds imports `importlib.metadata` and reads the entry points of every
+    installed distribution to find plugins: about 20 ms of the 250 ms a pre-commit run may take. Plugins
+    (observability, mostly) have nothing to watch in a validation; a process that already loaded the
+    real loader keeps it. pydantic imports only `get_plugins` from that module (tests/test_cli_fastpath.py
+    checks it against the installed pydantic).
+    """
+    import types
+
+    name = "pydantic.plugin._loader"
+    if name not in sys.modules:
+        stub = types.ModuleType(name, "hz: no pydantic plugins in a `hz workflow validate` process")
+        stub.get_plugins = tuple  # type: ignore[attr-defined]  # called with no arguments: no plugins
+        sys.modules[name] = stub
 
 
 def fast_tick(argv: Sequence[str], environ: Mapping[str, str] = os.environ) -> Callable[[], int] | None:

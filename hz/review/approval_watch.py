@@ -14,9 +14,13 @@ out of `main`'s history, and an ancestor says nothing about a reviewer who rever
 - the draft's file on `main` changed since the draft's base, and its branch is gone or the forge says
   its pull request was merged.
 
-It was rejected when its pull request was closed unmerged, or its branch was deleted with nothing of it
-on `main`. Who approved: the pull request's merger from the forge, else the committer of the commit
-that brought the text to `main`, both mapped to a handle by the roster (hz.review.approval_roster).
+It was rejected when its pull request was closed unmerged, its branch was deleted with nothing of it on
+`main`, or a newer draft of the same output superseded it (then only a commit naming it approves it).
+Who approved: the pull request's merger from the forge, else the committer of the commit that brought
+the text to `main`, both mapped to a handle by the roster (hz.review.approval_roster).
+
+Every tick that sees a draft waiting keeps its commit in hz's own refs, so the draft as placed can still
+be compared with the approved text after a squash merge deleted its branch.
 """
 
 from __future__ import annotations
@@ -45,6 +49,7 @@ from hz.review.approvals import share_changed
 SINCE_MARGIN = timedelta(days=1)  # committer clocks disagree; a trailer older than its draft is no approval
 MAX_COMMITS = 5000  # commits of `main` read for trailers per tick, at most
 REVIEW_DEPTH = 20  # a reviewer's commits on top of a draft, looked through for the draft as placed
+_HEX = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _TRAILER = re.compile(r"^[\s*>-]*Hz-(Draft|Contract):[ \t]*(\S{1,400})[ \t]*$", re.MULTILINE)
 # the subject of an older draft commit (hz.review.drafts.Tag): `… · <key>`
 _TAGGED = re.compile(r"\A[^\n]* · (hz-\S{1,400})[ \t]*$", re.MULTILINE)
@@ -59,8 +64,6 @@ class Fate:
     output: str
     receipt: Event  # the `approval.observed` or `draft.rejected` to record
     approved: str | None = None  # the text as approved (on main), for an approval
-    placed_text: str | None = None  # the draft as placed, when it could be found
-    point: str | None = None  # the commit of main that holds the approved text
 
 
 @dataclass
@@ -68,7 +71,6 @@ class Watch:
     """One tick's look at the pending drafts."""
 
     fates: list[Fate] = field(default_factory=list)
-    waiting: int = 0
     errors: list[str] = field(default_factory=list)
 
 
@@ -93,9 +95,7 @@ def watch(remote: TeamRemote, view: Any, forge: Any, roster: Roster, now: dateti
         except HzError as exc:  # the forge or git could not answer: this draft waits for the next tick
             found.errors.append(f"{placed.key}: {exc.message}")
             continue
-        if fate is None:
-            found.waiting += 1
-        else:
+        if fate is not None:
             found.fates.append(fate)
     return found
 
@@ -186,7 +186,7 @@ class Main:
 
     def holds(self, commit: str) -> bool:
         """Is `commit` part of main's history (a forge's merge commit that the fetch brought)?"""
-        if not objects.has_object(self.repo, commit):
+        if not _HEX.fullmatch(commit) or not objects.has_object(self.repo, commit):  # the forge said it
             return False
         done = subprocess.run(["git", "-C", str(self.remote.root), "merge-base", "--is-ancestor", commit, self.tip],
                               capture_output=True, env=git_env(self.remote.git.env), check=False)  # fmt: skip
@@ -361,8 +361,7 @@ class Judge:
             share_changed=share,
             output_fp=fingerprint_bytes(approved.encode("utf-8")),
         )
-        return Fate("approved", self.placed, self.output, self._event("approval.observed", data), approved,
-                    placed_text, point)  # fmt: skip
+        return Fate("approved", self.placed, self.output, self._event("approval.observed", data), approved)
 
     def _placed_text(self, approved: str, *commits: str | None) -> str | None:
         """The draft as placed: a commit that holds exactly it (its hash is on hz/state), else None.

@@ -4,8 +4,9 @@ Every `hz init` repository holds the same example contract path, so a path alone
 A repository is named by its root commit: the parentless commit reached by following first parents from
 HEAD (histories merged in later keep the mainline's first commit, and every clone finds the same one).
 Its remote URL (normalised: no scheme, user, token, query or `.git`) is recorded beside it and only
-decides for a repository without a commit yet; there the work tree's path is recorded too, so the first
-tick after its first commit, in that repository, fills the root in (`heinzel.bound`).
+decides where a root is missing on one side: a repository without a commit yet (there the work tree's
+path is recorded too, so the first tick after its first commit, in that repository, fills the root in
+with `heinzel.bound`) or a shallow clone, whose oldest commit is not the root.
 
 Two clones of one repository are the same repository: same root commit, one agent and one spine per
 contract in a home (two would draft the same output twice and pay twice for it).
@@ -76,12 +77,15 @@ class Here:
 
     @property
     def commit(self) -> str | None:
-        """The root commit (see the module), or None in a repository without a commit yet."""
+        """The root commit (see the module), or None in a repository without a commit yet, and in a
+        shallow clone, whose oldest commit is only where its history was cut (git marks it grafted)."""
         if "commit" not in self._read:
             self._read.add("commit")
-            out = self._git("rev-list", "--max-parents=0", "--first-parent", "HEAD")
-            first = out.split()[-1] if out.split() else ""
-            self._commit = first if _SHA.match(first) else None
+            # decorations limited to no ref at all: only git's own `grafted` mark can show
+            shown = ("--first-parent", "--max-parents=0", "--decorate-refs=refs/nothing/", "--format=%H%d")
+            lines = self._git("log", *shown, "HEAD", "--").splitlines()
+            first, _, marks = (lines[-1] if lines else "").partition(" ")
+            self._commit = first if _SHA.match(first) and "grafted" not in marks else None
         return self._commit
 
     @property
@@ -160,9 +164,10 @@ def belongs(row: Mapping[str, Any], here: Here | None) -> bool | None:
         return False
     if not bound(row):
         return None
-    if row.get("repo_root"):
+    if row.get("repo_root") and here.commit is not None:
         return bool(here.commit == row["repo_root"])
-    # adopted before the repository's first commit: its remote, else the work tree it was adopted in
+    # a root on one side only (adopted before the first commit, or ticked in a shallow clone): the
+    # remote decides, else the work tree it was adopted in
     if row.get("repo_remote") and here.remote:
         return bool(here.remote == row["repo_remote"])
     return bool(row.get("repo_path") == here.path)

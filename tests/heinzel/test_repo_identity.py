@@ -172,6 +172,18 @@ def test_a_moved_remote_keeps_the_agent_and_adoption_records_where_it_lives_now(
     assert [(e["agent"], e["action"]) for e in tick(a, environ)] == [("repo-digest", "started")]
 
 
+def test_a_shallow_clone_is_named_by_its_remote_its_cut_is_no_root(tmp_path: Path, environ: dict[str, str]) -> None:
+    a, _, agent = two_repositories(tmp_path, environ, team=True)
+    (a / "notes.md").write_text("more")  # a second commit, so the shallow clone's cut is not the root
+    commit(a, "second")
+    git("push", "-q", "origin", "main", cwd=a)
+    shallow = tmp_path / "a-shallow"
+    git("clone", "-q", "--depth", "1", f"file://{tmp_path / 'a.git'}", str(shallow), cwd=tmp_path)
+    assert Here(shallow).commit is None and Here(shallow).remote == Here(a).remote
+    assert [row["id"] for row in agents(shallow, environ)] == [agent]
+    assert agents(tmp_path / "b", environ) == []
+
+
 def test_an_old_home_is_bound_on_its_first_tick_in_its_own_repository(tmp_path: Path, environ: dict[str, str]) -> None:
     a = init_repo(tmp_path / "a", environ)
     b = init_repo(tmp_path / "b", environ, edit=True)

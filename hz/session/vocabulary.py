@@ -159,6 +159,7 @@ class AmendmentProposed(Payload):
     source_fingerprint: Hash
     sentence: Sentence | None = None
     widens: list[Ident] = []
+    place: Ident | None = None  # the draft branch its review waits on (an agent's amendment of a team contract)
 
 
 class AmendmentRefused(Payload):

@@ -389,8 +389,10 @@ def withheld_ref(team: Team, ref: str) -> str:
 
 
 def _on_branch(event: Envelope) -> bool:
+    """A draft, or an agent's amendment of its team contract (hz.turn.amend), on a `hz/draft/…` branch."""
     place = str(event.data.get("place") or "")
-    return event.kind == "draft.placed" and place.startswith("hz/draft/") and place.count("/") >= 3
+    kinds = ("draft.placed", "amendment.proposed")
+    return event.kind in kinds and place.startswith("hz/draft/") and place.count("/") >= 3
 
 
 def flush(team: Team, now: datetime) -> dict[str, Any]:

@@ -55,20 +55,26 @@ def run_import_prose(
     destination = _destination(name, cwd) if write else Path("workflows") / f"{name}.prose.md"
     if write:
         _write(destination, source, imported.text)
-        click.echo(f"wrote {destination}")
+        click.echo(f"wrote {_shown(destination, here)}")
+        if destination.resolve() != source.resolve():
+            imported.notes.append(f"{file} is left as it was: remove it once the contract is right")
     else:
         click.echo(imported.text, nl=False)
     for note in imported.notes:
         click.echo(f"note: {note}", err=True)
     for todo in imported.todos:
         click.echo(f"to do: {todo}", err=True)
-    errors = [d for d in _diagnostics(destination, imported.text) if d.is_error]
+    errors = [d for d in _diagnostics(_shown(destination, here), imported.text) if d.is_error]
     if errors:
         click.echo("hz workflow validate will report, until these are filled in:", err=True)
         click.echo(render_all(sorted(errors)), err=True)
     if not write:
         click.echo(f"(nothing written: run again with --write to write {destination})", err=True)
     return EXIT_ERROR if errors else EXIT_OK
+
+
+def _shown(path: Path, cwd: Path) -> str:
+    return os.path.relpath(path, cwd) if path.is_relative_to(cwd.resolve()) else str(path)
 
 
 def _not_prose_hint(path: Path) -> str:
@@ -101,14 +107,13 @@ def _write(destination: Path, source: Path, text: str) -> None:
         )
 
 
-def _diagnostics(destination: Path, text: str) -> list[Diagnostic]:
+def _diagnostics(label: str, text: str) -> list[Diagnostic]:
     """What `hz workflow validate` says about the contract, stages 1 to 3, before it is written anywhere."""
     from hz.contract.load import load_contract
     from hz.contract.policy import Policies
     from hz.contract.resolve import check_registry
 
-    label = str(destination)
-    result = load_contract(destination, text=text)
+    result = load_contract(Path(label), text=text)
     found = list(result.diagnostics)
     if result.contract is not None:
         found += check_registry(result.contract, label, policies=Policies({}), now=datetime.now(UTC))

@@ -308,7 +308,9 @@ def _move_retired(chunks: list[_Chunk], done: list[str], out: Imported) -> None:
         into.lines += ["", *lines]
     if _find(kept, "done when") is None:
         kept.append(_Chunk("done when", ["### Done when", "", f"<!-- {TODO}: list the postconditions as items -->"]))
-        out.todos.append("### Done when: list the postconditions, such as - [ ] every package is listed")
+        out.todos.append(
+            "### Done when: list the postconditions as items (- [ ] …), the checks that show the goal holds"
+        )
     chunks[:] = kept
 
 

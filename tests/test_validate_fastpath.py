@@ -119,3 +119,26 @@ def test_pydantic_takes_only_get_plugins_from_the_loader_the_shortcut_replaces()
         for name in names.split(",")
     }
     assert taken == {"get_plugins"}
+
+
+NO_FILE_PROBE = """
+import platform, sys
+calls = []
+real = platform.architecture
+platform.architecture = lambda *a, **k: calls.append(a) or real(*a, **k)
+from hz.cli import main
+try:
+    main(["workflow", "validate", "workflows/digest.prose.md"])
+except SystemExit as exit:
+    wrapped = platform.architecture is not real  # still the probe's own wrapper: hz put back what it found
+    print(len(calls), sys.modules["croniter.croniter"].OVERFLOW32B_MODE, wrapped, exit.code)
+"""
+
+
+def test_checking_a_schedule_starts_no_process_to_ask_the_word_size(repo: Path) -> None:
+    """croniter's import runs `file` on the interpreter through platform.architecture; hz's does not."""
+    (repo / "workflows").mkdir()
+    (repo / "workflows/digest.prose.md").write_text(BASE, encoding="utf-8")
+    done = subprocess.run([sys.executable, "-c", NO_FILE_PROBE], cwd=repo, capture_output=True, text=True, check=True)
+    # no call; croniter decided as its own probe would on this 64-bit Python; platform is restored after
+    assert done.stdout.splitlines() == ["1 contract checked: no problems", "0 False True 0"]

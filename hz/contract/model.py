@@ -144,7 +144,7 @@ _UNIQUE = Field(json_schema_extra={"uniqueItems": True})
 
 @cache
 def _valid_cron(expression: str) -> bool:
-    from croniter import croniter
+    from hz.contract.croniter_import import croniter
 
     # Exactly five fields: croniter also takes seconds and years, which a slot-based wake cannot use.
     return len(expression.split()) == 5 and bool(croniter.is_valid(expression))
@@ -154,7 +154,7 @@ def _valid_cron(expression: str) -> bool:
 def _ever_fires(expression: str) -> bool:
     from datetime import datetime
 
-    from croniter import CroniterBadDateError, croniter
+    from hz.contract.croniter_import import CroniterBadDateError, croniter
 
     try:  # a leap day is at most eight years away; croniter gives up on dates that never come
         croniter(expression, datetime(2024, 1, 1)).get_next(datetime)

@@ -22,15 +22,13 @@ from hz.session.store import Store
 def place(store: Store, row: Mapping[str, Any], here: Here | None, *, now: datetime) -> bool:
     """Whether the agent of `row` is this repository's; binds it when it is and was not yet bound."""
     verdict = belongs(row, here)
-    if here is None or verdict is False:
+    if verdict is True:
+        if here is not None and needs_root(row, here):
+            bind(store, str(row["id"]), here, now=now)  # it runs here either way
+        return True
+    if verdict is False or here is None or not held_here(store, row, here):
         return False
-    if verdict is None:
-        if not held_here(store, row, here):
-            return False
-        return bind(store, str(row["id"]), here, now=now)
-    if needs_root(row, here):
-        bind(store, str(row["id"]), here, now=now)  # this tick runs it either way
-    return True
+    return bind(store, str(row["id"]), here, now=now)
 
 
 def bind(store: Store, agent_id: str, here: Here, *, now: datetime) -> bool:

@@ -174,8 +174,18 @@ SPINE: tuple[Kind, ...] = (
     Kind(
         "amendment.proposed",
         "spine",
-        "The agent or the user proposed a change to the contract, against a base version, and what it widens.",
-        ("amendment_id", "by", "base_version", "contract_fingerprint", "source_fingerprint", "sentence?", "widens?"),
+        "The agent or the user proposed a change to the contract, against a base version, and what it widens; "
+        "for a team contract, the draft branch its review waits on.",
+        (
+            "amendment_id",
+            "by",
+            "base_version",
+            "contract_fingerprint",
+            "source_fingerprint",
+            "sentence?",
+            "widens?",
+            "place?",
+        ),
     ),
     Kind(
         "amendment.refused",

@@ -34,7 +34,7 @@ def run_import_prose(
     from ulid import ULID
 
     from hz.config import load_user_config
-    from hz.contract.prose_import import import_prose, read_prose
+    from hz.contract.prose_import import import_prose, kind_refusal, read_prose
     from hz.textfile import read_text_file
 
     here = cwd or Path.cwd()
@@ -42,16 +42,19 @@ def run_import_prose(
     prose = read_prose(read_text_file(source, hint=READ_HINT))
     if prose is None:
         raise HzError(f"{file} is not an OpenProse file", hint=_not_prose_hint(source))
-    handle = owner if owner is not None else load_user_config(environ).handle
-    if handle and not handle.startswith("@"):
-        handle = "@" + handle
-    imported = import_prose(prose, owner=handle, contract_id=str(ULID()))
+    refusal = kind_refusal(prose.kind)
+    if refusal is not None:  # before the name: what the file is matters more than what it is called
+        raise refusal
     name = prose.name or ""
-    if not _SLUG.match(name) or len(name) > 64:
+    if not _SLUG.match(name) or len(name) > 64:  # it becomes the file name: never a path
         raise HzError(
             f"the OpenProse name {name!r} cannot name a contract file",
             hint="rename it in the file to lowercase letters, digits and single dashes, then import again",
         )
+    handle = owner if owner is not None else load_user_config(environ).handle
+    if handle and not handle.startswith("@"):
+        handle = "@" + handle
+    imported = import_prose(prose, owner=handle, contract_id=str(ULID()))
     destination = _destination(name, cwd) if write else Path("workflows") / f"{name}.prose.md"
     if write:
         _write(destination, source, imported.text)

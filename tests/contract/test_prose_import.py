@@ -7,6 +7,7 @@ contract that validates once its TODOs are filled in, or is refused with words a
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -351,3 +352,89 @@ def test_import_prose_into_a_new_file_says_the_openprose_file_is_left(repo: Path
     assert result.out == "wrote workflows/incident-digest.prose.md\n"
     assert "note: incident.prose.md is left as it was" in result.err
     assert (repo / "incident.prose.md").read_text() == (CORPUS / "incident-digest.prose.md").read_text()
+
+
+_LINE = st.one_of(
+    st.sampled_from(
+        [
+            "### Goal",
+            "## Goal",
+            "### Requires",
+            "### Maintains",
+            "## Maintains",
+            "### Criteria",
+            "### Wiring",
+            "### Done when",
+            "# Title",
+            "Postconditions:",
+            "**Postconditions:** it holds",
+            "#### Postconditions",
+            "```",
+            "~~~",
+            "<!-- a note",
+            "-->",
+            "",
+            "The page is current.",
+        ]
+    ),
+    st.builds(lambda n: f"#### {n}", _NAME),
+    st.builds(lambda n: f"- `{n}`: an item.", _NAME.filter(lambda n: "`" not in n)),
+    st.builds(lambda n: f"Material: `{n}`.", _NAME),
+)
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_LINE, max_size=40), st.sampled_from(["responsibility", "gateway", "Responsibility"]))
+def test_any_openprose_body_imports_or_is_refused_in_words(lines: list[str], kind: str) -> None:
+    """Whatever the body holds, the import ends in a contract text (valid or with its TODOs) or an HzError."""
+    prose = read_prose(f"---\nname: gen\nkind: {kind}\n---\n\n" + "\n".join(lines) + "\n")
+    assert prose is not None
+    try:
+        imported = import_prose(prose, owner="@a", contract_id=ID)
+    except HzError:
+        assert kind != "responsibility"
+        return
+    result = load_text(text_with_sources(imported.text), path="gen.prose.md")
+    assert not [d for d in result.diagnostics if d.code in ("HZC001", "HZC004")], "the written YAML always reads"
+    frontmatter = result.contract.frontmatter if result.contract else None
+    if frontmatter is not None:
+        names = [*frontmatter.hz.inputs, *frontmatter.hz.outputs]
+        names += [f for o in frontmatter.hz.outputs.values() for f in o.facets]
+        assert all(is_identifier(n) for n in names)
+    assert all(is_identifier(new) for new in imported.renames.values())
+
+
+def test_other_frontmatter_keys_are_kept_as_x_keys_whatever_their_values() -> None:
+    text = (
+        "---\nname: dated\nkind: responsibility\ncreated: 2024-05-01\nauthor: {name: Ana, team: core}\n"
+        "x-color: blue\n---\n\n### Goal\n\nThe page is current.\n\n### Maintains\n\n- `page`: it.\n\n#### all\n\n"
+        "Material: it.\n\nPostconditions:\n\n- it holds\n"
+    )
+    prose = read_prose(text)
+    assert prose is not None
+    imported = import_prose(prose, owner="@a", contract_id=ID)
+    result = load_text(imported.text, path="dated.prose.md")
+    assert result.contract is not None, result.diagnostics
+    assert '"x-created": "2024-05-01"' in imported.text and '"x-color": "blue"' in imported.text
+    assert '"x-author": {"name": "Ana", "team": "core"}' in imported.text
+
+
+@pytest.mark.parametrize(
+    ("plant", "says"),
+    [
+        (lambda p: os.mkfifo(p), "is a FIFO, not a regular file"),
+        (lambda p: p.write_bytes(b"---\nname: caf\xe9\n"), "not UTF-8 text"),
+        (lambda p: p.mkdir(), "is a folder, not a regular file"),
+        (
+            lambda p: p.write_text("---\nname: ../evil\nkind: responsibility\n---\n\n### Goal\n\nX is current.\n"),
+            "the OpenProse name '../evil' cannot name a contract file",
+        ),
+        (lambda p: p.write_text("### Goal\n\nNo frontmatter.\n"), "is not an OpenProse file"),
+    ],
+)
+def test_import_prose_of_what_is_not_a_readable_openprose_file(repo: Path, hz: Any, plant: Any, says: str) -> None:
+    plant(repo / "odd.prose.md")
+    result = hz("workflow", "import-prose", "odd.prose.md", "--write")
+    assert result.exit_code == 1
+    assert says in result.err and "hint: " in result.err
+    assert not (repo / "workflows").exists()

@@ -82,8 +82,9 @@ def _write(files: tuple[tuple[str, str], ...], repo: Path) -> None:
 def test_the_example_makes_validate_report_its_code_and_no_other(code: Code, repo: Path, hz: Any) -> None:
     _write(code.example, repo)
     result = hz("workflow", "validate", "--json")
-    found = {finding["code"] for finding in json.loads(result.out)}
-    assert found == {code.code}, result.out
+    findings = json.loads(result.out)
+    assert {finding["code"] for finding in findings} == {code.code}, result.out
+    assert {finding["severity"] for finding in findings} == {code.severity}
     assert result.exit_code == (1 if code.severity == "error" else 0)
 
 
@@ -92,7 +93,8 @@ def test_the_example_makes_the_state_lint_report_its_code_and_no_other(code: Cod
     from hz.gitstate.lint import check_event_file
 
     ((path, text),) = code.example
-    assert {finding.code for finding in check_event_file(path, text.encode())} == {code.code}
+    findings = check_event_file(path, text.encode())
+    assert {(finding.code, finding.severity) for finding in findings} == {(code.code, code.severity)}
 
 
 def test_the_examples_start_from_clean_files(repo: Path, hz: Any) -> None:

@@ -295,9 +295,10 @@ CODES: tuple[Code, ...] = (
         "approver. An agent may narrow or reword its contract, never widen it; the amendment is refused and "
         "recorded as `amendment.refused`.",
         (
+            ("the approved contract (excerpt)", '  inputs:\n    history:\n      source: "git:."\n'),
             (
-                "the amendment (a new input)",
-                '  inputs:\n    history:\n      source: "git:."\n    mail:\n      source: "imap:inbox"\n',
+                "the agent's amendment (excerpt): a new input",
+                '  inputs:\n    history:\n      source: "git:."\n    releases:\n      source: "feed:releases.xml"\n',
             ),
         ),
         "A person makes the change: edit the contract file (or `hz heinzel` with your approval), then the "

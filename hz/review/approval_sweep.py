@@ -20,6 +20,7 @@ from hz.gitstate import objects
 from hz.gitstate.layout import STATE_REF, event_path
 from hz.gitstate.remote import TeamRemote
 from hz.review.approval_record import record_once
+from hz.review.approval_stamp import stamp
 from hz.review.approval_state import StateBook
 from hz.review.approval_watch import Main, watch
 
@@ -38,7 +39,7 @@ def settle(remote: TeamRemote, view: Any, *, environ: Mapping[str, str], now: da
         forge = forge_for(remote.root, environ)
         seen = watch(remote, view, forge, roster, now)
     except HzError as exc:  # a broken roster or forge: decided by a later tick, never with a wrong approver
-        return [_error(exc.message)]
+        return [_error(exc.message)]  # no stamp: the next tick looks again
     entries = [_error(error) for error in seen.errors]
     recorded = record_once(remote, view.state, [fate.receipt for fate in seen.fates], now)
     if recorded.error:
@@ -50,8 +51,10 @@ def settle(remote: TeamRemote, view: Any, *, environ: Mapping[str, str], now: da
         if id(fate.receipt) in written:
             entries.append(_entry(fate))
     texts = {f.placed.key: f.approved for f in seen.fates if f.approved is not None}
-    entries += publish_due(remote, view.main, forge=forge, environ=environ, now=now, texts=texts)
-    return entries
+    published = publish_due(remote, view.main, forge=forge, environ=environ, now=now, texts=texts)
+    retry = bool(entries) or any(e["action"] == "error" for e in published)
+    stamp(remote.local_dir, view, waiting=seen.waiting > 0, retry=retry, environ=environ)
+    return entries + published
 
 
 def publish_due(

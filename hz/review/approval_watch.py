@@ -71,6 +71,7 @@ class Watch:
     """One tick's look at the pending drafts."""
 
     fates: list[Fate] = field(default_factory=list)
+    waiting: int = 0  # drafts still waiting for their review
     errors: list[str] = field(default_factory=list)
 
 
@@ -95,7 +96,9 @@ def watch(remote: TeamRemote, view: Any, forge: Any, roster: Roster, now: dateti
         except HzError as exc:  # the forge or git could not answer: this draft waits for the next tick
             found.errors.append(f"{placed.key}: {exc.message}")
             continue
-        if fate is not None:
+        if fate is None:
+            found.waiting += 1
+        else:
             found.fates.append(fate)
     return found
 

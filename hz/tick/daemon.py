@@ -161,9 +161,13 @@ def _settle_drafts(fetched: Any, environ: Mapping[str, str], now: datetime) -> l
     agent works and whether or not one is due (approval is bookkeeping, not a wake: hz.review.approval_sweep)."""
     if not fetched:
         return []
-    from hz.review.approval_sweep import settle
+    from hz.review.approval_stamp import unchanged
 
     remote, view = fetched
+    if view is None or unchanged(remote.local_dir, view):  # as at the last look, nothing open: stay light
+        return []
+    from hz.review.approval_sweep import settle
+
     return settle(remote, view, environ=environ, now=now)
 
 
@@ -182,13 +186,15 @@ def _decided_on_state(index: Any, fetched: Any, found: list[dict[str, Any]]) -> 
     agents take it over, though the draft's branch here moved nowhere."""
     if not fetched:
         return []
+    remote, _ = fetched
+    seen = {row["key"] for row in found}
+    rows = [r for r in index.drafts(status="pending") if str(r.get("place") or "").startswith("hz/draft/")]
+    if not rows:
+        return []
     from hz.gitstate.layout import STATE_REF
     from hz.gitstate.objects import resolve
     from hz.review.approval_state import StateBook, decided
 
-    remote, _ = fetched
-    seen = {row["key"] for row in found}
-    rows = [r for r in index.drafts(status="pending") if str(r.get("place") or "").startswith("hz/draft/")]
     book = StateBook(remote.repo, resolve(remote.repo, remote.tracking(STATE_REF)))
     return [dict(row) for row in decided(book, [r for r in rows if r["key"] not in seen])]
 

@@ -189,30 +189,34 @@ def _renamed(lines: list[str], body: Body, mapping: Mapping[str, str]) -> list[s
             heading = _HEADING.match(out[facet.line - 1])
             if new is not None and new != facet.name and heading:
                 out[facet.line - 1] = f"{heading.group('marks')} {new}"
+    for index, (line, code) in enumerate(zip(out, _in_code(out), strict=True)):
+        if not code and "`" in line:  # code blocks are left as written: they may be anything
+            out[index] = _CODE_SPAN.sub(lambda m: f"`{mapping.get(m.group('name'), m.group('name'))}`", line)
+    return out
+
+
+def _in_code(lines: list[str]) -> list[bool]:
+    """For each line, whether it belongs to a fenced code block (its fences included)."""
+    out: list[bool] = []
     fence: str | None = None
-    for index, line in enumerate(out):
+    for line in lines:
         opened = _FENCE.match(line)
+        inside = fence is not None or opened is not None
         if opened:
             mark = opened.group(1)
             if fence is None:
                 fence = mark
             elif mark[0] == fence[0] and len(mark) >= len(fence):
                 fence = None
-            continue
-        if fence is None and "`" in line:
-            out[index] = _CODE_SPAN.sub(lambda m: f"`{mapping.get(m.group('name'), m.group('name'))}`", line)
+        out.append(inside)
     return out
 
 
 def _chunks(lines: list[str]) -> list[_Chunk]:
     """The lines cut before every heading of section level or above (outside code fences)."""
     chunks = [_Chunk(None, [])]
-    fence: str | None = None
-    for line in lines:
-        opened = _FENCE.match(line)
-        if opened:
-            fence = opened.group(1) if fence is None else (None if opened.group(1)[0] == fence[0] else fence)
-        heading = _HEADING.match(line) if fence is None else None
+    for line, code in zip(lines, _in_code(lines), strict=True):
+        heading = None if code else _HEADING.match(line)
         if heading and len(heading.group("marks")) <= 3:
             level = len(heading.group("marks"))
             chunks.append(_Chunk(section_key(heading.group("text")) if level == 3 else None, []))
@@ -235,13 +239,14 @@ def _loose_inputs(chunks: list[_Chunk], loose: set[str]) -> None:
     index = 0
     while index < len(lines):
         heading = _HEADING.match(lines[index])
-        if heading and len(heading.group("marks")) == 4 and heading.group("text") in loose:
+        named = heading.group("text").replace("`", "") if heading else ""
+        if heading and len(heading.group("marks")) == 4 and named in loose:
             end = index + 1
             while end < len(lines) and not _HEADING.match(lines[end]):
                 end += 1
             paragraphs = tidy("\n".join(lines[index + 1 : end])).split("\n\n")
             first = " ".join(paragraphs[0].split()) or "an upstream facet this responsibility reads."
-            out += [f"- `{heading.group('text')}`: {first}"]
+            out += [f"- `{named}`: {first}"]
             out += ["  " + line if line else "" for line in "\n\n".join(paragraphs[1:]).split("\n") if paragraphs[1:]]
             out.append("")
             index = end

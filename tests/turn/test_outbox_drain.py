@@ -102,9 +102,10 @@ def test_an_idle_tick_with_an_empty_outbox_starts_no_git_process(tmp_path: Path)
     first = tick(root=clone, environ=environ, now=MONDAY)
     assert (entries(first), first.pushed) == ([("started", "drafted")], True)
     draft = git("branch", "--list", "hz/draft/*", "--format=%(refname:short)", cwd=clone)
-    git("merge", "-q", "--ff-only", draft, cwd=clone)  # approved: no draft left for the tick to look at
+    git("merge", "-q", "--ff-only", draft, cwd=clone)  # approved on the remote's main: no draft left to look at
+    git("push", "-q", "origin", "HEAD:main", cwd=clone)
     approved = tick(root=clone, environ=environ, now=MONDAY + timedelta(minutes=5))
-    assert (entries(approved), approved.pushed) == ([("started", "skipped")], True)
+    assert entries(approved) == [("approved", None)]  # recorded by this tick's approval look (no lease, no turn)
 
     no_git = tmp_path / "no-git"  # a PATH on which no git can be found: any git process would fail
     no_git.mkdir()

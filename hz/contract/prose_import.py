@@ -150,7 +150,8 @@ def import_prose(prose: ProseFile, *, owner: str | None, contract_id: str) -> Im
     frontmatter = _frontmatter(prose, names, mapping, sections, body, owner=owner, contract_id=contract_id, out=out)
     out.text = "---\n" + frontmatter + "---\n\n" + text_body + "\n"
     for old, new in out.renames.items():
-        out.notes.append(f"renamed {old!r} to {new!r} in the frontmatter and the body (hz names are identifiers)")
+        where = "in the frontmatter and wherever the body writes it in backticks, outside code blocks"
+        out.notes.append(f"renamed {old!r} to {new!r} {where}")
     return out
 
 

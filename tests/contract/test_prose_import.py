@@ -307,6 +307,9 @@ def test_import_prose_writes_in_place_and_lists_what_is_left(prose_repo: Path, h
     validated = hz("workflow", "validate")
     assert validated.exit_code == 0, validated.out
     assert "checked: no problems" in validated.out
+    adopted = hz("workflow", "migrate")
+    assert adopted.exit_code == 0, adopted.err
+    assert "team:package-registry: Heinzelmännchen created" in adopted.err
 
 
 def test_import_prose_prints_without_write_and_exits_0_when_nothing_is_left(repo: Path, hz: Any) -> None:

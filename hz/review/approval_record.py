@@ -61,8 +61,8 @@ def record_once(
         pending = _distinct([e for e in pending if not is_there(book, e)])
         if not pending:
             return result
-        commit = _commit(remote, tip, pending, now)
         try:
+            commit = _commit(remote, tip, pending, now)
             pushed = remote.git.push(remote.remote, {STATE_REF: commit}, {STATE_REF: tip or ZERO})
         except HzError as exc:
             result.error = exc.message

@@ -20,7 +20,8 @@ FROZEN_STEPS = ("gather", "think", "outcome", "act", "finish")
 FROZEN_FIELDS: dict[str, list[str]] = {
     "amendment.declined": ["amendment_id"],
     "amendment.proposed": [
-        "amendment_id", "base_version", "by", "contract_fingerprint", "sentence", "source_fingerprint", "widens",
+        "amendment_id", "base_version", "by", "contract_fingerprint", "place", "sentence", "source_fingerprint",
+        "widens",
     ],
     "amendment.refused": ["amendment_id", "code", "widens"],
     "approval.observed": ["approver", "decision", "key", "output_fp", "share_changed"],

@@ -60,14 +60,20 @@ def propose(
     by: str,
     sentence: str | None = None,
     amendment_id: str | None = None,
+    review: Callable[[], str | None] | None = None,
 ) -> Proposal:
-    """Compile `text`, compare it with `base_version`, record the proposal (and a refusal, if due)."""
+    """Compile `text`, compare it with `base_version`, record the proposal (and a refusal, if due).
+
+    `review` places a proposal that is not refused where the team reviews it (a draft branch, whose
+    name it returns; hz.turn.amend): only after the widening check, so a refused one never reaches it."""
     amendment_id = amendment_id or new_amendment_id()
     path = amendment_path(agent_dir, amendment_id)
     new = compile_text(text, label=str(path), namespace=namespace)
     old = load_version(agent_dir, base_version, namespace)
     widens = tuple(widened(old.frontmatter, new.frontmatter))
+    refused = by == "agent" and bool(widens)
     atomic_write(path, text)
+    place = review() if review is not None and not refused else None
     data: dict[str, Any] = {
         "amendment_id": amendment_id,
         "by": by,
@@ -78,8 +84,10 @@ def propose(
     }
     if sentence:
         data["sentence"] = sentence
+    if place:
+        data["place"] = place
     append("amendment.proposed", data)
-    if by != "agent" or not widens:
+    if not refused:
         return Proposal(amendment_id, widens, None)
     append("amendment.refused", {"amendment_id": amendment_id, "code": "HZC050", "widens": list(widens)})
     line, column = new.locate_key(tuple(widens[0].split(".")))
@@ -128,12 +136,13 @@ def approve(
     request, and every member's tick adopts the merged version (`hz.heinzel.main_versions`). Approved
     here, one member's agent would run a version no one else has."""
     proposal = pending(store, row, amendment_id)
-    if proposal["by_whom"] == "agent" and _team_contract(store, row):
+    team_id = _team_contract_id(store, row) if proposal["by_whom"] == "agent" else None
+    if team_id is not None:
         path = amendment_path(store.agent_dir(row["id"]), amendment_id)
         raise HzError(
             f"{amendment_id} amends the team contract {row['name']}, and a team contract is approved on main",
-            hint=f"propose its text ({path}) as a pull request that changes the contract; once merged, "
-            "every member's tick adopts it",
+            hint=f"review its pull request (branch hz/draft/{team_id}/contract), or propose its text ({path}) "
+            "in one yourself; once merged, every member's tick adopts it",
         )
     if proposal["base_version"] != row["contract_version"]:
         raise HzError(
@@ -165,15 +174,18 @@ def record_main_version(
     store_version(store.agent_dir(row["id"]), number, text, contract)
     data: dict[str, Any] = {"version": number, "amendment_id": f"main:{commit}", **facts(contract)}
     data["next_due"] = next_due(contract, now, default_tz)
+    waiting = [a["amendment_id"] for a in store.index.amendments(row["id"]) if a["status"] == "pending"]
     with store.writer(row["id"], now=now) as writer:
         writer.append("contract.amended", data, now=now)
+        for amendment_id in waiting:  # written against an older version, they can never be approved now
+            writer.append("amendment.declined", {"amendment_id": amendment_id}, now=now)
     return number
 
 
-def _team_contract(store: Store, row: Row) -> bool:
-    """Whether the agent's current version is a team contract with an id (one the team shares on main)."""
+def _team_contract_id(store: Store, row: Row) -> str | None:
+    """The id of the agent's contract when it is a team contract with one (the team shares it on main)."""
     frontmatter = load_version(store.agent_dir(row["id"]), int(row["contract_version"]), row["namespace"]).frontmatter
-    return frontmatter.hz.scope == "team" and bool(frontmatter.id)
+    return str(frontmatter.id) if frontmatter.hz.scope == "team" and frontmatter.id else None
 
 
 def decline(store: Store, row: Row, amendment_id: str, *, now: datetime) -> None:

@@ -69,6 +69,21 @@ def versions_on_main(
         repo.free()
 
 
+def contract_path(root: Path, rev: str, contract_id: str) -> str | None:
+    """Where the contract with this `id:` lives at `rev` of main (`workflows/<file>`), None when nowhere."""
+    import pygit2
+
+    repo = pygit2.Repository(str(root))
+    try:
+        tip: Any = repo.revparse_single(rev).peel(pygit2.Commit)
+        found = _Compiled(repo).contracts(_folder(repo, tip.tree)).get(contract_id)
+    except (KeyError, ValueError, pygit2.GitError):
+        return None
+    finally:
+        repo.free()
+    return None if found is None else found.label
+
+
 def _moves(repo: pygit2.Repository, tip: Any, compiled: _Compiled) -> tuple[dict[str, int], dict[str, str]]:
     """Per contract id: how many first-parent commits moved its fingerprint, and the last of them."""
     counts: dict[str, int] = {}

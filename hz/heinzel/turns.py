@@ -6,6 +6,7 @@ journal, so the proposal is appended through that journal, and a widening is ref
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from hz.heinzel.amendments import Proposal, propose
@@ -22,7 +23,15 @@ def current_version(events: Any) -> tuple[int, str]:
     return version, namespace
 
 
-def propose_from_turn(journal: Any, agent_id: str, amendment_id: str, text: str, reason: str, turn_id: str) -> Proposal:
+def propose_from_turn(
+    journal: Any,
+    agent_id: str,
+    amendment_id: str,
+    text: str,
+    reason: str,
+    turn_id: str,
+    review: Callable[[], str | None] | None = None,
+) -> Proposal:
     version, namespace = current_version(journal.events())
     return propose(
         lambda kind, data: journal.append(kind, data, turn=turn_id, key=None),
@@ -33,4 +42,5 @@ def propose_from_turn(journal: Any, agent_id: str, amendment_id: str, text: str,
         by="agent",
         sentence=reason[:1000] or None,
         amendment_id=amendment_id,
+        review=review,
     )

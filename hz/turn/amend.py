@@ -1,21 +1,19 @@
 """An amendment the model proposes: its text kept in the turn body, the proposal recorded for the user.
 
 Whether it widens the contract, and so is refused with HZC050 because the agent proposed it, is
-decided with the agent's contract versions in `hz.heinzel`; the user decides the rest. For a personal
-contract that is `hz approve`. A team contract is approved on main only (`hz.heinzel.main_versions`),
-so its amendment waits, recorded and shown as proposed, for a pull request; `hz approve` refuses it
-and says so.
-
-TODO(R-branches): a team contract's amendment that HZC050 did not refuse goes on the branch
-`hz/draft/<contract id>/contract` (its text at the contract's path on the fetched main, hz's trailers
-with `Hz-Output: contract`), pushed by the tick's one push under the turn's lease, and the forge
-opens its pull request. It needs the tick's push to carry a branch that no `draft.placed` names
-(hz.tick.team.record) and the approval sweep to leave it out of the output drafts it judges.
+decided with the agent's contract versions in `hz.heinzel`. For a personal contract the user decides
+the rest with `hz approve`. A team contract is approved on main only (`hz.heinzel.main_versions`): an
+amendment HZC050 did not refuse goes on the draft branch `hz/draft/<contract id>/contract`, its text at
+the contract's path on the main the tick fetched (hz.review.branches, hz's trailers with
+`Hz-Output: contract`); the proposal names that branch, the tick's one push carries it under the
+turn's lease and the forge opens its pull request (hz.tick.team). Once the review merges it, every
+member's tick adopts the new version; `hz approve` refuses it and says so. Where no branch can be
+made (no team state, the contract not found on main, git failing), the proposal is still recorded.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from hz.session.bodies import append_body
@@ -31,4 +29,37 @@ def propose(journal: Journal, turn: Turn, deps: Deps, amendment: Mapping[str, An
         return
     text = str(amendment["text"])
     append_body(journal.directory, turn.id, {"amendment": {"id": amendment_id, "text": text}})
-    propose_from_turn(journal, turn.plan.agent_id, amendment_id, text, str(amendment.get("reason", "")), turn.id)
+    reason = str(amendment.get("reason", ""))
+    propose_from_turn(journal, turn.plan.agent_id, amendment_id, text, reason, turn.id, _review(turn, text))
+
+
+def _review(turn: Turn, text: str) -> Callable[[], str | None] | None:
+    """For a team contract under team state: what puts the amended text on its review branch."""
+    plan = turn.plan
+    contract_id = getattr(getattr(plan.contract, "frontmatter", None), "id", None)
+    if plan.scope != "team" or not contract_id or plan.root is None:
+        return None
+    root, contract = plan.root, str(contract_id)
+
+    def place() -> str | None:
+        from hz.errors import HzError
+        from hz.heinzel.main_versions import contract_path
+        from hz.review.branches import BranchTarget, base_ref
+        from hz.review.drafts import Tag
+        from hz.review.sync import team_remote
+        from hz.turn.causes import format_slot, place_draft_key
+
+        if team_remote(root) is None:  # no team state: nothing would push the branch
+            return None
+        path = contract_path(root, base_ref(root), contract)
+        if path is None:
+            return None
+        key = place_draft_key(plan.agent_id, plan.version, format_slot(turn.slot), "contract")
+        try:
+            target = BranchTarget.create(root, contract, "contract", f"state:{path}", turn.slot)
+            target.write(Tag(plan.name, plan.version, key), text)
+        except HzError:  # the proposal stands without its branch; `hz approve` says how to go on
+            return None
+        return target.place
+
+    return place

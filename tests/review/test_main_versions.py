@@ -8,12 +8,15 @@ proposes to a team contract is still refused with HZC050 when it widens the cont
 
 from __future__ import annotations
 
+import json
+import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from hz.heinzel.amendments import propose
 from hz.heinzel.main_versions import versions_on_main
+from hz.session.spine import SPINE, read_spine
 from hz.session.store import Store
 from tests.turn.team_harness import Member, actions_run, hourly, seed_remote
 from tests.turn.test_late_runner import CONTRACT_ID, hz
@@ -125,3 +128,66 @@ def test_an_agents_amendment_of_a_team_contract_waits_for_main_not_hz_approve(tm
     merge_on_remote(tmp_path, bare, "pulse", (GOAL, "The pulse, hourly."))  # the review merged it
     priya.tick(SLOT + timedelta(minutes=20))
     assert agent(priya.environ)["contract_version"] == 2
+
+
+def amending_claude(folder: Path, text: str) -> Path:
+    """A `claude` for PATH whose every answer proposes `text` as its contract's amendment; its folder."""
+    outcome = {"kind": "amendment", "report": "the goal, shorter", "drafts": [], "lessons": [], "question": None,
+               "summary": None, "amendment": {"text": text, "reason": "a shorter goal says the same"}}  # fmt: skip
+    answer = {"type": "result", "subtype": "success", "is_error": False, "num_turns": 1, "result": "",
+              "total_cost_usd": 0.0, "usage": {"input_tokens": 10, "output_tokens": 20},
+              "structured_output": outcome}  # fmt: skip
+    folder.mkdir(parents=True)
+    script = folder / "claude"
+    script.write_text(f"#!{sys.executable}\nimport sys\nsys.stdin.read()\nprint({json.dumps(json.dumps(answer))})\n")
+    script.chmod(0o755)
+    return folder
+
+
+def proposing(tmp_path: Path, text: str) -> tuple[Path, Member, dict[str, str]]:
+    """A team whose owner's first tick runs a turn that proposes `text` for the team contract."""
+    bare = tmp_path / "team.git"
+    git("init", "-q", "--bare", str(bare))
+    seed_remote(tmp_path, bare, str(bare), hourly("@priya", ["@omar"]))
+    priya = Member.join(tmp_path, "priya", str(bare))
+    environ = priya.with_runner(amending_claude(tmp_path / "claude", text), tmp_path / "priya" / "config")
+    return bare, priya, environ
+
+
+def test_an_agents_amendment_of_a_team_contract_becomes_a_branch_to_review(tmp_path: Path) -> None:
+    shorter = hourly("@priya", ["@omar"]).replace(GOAL, "The pulse, hourly.")
+    bare, priya, environ = proposing(tmp_path, shorter)
+    woken = priya.tick(SLOT - timedelta(hours=2), environ)
+    assert [(e["action"], e.get("disposition")) for e in woken] == [("started", "proposed")]
+    branch = f"hz/draft/{CONTRACT_ID}/contract"
+    proposed = git("--git-dir", str(bare), "show", f"{branch}:workflows/team-pulse.prose.md")
+    assert "The pulse, hourly." in proposed and GOAL not in proposed
+    trailers = git("--git-dir", str(bare), "log", "-1", "--format=%(trailers:only,unfold)", branch)
+    assert f"Hz-Contract: {CONTRACT_ID}" in trailers and "Hz-Output: contract" in trailers
+    assert git("--git-dir", str(bare), "rev-parse", f"{branch}~1") == git("--git-dir", str(bare), "rev-parse", "main")
+    assert [a["status"] for a in agent(priya.environ)["amendments"]] == ["pending"]
+
+    clone = tmp_path / "reviewer"  # the review merges the branch as it stands
+    git("clone", "-q", str(bare), str(clone))
+    git("-c", "user.name=Rae", "-c", "user.email=rae@example.org", "merge", "-q", "--no-ff", "-m", "Merge amendment",
+        f"origin/{branch}", cwd=clone)  # fmt: skip
+    git("push", "-q", "origin", "main", cwd=clone)
+    priya.tick(SLOT - timedelta(hours=1, minutes=50))
+    seen = agent(priya.environ)
+    assert seen["contract_version"] == 2
+    assert [a["status"] for a in seen["amendments"]] == ["declined"]  # main's version settled it
+
+
+def test_an_agents_widening_of_a_team_contract_is_refused_and_never_offered(tmp_path: Path) -> None:
+    wider = hourly("@priya", ["@omar"]).replace('schedule: "0 * * * *"', 'schedule: "*/5 * * * *"')
+    bare, priya, environ = proposing(tmp_path, wider)
+    priya.tick(SLOT - timedelta(hours=2), environ)
+    assert [a["widens"] for a in agent(priya.environ)["amendments"]] == ['["hz.schedule"]']
+    with Store.from_environ(priya.environ) as store:
+        row = store.index.agent("team-pulse", "team")
+        assert row is not None
+        events = read_spine(store.agent_dir(row["id"]) / SPINE).events
+    kinds = [e.kind for e in events if e.kind.startswith("amendment.")]
+    assert kinds == ["amendment.proposed", "amendment.refused"]
+    assert "place" not in next(e for e in events if e.kind == "amendment.proposed").data
+    assert git("--git-dir", str(bare), "for-each-ref", f"refs/heads/hz/draft/{CONTRACT_ID}/contract") == ""

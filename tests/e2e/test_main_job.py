@@ -33,7 +33,7 @@ def test_adopt_then_tick_drafts_the_digest_of_this_repository(tmp_path: Path) ->
     assert "weekly-digest: started -> drafted" in ticked.stdout.splitlines()
     branches = git("for-each-ref", "--format=%(refname:short)", "refs/heads/hz/draft/", cwd=clone).splitlines()
     digest = [
-        b for b in branches if git("log", "-1", "--format=%s", b, cwd=clone).startswith("🧝 DRAFT (weekly-digest v1)")
+        b for b in branches if git("log", "-1", "--format=%s", b, cwd=clone).startswith("hz draft: weekly-digest · ")
     ]
     assert len(digest) == 1
     files = git("diff", "--name-only", "main", digest[0], cwd=clone).splitlines()

@@ -126,7 +126,7 @@ def test_no_slot_runs_twice_whoever_is_killed_or_stopped_when(tmp_path: Path, re
     for kind in ("turn.started", "turn.finished"):
         twice = {k: n for k, n in Counter(e["key"] for e in events if e["kind"] == kind).items() if n > 1}
         assert twice == {}, kind
-    assert [n for n in Counter(ref.rsplit("/", 1)[1] for ref in draft_branches(remote)).values() if n > 1] == []
+    assert len(draft_branches(remote)) <= 1  # one branch for the output, whichever hour's draft it holds
     outsider, environ = fresh_clone(tmp_path, url, "outsider")
     tokens = [r["token"] for r in lease_log(outsider, environ, LEASE)]
     assert tokens == sorted(tokens)

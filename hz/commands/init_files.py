@@ -129,8 +129,9 @@ _INSTALL = """\
 TICK_WORKFLOW = """\
 # Runs hz's tick for this team repository. Team contracts are leased, so a tick here and one on a
 # teammate's machine never run the same slot twice; this run picks up the slots nobody else took
-# within the grace period of hz.toml. Run it by hand (Actions > hz tick > Run workflow) to catch up
-# at once: a tick runs every slot its contract's catch_up allows, missed ones included.
+# within the grace period of hz.toml. Run it by hand (Actions > hz tick > Run workflow) to take a
+# missed slot now rather than at the next quarter hour: a tick runs what is due, and each contract's
+# catch_up says how far back that goes (`hz tick` takes no slot to name).
 #
 # Who runs: hz names this run `actions:<run id>` from GITHUB_RUN_ID, the Actions role of every team
 # contract, so no handle is set here. Its commits (hz/state, leases, draft branches) are signed by hz

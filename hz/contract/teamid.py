@@ -54,7 +54,7 @@ def _warning(entry: Entry) -> Diagnostic:
     line, column = entry.contract.locate(("name",))
     return Diagnostic(
         entry.file.display, line, column, CODE, "warning", "id",
-        "this team contract has no id: under [state] in hz.toml no tick runs it (its lease and its "
+        "this team contract has no id, and hz.toml has [state]: no tick runs it (its lease and its "
         "receipts on hz/state are named by the id)",
         _HINT,
     )  # fmt: skip

@@ -33,7 +33,7 @@ def test_a_team_contract_without_an_id_under_state_is_a_warning(hz: Hz, repo: Pa
     text = hz("workflow", "validate")
     assert (text.exit_code, text.out.splitlines()) == (0, [
         "workflows/digest.prose.md:2:7  HZC023  id",
-        "  this team contract has no id: under [state] in hz.toml no tick runs it (its lease and its receipts on "
+        "  this team contract has no id, and hz.toml has [state]: no tick runs it (its lease and its receipts on "
         "hz/state are named by the id)",
         "  hint: add `id: <a fresh 26-character id>` to the frontmatter; mint one with "
         "`python -c 'import ulid; print(ulid.ULID())'`, never copy another contract's",

@@ -84,8 +84,8 @@ def _without_pydantic_plugins() -> None:
     The first model pydantic builds imports `importlib.metadata` and reads the entry points of every
     installed distribution to find plugins: about 20 ms of the 250 ms a pre-commit run may take. Plugins
     (observability, mostly) have nothing to watch in a validation; a process that already loaded the
-    real loader keeps it. pydantic imports only `get_plugins` from that module (tests/test_cli_fastpath.py
-    checks it against the installed pydantic).
+    real loader keeps it. pydantic imports only `get_plugins` from that module
+    (tests/test_validate_fastpath.py checks it against the installed pydantic).
     """
     import types
 

@@ -32,12 +32,19 @@ class Approved:
     text: str
 
 
-def due_publishes(main: Main, book: StateBook, now: datetime, texts: Mapping[str, str]) -> list[Approved]:
+def due_publishes(
+    main: Main, book: StateBook, now: datetime, texts: Mapping[str, str], takeover: timedelta = timedelta(0)
+) -> tuple[list[Approved], bool]:
     """Approvals on `hz/state` of the last RETRY_FOR whose contract on main declares publishes of their
-    output that are not all done; `texts` holds the approved texts this tick already read (by draft key).
+    output that are not all done; `texts` holds the approved texts this tick recorded (by draft key).
+
+    Whoever records an approval runs its publishes at once; another tick takes them over only once the
+    approval is `takeover` old (the team's grace period), so two members seldom race to write the same
+    comment (each looks for it by its publish key first; a race in between would still write it twice).
 
     An approval whose publishes need nothing more (all done, none declared, or too old to retry) is
-    written down in the remote's private folder and not read again by a later tick."""
+    written down in the remote's private folder and not read again by a later tick. Returned with the
+    due ones: whether any approval is still open (due now, or later), so the next tick looks again."""
     from hz.review.approval_state import SETTLED, remember, remembered
 
     folder = main.remote.local_dir
@@ -53,6 +60,8 @@ def due_publishes(main: Main, book: StateBook, now: datetime, texts: Mapping[str
             continue
         if contract is None:  # main has it no more, or it does not load now: looked at again next tick
             continue
+        if receipt.key not in texts and _parse(receipt.ts) > now - takeover:  # its recorder is at it
+            continue
         output = main.output_of(receipt)
         keys = publish_keys(receipt, [p for p in _publishes(contract) if p.output == output])
         if all(book.has("publish.done", receipt.id, f"{receipt.id}@publish-{k}") for k in keys):
@@ -60,7 +69,8 @@ def due_publishes(main: Main, book: StateBook, now: datetime, texts: Mapping[str
         elif (text := texts.get(receipt.key) or approved_text(main, receipt)) is not None:
             due.append(Approved(receipt, output, text))
     remember(folder, known, settled, SETTLED)
-    return due
+    looked = sum(1 for path in book.files if "/approval.observed-" in path and path not in known)
+    return due, looked > len(settled)
 
 
 def run_due(

@@ -51,9 +51,8 @@ def settle(remote: TeamRemote, view: Any, *, environ: Mapping[str, str], now: da
         if id(fate.receipt) in written:
             entries.append(_entry(fate))
     texts = {f.placed.key: f.approved for f in seen.fates if f.approved is not None}
-    published = publish_due(remote, view.main, forge=forge, environ=environ, now=now, texts=texts)
-    retry = bool(entries) or any(e["action"] == "error" for e in published)
-    stamp(remote.local_dir, view, waiting=seen.waiting > 0, retry=retry, environ=environ)
+    published, open_ = publish_due(remote, view.main, forge=forge, environ=environ, now=now, texts=texts)
+    stamp(remote.local_dir, view, waiting=seen.waiting > 0, retry=bool(entries) or open_, environ=environ)
     return entries + published
 
 
@@ -65,14 +64,17 @@ def publish_due(
     environ: Mapping[str, str],
     now: datetime,
     texts: Mapping[str, str],
-) -> list[dict[str, Any]]:
-    """Run the publishes of every recent approval on hz/state (as this tick left it) not all done yet."""
+) -> tuple[list[dict[str, Any]], bool]:
+    """Run the publishes of every recent approval on hz/state (as this tick left it) not all done yet; the
+    report's entries, and whether some approval's publishes are still open (the next tick looks again)."""
+    from hz.gitstate.settings import load_state_settings
     from hz.review.approval_publish import due_publishes, run_due
 
     main = Main(remote, main_tip)
     entries: list[dict[str, Any]] = []
     book = StateBook(remote.repo, objects.resolve(remote.repo, remote.tracking(STATE_REF)))
-    for approved in due_publishes(main, book, now, texts):
+    due, open_ = due_publishes(main, book, now, texts, load_state_settings(remote.root).grace)
+    for approved in due:
         try:
             receipts, results = run_due(main, book, approved, forge=forge, environ=environ, now=now)
         except HzError as exc:
@@ -89,7 +91,7 @@ def publish_due(
                 entry.update(action="error", error=result.error)
             if result.status != "recorded":
                 entries.append(entry)
-    return entries
+    return entries, open_
 
 
 def forget_copy(remote: TeamRemote, placed: Any) -> None:

@@ -50,7 +50,8 @@ def settle(remote: TeamRemote, view: Any, *, environ: Mapping[str, str], now: da
             forget_copy(remote, fate.placed)
         if id(fate.receipt) in written:
             entries.append(_entry(fate))
-    texts = {f.placed.key: f.approved for f in seen.fates if f.approved is not None}
+    # only the approvals this tick recorded are its own to publish at once; others wait for their recorder
+    texts = {f.placed.key: f.approved for f in seen.fates if f.approved is not None and id(f.receipt) in written}
     published, open_ = publish_due(remote, view.main, forge=forge, environ=environ, now=now, texts=texts)
     stamp(remote.local_dir, view, waiting=seen.waiting > 0, retry=bool(entries) or open_, environ=environ)
     return entries + published

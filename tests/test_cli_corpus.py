@@ -184,7 +184,7 @@ ROWS: list[Row] = [
         code=1,
         says=f"wide.prose.md:15:15  HZC002  hz.inputs.log.window\n  '99999999999w' {TOO_LONG_AGO}\n  hint: write "
         "at most 3650d (or 521w): ten years is the longest window, recheck, backoff or timeout\n"
-        "3 contracts checked: 1 error",  # the other contracts are still checked
+        "3 contracts checked: 2 errors",  # the other contracts are still checked; its body too (HZC103)
     ),  # was 3
     row(
         "workflow", "validate", plant={WF + "wide.prose.md": wide("9" * 5000 + "w")}, code=1, says=TOO_LONG_AGO

@@ -103,15 +103,5 @@ def test_the_good_contracts_are_enabled_in_the_graph(corpus: Path) -> None:
         assert "disabled" not in line
 
 
-def test_tick_runs_beside_the_corpus(corpus: Path, tmp_path: Path) -> None:
-    # The Latin-1 name is left out here: the tick's adoption stamp (hz/tick/team_adoption.py) writes
-    # every name of workflows/ as UTF-8 and fails on it; see test_tick_with_a_latin1_file_name.
-    bare = tmp_path / "repo"
-    subprocess.run(["git", "init", "-q", str(bare)], check=True)
-    write_corpus(bare / FOLDER)
-    assert_clean_exit(hz(bare, "tick"), 0, 1)
-
-
-@pytest.mark.xfail(reason="hz/tick/team_adoption.py encodes file names as UTF-8 (not this module's)", strict=False)
-def test_tick_with_a_latin1_file_name(corpus: Path) -> None:
+def test_tick_runs_beside_the_corpus(corpus: Path) -> None:
     assert_clean_exit(hz(corpus, "tick"), 0, 1)

@@ -151,22 +151,32 @@ def _load(
     file: ContractFile, defaults: Mapping[str, Any] | None
 ) -> tuple[Contract | None, list[Diagnostic], Contract | None]:
     """The compiled contract (None on errors), the findings, and the draft stage 3 may still check."""
-    from hz.contract.load import decode, load_contract
+    from hz.contract.load import load_contract
 
-    base = file.layer.base
-    if base is not None and not Path(os.path.realpath(file.path)).is_relative_to(os.path.realpath(base)):
-        message = "the file is a link that leads outside the repository; hz does not read it"
-        problem = Diagnostic(file.display, 1, 1, "HZC001", "error", "file", message, "copy the contract in instead")
-        return None, [problem], None
-    data = _read(file)
-    if not isinstance(data, bytes):
-        message = f"the file {data.reason}; hz does not read it"
-        return None, [Diagnostic(file.display, 1, 1, "HZC001", "error", "file", message, data.hint)], None
-    text = decode(data, file.display)
+    text = read_contract(file)
     if isinstance(text, Diagnostic):
         return None, [text], None
     result = load_contract(Path(file.display), text=text, namespace=file.layer.namespace, defaults=defaults)
     return result.contract, list(result.diagnostics), result.draft
+
+
+def read_contract(file: ContractFile) -> str | Diagnostic:
+    """A contract file's text by the repository's path rule, or HZC001 saying why it is not read.
+
+    Everything that reads a layer's contracts (compiling, adopting) reads them here, so a committed
+    link out of the repository or into `.git` is never followed by one reader and refused by another.
+    """
+    from hz.contract.load import decode
+
+    base = file.layer.base
+    if base is not None and not Path(os.path.realpath(file.path)).is_relative_to(os.path.realpath(base)):
+        message = "the file is a link that leads outside the repository; hz does not read it"
+        return Diagnostic(file.display, 1, 1, "HZC001", "error", "file", message, "copy the contract in instead")
+    data = _read(file)
+    if not isinstance(data, bytes):
+        message = f"the file {data.reason}; hz does not read it"
+        return Diagnostic(file.display, 1, 1, "HZC001", "error", "file", message, data.hint)
+    return decode(data, file.display)
 
 
 def _read(file: ContractFile) -> bytes | Refusal:

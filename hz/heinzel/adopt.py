@@ -33,7 +33,6 @@ from hz.heinzel.rebind import free_name, ours
 from hz.heinzel.repository import Here
 from hz.heinzel.versions import compile_text
 from hz.session.store import Store
-from hz.textfile import UnreadableFile, read_text_file
 
 if TYPE_CHECKING:
     from hz.contract.layers import ContractFile, Layer
@@ -41,7 +40,6 @@ if TYPE_CHECKING:
     from hz.heinzel.main_versions import MainVersion
 
 LAYERS = ("team", "project")
-UNREADABLE = "a contract is a UTF-8 text file; `hz workflow validate` names the files that are not"
 
 
 @dataclass(frozen=True)
@@ -184,6 +182,8 @@ def _each_contract(
     """`one` applied to the self-contained text of every contract in the layers of these kinds."""
     from hz.contract.defaults import load_defaults
     from hz.contract.layers import contract_files, discover_layers
+    from hz.contract.project import read_contract
+    from hz.diagnostic import Diagnostic
 
     results: list[Adopted] = []
     for layer in discover_layers(root, environ, cwd=root):
@@ -191,12 +191,12 @@ def _each_contract(
             continue
         defaults, _ = load_defaults(layer) if layer.kind == "team" else (None, [])
         for file in contract_files(layer):
-            try:
-                text = self_contained(read_text_file(file.path, hint=UNREADABLE), defaults)
-            except UnreadableFile as exc:  # `hz workflow validate` explains it; the other contracts go on
-                results.append(Adopted(layer.namespace, file.name, None, f"skipped: {exc.reason}"))
+            # by the repository's path rule, as compiling reads it: never through a link out of it
+            read = read_contract(file)
+            if isinstance(read, Diagnostic):  # `hz workflow validate` explains it; the other contracts go on
+                results.append(Adopted(layer.namespace, file.name, None, f"skipped: {read.message}"))
                 continue
-            results.append(one(text, file, layer))
+            results.append(one(self_contained(read, defaults), file, layer))
     return results
 
 

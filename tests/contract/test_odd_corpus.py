@@ -59,6 +59,7 @@ def test_migrate_reports_every_broken_file_with_its_code_and_adopts_the_good_one
         assert f"{FOLDER}/{name}.prose.md: schema 1, up to date" in result.stdout
     for name in GOOD_NAMES:
         assert f"team:{name}: Heinzelmännchen created" in result.stderr
+    assert "team:outside" not in result.stderr  # a committed link out of the repository is never read
     assert "cannot migrate" not in result.stderr  # every problem has its code, place and hint
 
 

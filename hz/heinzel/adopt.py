@@ -255,6 +255,8 @@ def _adopt_one(
         contract = compile_text(text, label=shown, namespace=namespace)
     except ContractInvalid:
         return Adopted(namespace, name, None, "skipped: does not compile (hz workflow validate)")
+    if contract.name != name:  # HZC010: the file and its `name` must agree, or two files could claim one agent
+        return Adopted(namespace, name, None, "skipped: its name differs from the file name (hz workflow validate)")
     row = ours(store, contract.name, namespace, here, now=now)
     if row is None:
         named = free_name(store, contract.name, namespace, here)

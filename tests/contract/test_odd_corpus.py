@@ -60,6 +60,7 @@ def test_migrate_reports_every_broken_file_with_its_code_and_adopts_the_good_one
     for name in GOOD_NAMES:
         assert f"team:{name}: Heinzelmännchen created" in result.stderr
     assert "team:outside" not in result.stderr  # a committed link out of the repository is never read
+    assert "team:odd-name" not in result.stderr  # files whose name differs from their `name` (HZC010)
     assert "cannot migrate" not in result.stderr  # every problem has its code, place and hint
 
 

@@ -243,6 +243,14 @@ SPINE: tuple[Kind, ...] = (
         ("version", "by?", "next_due?"),
     ),
     Kind(
+        "contract.refreshed",
+        "spine",
+        "A team contract's text on main changed without moving its contract fingerprint (schedule, owner, "
+        "maintainers, wording): the version's text was replaced by main's at that commit, under the same "
+        "number, and the next due time follows its schedule.",
+        ("version", "commit", "source_fingerprint", "next_due?"),
+    ),
+    Kind(
         "spine.repaired",
         "spine",
         "The spine was repaired: a torn last line (a crash mid-append) was cut off, or `hz heinzel repair` "

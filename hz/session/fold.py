@@ -216,6 +216,14 @@ def _amended(f: Fold, e: Envelope) -> None:
         f.amendments[d["amendment_id"]][7:9] = ["approved", d["version"]]
 
 
+@_on("contract.refreshed")
+def _refreshed(f: Fold, e: Envelope) -> None:
+    d = e.data
+    f._set(next_due=d.get("next_due"))
+    if d["version"] in f.versions:
+        f.versions[d["version"]] = (f.versions[d["version"]][0], d["source_fingerprint"], *f.versions[d["version"]][2:])
+
+
 @_on("amendment.proposed")
 def _amendment(f: Fold, e: Envelope) -> None:
     d = e.data

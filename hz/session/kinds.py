@@ -54,6 +54,7 @@ LIFECYCLE_KINDS: tuple[str, ...] = (
     "heinzel.unretired",
     "contract.proposed",
     "contract.approved",
+    "contract.refreshed",
     "spine.repaired",
 )
 
@@ -74,6 +75,7 @@ REQUIRED: dict[str, frozenset[str]] = {
     "contract.amended": frozenset({"amendment_id", "contract_fingerprint", "source_fingerprint", "version"}),
     "contract.approved": frozenset({"version"}),
     "contract.proposed": frozenset({"contract_fingerprint", "name", "source_fingerprint"}),
+    "contract.refreshed": frozenset({"commit", "source_fingerprint", "version"}),
     "draft.placed": frozenset({"asset", "contract_version", "hash", "key"}),
     "effect.done": frozenset({"key"}),
     "effect.failed": frozenset({"error", "key"}),

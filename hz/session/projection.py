@@ -172,6 +172,16 @@ def _amended(db: sqlite3.Connection, agent: str, e: Envelope) -> None:
     )
 
 
+@_on("contract.refreshed")
+def _refreshed(db: sqlite3.Connection, agent: str, e: Envelope) -> None:
+    d = e.data
+    db.execute("UPDATE agents SET next_due = ? WHERE id = ?", (d.get("next_due"), agent))
+    db.execute(
+        "UPDATE versions SET source_fingerprint = ? WHERE agent = ? AND version = ?",
+        (d["source_fingerprint"], agent, d["version"]),
+    )
+
+
 @_on("amendment.proposed")
 def _amendment(db: sqlite3.Connection, agent: str, e: Envelope) -> None:
     d = e.data

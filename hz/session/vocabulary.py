@@ -151,6 +151,17 @@ class ContractAmended(Payload):
     next_due: UtcTime | None = None
 
 
+class ContractRefreshed(Payload):
+    """Version `version`'s text was replaced by a team contract's text on main at `commit`, with the same
+    contract fingerprint (a schedule, owner, maintainers or wording change is no new version), and
+    when the agent is next due under it."""
+
+    version: int = Field(ge=1)
+    commit: Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{40}([0-9a-f]{24})?$")]
+    source_fingerprint: Hash
+    next_due: UtcTime | None = None
+
+
 class AmendmentProposed(Payload):
     amendment_id: Ident
     by: Literal["agent", "user"]
@@ -381,6 +392,7 @@ MODELS: dict[str, type[Payload]] = {
     "contract.proposed": ContractProposed,
     "contract.approved": ContractApproved,
     "contract.amended": ContractAmended,
+    "contract.refreshed": ContractRefreshed,
     "amendment.proposed": AmendmentProposed,
     "amendment.refused": AmendmentRefused,
     "amendment.declined": AmendmentDeclined,

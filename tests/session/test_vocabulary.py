@@ -31,6 +31,7 @@ FROZEN_FIELDS: dict[str, list[str]] = {
     ],
     "contract.approved": ["by", "next_due", "version"],
     "contract.proposed": ["assets", "contract_fingerprint", "inputs", "name", "source_fingerprint", "version"],
+    "contract.refreshed": ["commit", "next_due", "source_fingerprint", "version"],
     "draft.placed": ["asset", "contract_version", "hash", "key", "place"],
     "effect.done": ["hash", "key"],
     "effect.failed": ["error", "key"],

@@ -122,15 +122,18 @@ def _publishes(contract: Any) -> list[Any]:
 def contract_on_main(main: Main, hz_id: str) -> Any:
     """The team contract on main whose id is `hz-<id>` (loaded), None when main has none that loads."""
     from hz.contract.load import load_text
-    from hz.gitstate.lint_contracts import _contract_texts  # the same walk the state lint reads main with
+    from hz.gitstate.lint_contracts import _contract_texts, _defaults  # the walk and defaults of the state lint
 
     cached = main.__dict__.setdefault("_contracts", {})
     if hz_id not in cached:
         cached[hz_id] = None
-        for text in _contract_texts(main.repo, _tree(main)):
+        tree = _tree(main)
+        for text in _contract_texts(main.repo, tree):
             if hz_id.removeprefix("hz-") not in text:  # cheap: only a contract naming the id is loaded
                 continue
-            loaded = load_text(text).contract
+            # its owner may come from workflows/_defaults.yaml (as in `hz init`'s example): without the
+            # defaults the contract does not load, and its publishes never run
+            loaded = load_text(text, defaults=_defaults(main.repo, tree)).contract
             if loaded is not None and loaded.frontmatter.id == hz_id.removeprefix("hz-"):
                 cached[hz_id] = loaded
                 break

@@ -1,0 +1,124 @@
+"""A new team's first day with hz, as found: each test pins one thing that went wrong.
+
+The team is the one the README's "Set up a team" builds: `hz init --owner @alice` in an empty repository,
+the roster filled in, pushed to a hooked bare remote; alice owns the example contract, carol is a member
+who owns nothing, bob reviews. Each person is a separate `hz tick` process with their own clone and home.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.gitstate.conftest import bare  # noqa: F401  (fixture: the team's bare remote)
+from tests.review.fake_forge import FakeForge
+from tests.turn.team_harness import Member, base_environ, draft_branches, state_events
+from tests.turn.test_late_runner import hz
+from tests.turn.test_team import git
+
+ROSTER = '"@alice" = ["alice@example.com", "alice"]\n"@bob" = ["bob@example.com", "bob"]\n'
+CONTRACT = "workflows/repo-digest.prose.md"
+
+
+def publishing_to(issue: int) -> Any:
+    """An edit of the example contract: after approval, comment the digest on issue `issue`."""
+
+    def edit(clone: Path) -> None:
+        path = clone / CONTRACT
+        text = path.read_text()
+        publish = (
+            "  publishes:\n    - action: github.issue.comment\n      output: digest\n"
+            f'      target: "github:team/hz-team#{issue}"\n'
+        )
+        facets = "      facets: [summary, changes]\n"
+        path.write_text(text.replace(facets, facets + publish))
+
+    return edit
+
+
+def first_day(tmp_path: Path, remote: Path, url: str, edit: Any = None) -> None:
+    """Alice scaffolds the empty repository with `hz init`, names the members, pushes; the hook guards it."""
+    git("--git-dir", str(remote), "symbolic-ref", "HEAD", "refs/heads/main")
+    setup = tmp_path / "setup"
+    git("clone", "-q", url, str(setup))
+    environ = base_environ(tmp_path / "setup-home", HZ_HANDLE="@alice")
+    done = hz("init", "--owner", "@alice", cwd=setup, environ=environ)
+    assert done.returncode == 0, done.stdout + done.stderr
+    with (setup / "hz.toml").open("a") as toml:
+        toml.write(ROSTER)
+    if edit is not None:
+        edit(setup)
+    checked = hz("workflow", "validate", cwd=setup, environ=environ)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    git("add", "-A", cwd=setup)
+    git("commit", "-q", "-m", "Set up hz", cwd=setup)
+    git("push", "-q", "origin", "HEAD:main", cwd=setup)
+    installed = hz("state", "install-hook", str(remote), cwd=tmp_path, environ=environ)
+    assert installed.returncode == 0, installed.stderr
+
+
+def digest(remote: Path, branch: str) -> str:
+    """The path of the digest a draft branch holds (its week depends on today's date)."""
+    (path,) = git("--git-dir", str(remote), "ls-tree", "-r", "--name-only", branch, "--", "reports").splitlines()
+    return path
+
+
+def kinds(remote: Path, kind: str) -> list[dict[str, Any]]:
+    return [e for e in state_events(remote) if e["kind"] == kind]
+
+
+@pytest.fixture
+def forge(bare: Path) -> Iterator[FakeForge]:  # noqa: F811
+    with FakeForge(bare) as fake:
+        yield fake
+
+
+def test_the_examples_publish_runs_once_after_its_pull_request_is_merged(
+    tmp_path: Path,
+    bare: Path,  # noqa: F811
+    forge: FakeForge,
+) -> None:
+    """hz init's example keeps its owner in workflows/_defaults.yaml; the publish step loaded the contract
+    from main without those defaults, found it invalid (no owner) and never ran the publish."""
+    issue = forge.open_issue("Weekly digests")
+    first_day(tmp_path, bare, str(bare), publishing_to(issue))
+    alice = Member.join(tmp_path, "alice", str(bare))
+    alice.environ.update(forge.environ)
+    now = datetime.now(UTC).replace(second=0, microsecond=0)
+    alice.tick(now)
+    (pull,) = forge.pulls()
+    forge.edit_and_merge(pull["number"], digest(bare, pull["head"]["ref"]), "## summary\n\nQuiet week.\n", by="bob")
+    carol = Member.join(tmp_path, "carol", str(bare))
+    carol.environ.update(forge.environ)
+    carol.tick(now + timedelta(minutes=1))
+    alice.tick(now + timedelta(minutes=2))
+    (approval,) = kinds(bare, "approval.observed")
+    assert approval["data"]["approver"] == "@bob"
+    assert len(forge.comments(issue)) == 1, "the publish never ran"
+    assert len(kinds(bare, "publish.done")) == 1
+
+
+def test_a_newer_draft_updates_the_pull_request_rather_than_opening_another(
+    tmp_path: Path,
+    bare: Path,  # noqa: F811
+    forge: FakeForge,
+) -> None:
+    first_day(tmp_path, bare, str(bare))
+    alice = Member.join(tmp_path, "alice", str(bare))
+    alice.environ.update(forge.environ)
+    now = datetime.now(UTC).replace(second=0, microsecond=0)
+    alice.tick(now)
+    (first,) = forge.pulls()
+    (alice.clone / "NOTES.md").write_text("notes\n")
+    git("add", "NOTES.md", cwd=alice.clone)
+    git("commit", "-q", "-m", "Add notes", cwd=alice.clone)
+    git("push", "-q", "origin", "HEAD:main", cwd=alice.clone)
+    woken = alice.tick(now + timedelta(minutes=20))
+    assert len(kinds(bare, "draft.placed")) == 2, woken
+    (pull,) = forge.pulls()
+    assert pull["number"] == first["number"] and pull["state"] == "open"
+    assert draft_branches(bare) == [f"refs/heads/{first['head']['ref']}"]

@@ -16,15 +16,19 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import stat
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hz.errors import HzError
 from hz.fsio import FILE_MODE, private_dir
 
 LEDGER = "spend.sqlite"
+COMPANIONS = ("-wal", "-shm")  # sqlite's log and shared memory beside the ledger
 SCHEMA_VERSION = 1
 # A round-off allowance: a grant that equals the room left must pass whatever float sums gave.
 EPSILON = 1e-9
@@ -55,6 +59,38 @@ CREATE TABLE IF NOT EXISTS seeds (
 
 # What a row counts: its settlement once there is one, its reservation until then (a crash, or in flight).
 _COUNTED = "coalesce(settled_usd, reserved_usd)"
+
+
+class LedgerUnusable(HzError):
+    """The ledger cannot be read or written: nothing may be spent until it can.
+
+    Not a `sqlite3.DatabaseError`, on purpose: the store would take that for damage to its own index
+    and set the (healthy) index aside, naming the wrong file, while the ledger stayed as it was."""
+
+
+@contextmanager
+def _guarded(path: Path) -> Iterator[None]:
+    """sqlite's and the file system's failures on the ledger as one clear error that names it."""
+    try:
+        yield
+    except (sqlite3.Error, OSError) as exc:
+        raise LedgerUnusable(
+            f"the spend ledger {path} cannot be used ({exc}); hz spends nothing until it can",
+            hint=f"if it is damaged or not a regular file, move it and its {'/'.join(COMPANIONS)} files aside: "
+            "the next command starts a new ledger from the index's record of today",
+        ) from exc
+
+
+def _check_regular(path: Path) -> None:
+    """Only a regular file (or none yet) is a ledger: sqlite would follow a link, fail on a directory, or
+    read a FIFO. The same holds for its `-wal` and `-shm`."""
+    for candidate in (path, *(Path(f"{path}{suffix}") for suffix in COMPANIONS)):
+        try:
+            mode = os.lstat(candidate).st_mode
+        except FileNotFoundError:
+            continue
+        if not stat.S_ISREG(mode):
+            raise OSError(f"{candidate.name} is not a regular file")
 
 
 @dataclass(frozen=True)
@@ -111,13 +147,20 @@ class Ledger:
         """The ledger in `folder` (made private if new); `seed` gives (day, agent -> usd) for a new file."""
         private_dir(folder)
         path = folder / LEDGER
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, FILE_MODE)  # 0600 before sqlite sees it: its -wal follows
-        os.close(fd)
-        db = sqlite3.connect(path, isolation_level=None, timeout=30.0, check_same_thread=False)
-        db.execute("PRAGMA journal_mode = WAL")
-        db.execute("PRAGMA synchronous = FULL")  # the commit is on disk before the request leaves
-        ledger = cls(path, db)
-        ledger._prepare(seed)
+        with _guarded(path):
+            _check_regular(path)
+            # 0600 before sqlite sees it (its -wal follows); never through a link put in its place meanwhile
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, FILE_MODE)
+            os.close(fd)
+            db = sqlite3.connect(path, isolation_level=None, timeout=30.0, check_same_thread=False)
+            try:
+                db.execute("PRAGMA journal_mode = WAL")
+                db.execute("PRAGMA synchronous = FULL")  # the commit is on disk before the request leaves
+                ledger = cls(path, db)
+                ledger._prepare(seed)
+            except BaseException:
+                db.close()
+                raise
         return ledger
 
     def _prepare(self, seed: Callable[[], tuple[str, Mapping[str, float]]] | None) -> None:
@@ -139,7 +182,7 @@ class Ledger:
         self._db.close()
 
     def _transaction(self, *, durable: bool = True) -> _Transaction:
-        return _Transaction(self._db, self._lock, durable)
+        return _Transaction(self._db, self._lock, durable, self.path)
 
     def reserve(
         self, *, agent: str, turn: str, runner: str, day: str, limits: Limits, least: float, most: float
@@ -180,23 +223,23 @@ class Ledger:
             )
 
     def spent(self, *, agent: str, turn: str, day: str) -> Spent:
-        with self._lock:
+        with self._lock, _guarded(self.path):
             return self._spent(agent, turn, day)
 
     def day_total(self, day: str) -> float:
-        with self._lock:
+        with self._lock, _guarded(self.path):
             return self._day(day)
 
     def flags(self, *, turn: str) -> list[str]:
         """The flags this turn's requests were settled with, in order (for the tick's line)."""
-        with self._lock:
+        with self._lock, _guarded(self.path):
             rows = self._db.execute(
                 "SELECT flag FROM reservations WHERE turn = ? AND flag IS NOT NULL ORDER BY id", (turn,)
             )
             return [str(flag) for (flag,) in rows]
 
     def runner_flagged(self, runner: str, day: str) -> bool:
-        with self._lock:
+        with self._lock, _guarded(self.path):
             return self._over_reported(runner, day)
 
     def _over_reported(self, runner: str, day: str) -> bool:
@@ -228,17 +271,19 @@ class Ledger:
 class _Transaction:
     """`BEGIN IMMEDIATE` … `COMMIT` (or `ROLLBACK` on an error) under the connection's lock."""
 
-    def __init__(self, db: sqlite3.Connection, lock: threading.Lock, durable: bool) -> None:
+    def __init__(self, db: sqlite3.Connection, lock: threading.Lock, durable: bool, path: Path) -> None:
         self._db = db
         self._lock = lock
         self._durable = durable
+        self._path = path
 
     def __enter__(self) -> None:
         self._lock.acquire()
         try:
-            if not self._durable:
-                self._db.execute("PRAGMA synchronous = NORMAL")
-            self._db.execute("BEGIN IMMEDIATE")  # the write lock first: nobody reads the sum we are about to change
+            with _guarded(self._path):
+                if not self._durable:
+                    self._db.execute("PRAGMA synchronous = NORMAL")
+                self._db.execute("BEGIN IMMEDIATE")  # the write lock first: nobody reads the sum we change
         except BaseException:
             self._restore()
             self._lock.release()
@@ -246,11 +291,20 @@ class _Transaction:
 
     def __exit__(self, kind: object, exc: BaseException | None, trace: object) -> None:
         try:
-            self._db.execute("ROLLBACK" if exc is not None else "COMMIT")
+            with _guarded(self._path):
+                if exc is not None:
+                    if self._db.in_transaction:
+                        self._db.execute("ROLLBACK")
+                    if isinstance(exc, sqlite3.Error | OSError):
+                        raise exc  # as LedgerUnusable, naming the ledger
+                else:
+                    self._db.execute("COMMIT")
         finally:
             self._restore()
             self._lock.release()
 
     def _restore(self) -> None:
-        if not self._durable:
+        if self._durable:
+            return
+        with suppress(sqlite3.Error):  # an unusable connection: the error that made it so is on its way
             self._db.execute("PRAGMA synchronous = FULL")

@@ -1,9 +1,10 @@
 """Reserve before each model request, settle after: the real `openai` and `anthropic` clients against
-loopback servers that report usage honestly, over-report, report nothing or answer slowly (issue 13)."""
+loopback servers that report usage honestly, over-report, report nothing or hold a request (issue 13)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -23,38 +24,38 @@ from hz.runners.registry import get_runner
 from hz.runners.settings import RunnerSettings
 from hz.spend.gate import LedgerGate
 from hz.spend.ledger import Ledger, Limits
-from tests.runners.fake_anthropic_server import FakeAnthropic
-from tests.runners.fake_endpoint import FakeEndpoint
-from tests.runners.fake_openai_server import FakeOpenAI
+from tests.fakes.anthropic_server import FakeAnthropic
+from tests.fakes.model_endpoint import NOTHING_CJK, ModelEndpoint
+from tests.fakes.openai_server import FakeOpenAI
 
 Requests = Callable[..., ThinkRequest]
-SERVERS: dict[str, type[FakeEndpoint]] = {"openai": FakeOpenAI, "anthropic": FakeAnthropic}
+SERVERS: dict[str, type[ModelEndpoint]] = {"openai": FakeOpenAI, "anthropic": FakeAnthropic}
 MODEL = "hz-test-model"
 NOON = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 CJK = "周报草稿记录本周合并的变更与风险" * 3750  # 60,000 characters, 180,000 UTF-8 bytes
 
 
 @pytest.fixture
-def endpoint(request: pytest.FixtureRequest) -> Iterator[Callable[..., FakeEndpoint]]:
-    started: list[Any] = []
+def endpoint() -> Iterator[Callable[..., ModelEndpoint]]:
+    with ExitStack() as running:
 
-    def start(provider: str, mode: str = "honest", **options: Any) -> FakeEndpoint:
-        server = SERVERS[provider](mode, **options)
-        started.append(server.running())
-        return started[-1].__enter__()  # type: ignore[no-any-return]
+        def start(provider: str, **options: Any) -> ModelEndpoint:
+            return running.enter_context(SERVERS[provider](**options))
 
-    yield start
-    for running in reversed(started):
-        running.__exit__(None, None, None)
+        yield start
 
 
 def model_runner(
-    provider: str, server: FakeEndpoint, *, price: tuple[float, float], max_output: int = 4096
+    provider: str, server: ModelEndpoint, *, price: tuple[float, float], max_output: int = 4096
 ) -> ModelRunner:
-    base_url = f"{server.url}/v1" if provider == "openai" else server.url
     config = {
         "runners": {
-            "model": {"provider": provider, "base_url": base_url, "model": MODEL, "max_output_tokens": max_output},
+            "model": {
+                "provider": provider,
+                "base_url": server.base_url,
+                "model": MODEL,
+                "max_output_tokens": max_output,
+            },
             "prices": {MODEL: {"input": price[0], "output": price[1]}},
         }
     }
@@ -75,10 +76,10 @@ def sent_limit(body: dict[str, Any]) -> int:
 
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])
 def test_60000_cjk_characters_never_cost_more_than_the_cap(
-    provider: str, endpoint: Callable[..., FakeEndpoint], make_request: Requests
+    provider: str, endpoint: Callable[..., ModelEndpoint], make_request: Requests
 ) -> None:
     # 180,000 honest input tokens at 4 USD per million are 0.72 USD: more than the cap before any answer
-    server = endpoint(provider, cjk=True)
+    server = endpoint(provider, outcome=NOTHING_CJK)
     with pytest.raises(BudgetExceeded) as info:
         model_runner(provider, server, price=(4.0, 20.0)).think(cjk_request(make_request, max_usd=0.5))
     assert server.requests == []
@@ -88,9 +89,9 @@ def test_60000_cjk_characters_never_cost_more_than_the_cap(
 
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])
 def test_a_cjk_request_that_fits_is_sized_to_the_cap_and_recorded_as_reported(
-    provider: str, endpoint: Callable[..., FakeEndpoint], make_request: Requests
+    provider: str, endpoint: Callable[..., ModelEndpoint], make_request: Requests
 ) -> None:
-    server = endpoint(provider, cjk=True)
+    server = endpoint(provider, outcome=NOTHING_CJK)
     result = model_runner(provider, server, price=(2.0, 10.0), max_output=32_000).think(
         cjk_request(make_request, max_usd=0.5)
     )
@@ -108,7 +109,7 @@ def test_a_cjk_request_that_fits_is_sized_to_the_cap_and_recorded_as_reported(
 
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])
 def test_the_output_limit_is_on_the_wire_and_the_worst_case_fits_the_cap(
-    provider: str, endpoint: Callable[..., FakeEndpoint], make_request: Requests
+    provider: str, endpoint: Callable[..., ModelEndpoint], make_request: Requests
 ) -> None:
     server = endpoint(provider)
     result = model_runner(provider, server, price=(2.0, 10.0)).think(make_request(max_usd=0.02))
@@ -122,12 +123,12 @@ def test_the_output_limit_is_on_the_wire_and_the_worst_case_fits_the_cap(
 
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])
 def test_an_over_reporting_endpoint_is_recorded_as_reported_and_flagged(
-    provider: str, endpoint: Callable[..., FakeEndpoint], make_request: Requests
+    provider: str, endpoint: Callable[..., ModelEndpoint], make_request: Requests
 ) -> None:
-    server = endpoint(provider, "over-reporting")
+    server = endpoint(provider, over_report=1000)
     result = model_runner(provider, server, price=(2.0, 10.0)).think(make_request(max_usd=0.5))
     ((_, _, body),) = server.requests
-    assert result.usage.output_tokens == sent_limit(body) * 10 + 1000
+    assert result.usage.output_tokens == sent_limit(body) + 1000
     assert result.usage.flags == ("over-reported",)
     assert result.usage.usd == pytest.approx(
         (result.usage.input_tokens * 2.0 + result.usage.output_tokens * 10.0) / 1e6
@@ -135,9 +136,9 @@ def test_an_over_reporting_endpoint_is_recorded_as_reported_and_flagged(
 
 
 def test_no_usage_reported_counts_the_whole_reservation(
-    endpoint: Callable[..., FakeEndpoint], make_request: Requests
+    endpoint: Callable[..., ModelEndpoint], make_request: Requests
 ) -> None:
-    server = endpoint("openai", "no-usage")
+    server = endpoint("openai", reports_usage=False)
     result = model_runner("openai", server, price=(2.0, 10.0)).think(make_request(max_usd=0.5))
     ((_, _, body),) = server.requests
     assert result.usage.flags == ("no-usage",)
@@ -147,9 +148,9 @@ def test_no_usage_reported_counts_the_whole_reservation(
 
 
 def test_an_anthropic_answer_without_usage_fails_clearly_and_counts_the_reservation(
-    endpoint: Callable[..., FakeEndpoint], make_request: Requests
+    endpoint: Callable[..., ModelEndpoint], make_request: Requests
 ) -> None:
-    server = endpoint("anthropic", "no-usage")
+    server = endpoint("anthropic", reports_usage=False)
     with pytest.raises(RunnerFailed) as info:
         model_runner("anthropic", server, price=(2.0, 10.0)).think(make_request(max_usd=0.5))
     assert info.value.message.startswith("the model endpoint answered in a shape hz cannot read: AttributeError")
@@ -158,9 +159,10 @@ def test_an_anthropic_answer_without_usage_fails_clearly_and_counts_the_reservat
 
 
 def test_a_request_cut_off_by_the_timeout_counts_its_whole_reservation(
-    endpoint: Callable[..., FakeEndpoint], make_request: Requests
+    endpoint: Callable[..., ModelEndpoint], make_request: Requests
 ) -> None:
-    server = endpoint("openai", "slow", delay=3.0)
+    server = endpoint("openai")
+    server.release.clear()  # held until the test ends: in flight past the client's timeout
     with pytest.raises(RunnerTimeout) as info:
         model_runner("openai", server, price=(2.0, 10.0)).think(make_request(max_usd=0.5, timeout_s=0.5))
     assert len(server.requests) == 1  # sent once: the client makes no retry of its own under one reservation
@@ -184,7 +186,7 @@ def test_an_anthropic_endpoint_without_a_key_is_not_configured(monkeypatch: pyte
 
 
 def test_an_openai_compatible_server_gets_the_configured_key_only(
-    endpoint: Callable[..., FakeEndpoint], make_request: Requests, monkeypatch: pytest.MonkeyPatch
+    endpoint: Callable[..., ModelEndpoint], make_request: Requests, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-hz-process-key")
     server = endpoint("openai")
@@ -200,9 +202,9 @@ def ledger_gate(folder: Path, turn: str, *, turn_usd: float = 0.5, day_usd: floa
 
 
 def test_through_the_ledger_cjk_turns_never_record_more_than_the_day_cap(
-    endpoint: Callable[..., FakeEndpoint], make_request: Requests, tmp_path: Path
+    endpoint: Callable[..., ModelEndpoint], make_request: Requests, tmp_path: Path
 ) -> None:
-    server = endpoint("anthropic", cjk=True)
+    server = endpoint("anthropic", outcome=NOTHING_CJK)
     runner = model_runner("anthropic", server, price=(2.0, 10.0), max_output=32_000)
     first = runner.think(cjk_request(make_request, max_usd=0.5, spend=ledger_gate(tmp_path, "t-1")))
     with pytest.raises(BudgetExceeded) as info:  # what the day has left buys no second CJK request
@@ -214,9 +216,9 @@ def test_through_the_ledger_cjk_turns_never_record_more_than_the_day_cap(
 
 
 def test_an_over_reporting_endpoint_gets_no_further_request_that_day(
-    endpoint: Callable[..., FakeEndpoint], make_request: Requests, tmp_path: Path
+    endpoint: Callable[..., ModelEndpoint], make_request: Requests, tmp_path: Path
 ) -> None:
-    server = endpoint("openai", "over-reporting")
+    server = endpoint("openai", over_report=1000)
     runner = model_runner("openai", server, price=(0.1, 0.5))
     first = runner.think(make_request(max_usd=0.5, spend=ledger_gate(tmp_path, "t-1", day_usd=5.0)))
     assert first.usage.flags == ("over-reported",)

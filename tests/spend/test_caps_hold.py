@@ -1,7 +1,7 @@
 """The caps hold against a paid OpenAI-shaped endpoint on loopback: two ticks racing, and `kill -9`.
 
 Each tick is a real `python -m hz tick` process using the model runner (the real `openai` client through
-pydantic-ai) against tests/spend/openai_server.py. The endpoint charges 10 USD per million output tokens
+pydantic-ai) against tests/fakes/openai_server.py. The endpoint charges 10 USD per million output tokens
 and answers with up to 34,000 of them: a turn costs 0.34 USD when nothing stops it.
 """
 
@@ -16,28 +16,34 @@ from pathlib import Path
 
 from hz.session.spine import SPINE, read_spine
 from hz.session.store import Store
-from tests.spend.openai_server import OpenAIServer, serving
+from tests.fakes.openai_server import FakeOpenAI
 from tests.turn.agents import adopt, contract_text, home
 
 MONDAY = datetime(2026, 10, 26, 9, 0, tzinfo=UTC)
 OUTPUT_PRICE = 10.0  # USD per million output tokens; input is free, so a turn's cost is its answer
 TICK = [sys.executable, "-m", "hz", "tick", "--now", "2026-10-26T09:00Z"]
+DRAFT = {  # the note of tests/turn/agents.py's contract, both its facets
+    "kind": "draft",
+    "report": "what shipped this week",
+    "drafts": [{"output": "note", "facet": f, "text": f"the week's {f}"} for f in ("summary", "risks")],
+}
 
 
-def configure(server: OpenAIServer, heinzel: str) -> None:
+def configure(server: FakeOpenAI, heinzel: str) -> None:
     folder = Path(os.environ["HZ_CONFIG_HOME"])
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "config.toml").write_text(
         f"[heinzel]\n{heinzel}\n"
         '[runners]\ndefault = "model"\n'
-        f'[runners.model]\nbase_url = "{server.url}"\nmodel = "paid"\nmax_output_tokens = 34000\n'
+        f'[runners.model]\nbase_url = "{server.base_url}"\nmodel = "paid"\nmax_output_tokens = 34000\n'
         f'[runners.prices."paid"]\ninput = 0\noutput = {OUTPUT_PRICE}\n'
     )
 
 
-def billed(server: OpenAIServer) -> float:
+def billed(server: FakeOpenAI) -> float:
     """What the endpoint would charge for every request it answered (a killed client's too)."""
-    tokens = sum(min(server.completion_tokens, asked or server.completion_tokens) for asked in server.asked)
+    bill = server.completion_tokens or 0
+    tokens = sum(min(bill, asked or bill) for asked in server.asked)
     return tokens * OUTPUT_PRICE / 1_000_000
 
 
@@ -54,7 +60,7 @@ def ledger_total() -> float:
 
 
 def test_two_ticks_at_once_never_spend_past_the_day_cap(repo: Path) -> None:
-    with serving(completion_tokens=34_000) as server:
+    with FakeOpenAI(outcome=DRAFT, completion_tokens=34_000) as server:
         configure(server, "max_usd_per_day = 0.5")
         server.pairing = True  # both requests wait for each other: both ticks have read the day's spend
         agents = [adopt(contract_text(n, target=f"file:{n}-{{{{slot:%G-W%V}}}}.md"), now=MONDAY) for n in ("a", "b")]
@@ -69,7 +75,7 @@ def test_two_ticks_at_once_never_spend_past_the_day_cap(repo: Path) -> None:
         assert ledger_total() <= 0.5 + 1e-9
 
 
-def _killed_mid_request(repo: Path, server: OpenAIServer) -> None:
+def _killed_mid_request(repo: Path, server: FakeOpenAI) -> None:
     server.release.clear()
     with subprocess.Popen(TICK, cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as tick:
         assert server.arrived.acquire(timeout=60), "the tick never sent its request"
@@ -79,7 +85,7 @@ def _killed_mid_request(repo: Path, server: OpenAIServer) -> None:
 
 
 def test_a_tick_killed_while_its_request_is_in_flight_leaves_that_request_counted(repo: Path) -> None:
-    with serving(completion_tokens=34_000) as server:
+    with FakeOpenAI(outcome=DRAFT, completion_tokens=34_000) as server:
         configure(server, "max_usd = 1.0\nmax_usd_per_day = 5.0")
         agent = adopt(contract_text(), now=MONDAY)
         _killed_mid_request(repo, server)
@@ -91,7 +97,7 @@ def test_a_tick_killed_while_its_request_is_in_flight_leaves_that_request_counte
 
 
 def test_a_tick_killed_right_after_the_reply_leaves_that_request_counted(repo: Path) -> None:
-    with serving(completion_tokens=34_000) as server:
+    with FakeOpenAI(outcome=DRAFT, completion_tokens=34_000) as server:
         configure(server, "max_usd = 1.0\nmax_usd_per_day = 5.0")
         adopt(contract_text(), now=MONDAY)
         env = {**os.environ, "HZ_CRASH_AT": "think.after"}
@@ -107,7 +113,7 @@ def test_an_endpoint_that_over_reports_is_flagged_and_its_runner_waits_for_tomor
     from hz.commands.tick import render_report
     from hz.tick.daemon import tick
 
-    with serving(completion_tokens=1_000, over_report=5_000) as server:
+    with FakeOpenAI(outcome=DRAFT, completion_tokens=1_000, over_report=5_000) as server:
         configure(server, "max_usd = 1.0\nmax_usd_per_day = 5.0")
         for name in ("a-note", "b-note"):
             adopt(contract_text(name, target=f"file:{name}-{{{{slot:%G-W%V}}}}.md"), now=MONDAY)
@@ -122,7 +128,7 @@ def test_an_endpoint_that_sends_no_usage_is_charged_its_reservation_and_flagged(
     from hz.commands.tick import render_report
     from hz.tick.daemon import tick
 
-    with serving(completion_tokens=1_000, usage=False) as server:
+    with FakeOpenAI(outcome=DRAFT, completion_tokens=1_000, reports_usage=False) as server:
         configure(server, "max_usd = 1.0\nmax_usd_per_day = 5.0")
         agent = adopt(contract_text(), now=MONDAY)
         (line,) = render_report(tick(root=repo, now=MONDAY))

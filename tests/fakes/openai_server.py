@@ -1,7 +1,7 @@
-"""A loopback server answering `/v1/chat/completions` as OpenAI documents it (see fake_endpoint for modes).
+"""A fake of OpenAI's `/v1/chat/completions` on loopback (see model_endpoint for what a test can set).
 
-It answers every request by calling the output tool (the first tool offered) with the outcome, or,
-without tools, with the outcome as JSON text (prompted output). `usage` counts one token per byte.
+It answers by calling the output tool with the
+outcome, or, when offered no tools, with the outcome as JSON text (prompted output).
 """
 
 from __future__ import annotations
@@ -9,21 +9,21 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tests.runners.fake_endpoint import FakeEndpoint, utf8
+from tests.fakes.model_endpoint import ModelEndpoint, output_limit, output_tool, utf8
 
 
-class FakeOpenAI(FakeEndpoint):
+class FakeOpenAI(ModelEndpoint):
+    @property
+    def base_url(self) -> str:
+        return f"{self.url}/v1"  # the openai client adds the path below /v1 itself
+
     def answer(self, path: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
         if path != "/v1/chat/completions":
             return 404, {"error": {"message": f"no route {path}", "type": "invalid_request_error"}}
-        limit = body.get("max_completion_tokens", body.get("max_tokens"))
         arguments = json.dumps(self.outcome, ensure_ascii=False)
         if body.get("tools"):
-            call = {
-                "id": "call_1",
-                "type": "function",
-                "function": {"name": _output_tool(body), "arguments": arguments},
-            }
+            function = {"name": output_tool([t["function"]["name"] for t in body["tools"]]), "arguments": arguments}
+            call = {"id": "call_1", "type": "function", "function": function}
             message: dict[str, Any] = {"role": "assistant", "content": None, "tool_calls": [call]}
             reason = "tool_calls"
         else:
@@ -36,12 +36,7 @@ class FakeOpenAI(FakeEndpoint):
             "choices": [{"index": 0, "finish_reason": reason, "message": message}],
         }
         sent = sum(utf8(m.get("content") or "") for m in body["messages"]) + sum(utf8(t) for t in body.get("tools", []))
-        usage = self.usage(sent, utf8(arguments), int(limit or 0))
+        usage = self.usage(sent, utf8(arguments), output_limit(body))
         if usage is not None:
             payload["usage"] = {"prompt_tokens": usage[0], "completion_tokens": usage[1], "total_tokens": sum(usage)}
         return 200, payload
-
-
-def _output_tool(body: dict[str, Any]) -> str:
-    names = [t["function"]["name"] for t in body["tools"]]
-    return next((n for n in names if n == "final_result"), names[0])

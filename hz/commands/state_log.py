@@ -53,11 +53,23 @@ def log_command(
     else:
         for item in shown:
             e = item.event
-            who = _who(book, e)
-            by = f"  {who['holder']} ({who['role']})" if who["holder"] else ""
             void = "  VOID (stale token)" if item.void else ""
-            click.echo(f"{e.ts}  {e.kind:<17}  {e.key}  token {e.token}{by}{void}")
+            click.echo(f"{e.ts}  {e.kind:<17}  {e.key}  token {e.token}{_by(book, e)}{void}")
     return EXIT_OK
+
+
+def _by(book: LeaseBook, event: Event) -> str:
+    """Who ran it, for the text log. A receipt recorded without a lease (an approval, a rejection, a
+    publish) carries its draft's token, so that token's holder is the draft's author, not who recorded
+    it: the approval names its approver instead, the others nobody."""
+    from hz.gitstate.events import LEASELESS
+
+    if event.kind == "approval.observed":
+        return f"  approved by {event.data.get('approver')}"
+    if event.kind in LEASELESS:
+        return ""
+    who = _who(book, event)
+    return f"  {who['holder']} ({who['role']})" if who["holder"] else ""
 
 
 def _who(book: LeaseBook, event: Event) -> dict[str, str | None]:

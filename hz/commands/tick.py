@@ -6,6 +6,7 @@ import os
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from hz.errors import EXIT_ERROR, EXIT_OK, HzError
 
@@ -75,6 +76,9 @@ def render_report(report: object, environ: Mapping[str, str] = os.environ) -> li
             said = f"{entry['agent']}: not run here: {entry['reason']} ({entry['detail']})"
             lines.extend([said, f"  hint: {entry['hint']}"])
             continue
+        if (bookkept := _bookkeeping(entry)) is not None:
+            lines.append(bookkept)
+            continue
         what = entry.get("disposition") or entry.get("reason") or entry["action"]
         usd = f" {money.usd(entry['usd'])} USD" if entry.get("usd") else ""
         detail = f" ({entry['reason']})" if entry.get("reason") and entry.get("disposition") else ""
@@ -88,3 +92,16 @@ def render_report(report: object, environ: Mapping[str, str] = os.environ) -> li
         lines.append("nothing due")
     secrets = secrets_of(environ)
     return [secrets.scrub(line) for line in lines]
+
+
+def _bookkeeping(entry: dict[str, Any]) -> str | None:
+    """A line for the approvals' bookkeeping (hz.review.approval_sweep): which draft, approved by whom, or
+    which publish; an approval is not an agent's turn, so "action -> disposition" would say nothing."""
+    if entry["agent"] != "approvals" or "key" not in entry:
+        return None
+    if entry["action"] == "approved":
+        share = round(100 * float(entry.get("share_changed", 0.0)))
+        return f"approvals: {entry['key']} approved by {entry['approver']} ({share}% of it changed)"
+    if entry["action"] == "published":
+        return f"approvals: {entry['key']} published: {entry['publish']} to {entry['target']} ({entry['status']})"
+    return f"approvals: {entry['key']} {entry['action']}"

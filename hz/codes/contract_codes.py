@@ -248,7 +248,7 @@ CODES: tuple[Code, ...] = (
         "HZC020",
         "a broken discovery playbook",
         "error",
-        STAGE1,
+        "the playbook (workflows/_playbook.yaml)",
         "`workflows/_playbook.yaml` holds the team's hints for discovering new work. A hint lacks a key, "
         "has one hz does not know, or a wrong value (a name that is not a slug, a `match` outside the "
         "repository, a `why` over 200 characters).",

@@ -108,13 +108,9 @@ def _rev(root: Path, ref: str) -> str | None:
 
 
 def branch_moved(root: Path, branch: str, key: str) -> bool:
-    """A draft branch was deleted, moved to a newer draft, or merged into main (a cheap check the idle
-    tick can afford: one or two git processes)."""
-    contract = branch.removeprefix("hz/draft/").partition("/")[0]
-    if not contract.startswith("hz-"):  # named for its contract: the tip's trailer says which draft it holds
-        tip, named = _tip_key(root, f"refs/heads/{branch}")
-        if tip is None or named != team_key(key, contract):
-            return True
+    """A draft branch was deleted or merged into main (a cheap check the idle tick can afford). A team
+    draft's fate is read from hz/state by the tick (hz.review.approval_sweep); a superseded one's branch
+    holds the newer draft and does not count as moved here: the decision is recorded there first."""
     tip = _rev(root, f"refs/heads/{branch}")
     if tip is None:
         return True

@@ -39,14 +39,14 @@ def reject_team(key: str, *, root: Path | None, environ: Mapping[str, str], now:
     from hz.review.sync import fetch_view, team_remote
 
     remote = None if root is None else team_remote(root, environ)
-    if remote is None:
+    if remote is None or _own(key, environ, team=False):  # a draft in the work tree needs no remote
         return None
     view = fetch_view(remote)
     draft = _carrying(view, key)
     if draft is None:
         if _decided(remote, view, key):
             raise HzError(f"{key} was decided already", hint="hz heinzel show lists what happened to it")
-        if _own(key, environ):
+        if _own(key, environ, team=True):
             return None  # this machine's draft on no team branch: the local path says what became of it
         raise HzError(f"no draft waits under {key}", hint=HINT)
     placed = _placed(remote, view, str(draft.key))
@@ -76,11 +76,13 @@ def _decided(remote: Any, view: Any, key: str) -> bool:
     return any(book.has(kind, key.partition("@")[0], key) for kind in FATES)
 
 
-def _own(key: str, environ: Mapping[str, str]) -> bool:
+def _own(key: str, environ: Mapping[str, str], *, team: bool) -> bool:
+    """Did this machine place a draft under `key`, on a team branch (`team`) or in the work tree?"""
     from hz.session.store import Store
 
     with Store.from_environ(environ) as store:
-        return any(str(row["key"]) == key for row in store.index.drafts(status=None))
+        rows = [row for row in store.index.drafts(status=None) if str(row["key"]) == key]
+    return any(str(row["place"] or "").startswith("hz/draft/") == team for row in rows)
 
 
 def _placed(remote: Any, view: Any, key: str) -> Any:

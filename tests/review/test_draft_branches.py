@@ -23,8 +23,8 @@ SLOT = datetime(2026, 10, 26, 11, 0, tzinfo=UTC)
 BRANCH = f"hz/draft/{CONTRACT_ID}/pulse"
 
 
-def team(tmp_path: Path, bare: Path, url: str) -> tuple[Member, Member]:
-    seed_remote(tmp_path, bare, url, hourly("@priya", ["@omar"]))
+def team(tmp_path: Path, remote: Path, url: str) -> tuple[Member, Member]:
+    seed_remote(tmp_path, remote, url, hourly("@priya", ["@omar"]))
     return Member.join(tmp_path, "priya", url), Member.join(tmp_path, "omar", url)
 
 
@@ -33,8 +33,8 @@ def on_forge(member: Member, fake: FakeForge) -> Member:
     return member
 
 
-def trailers(bare: Path, rev: str) -> dict[str, str]:
-    said = git("--git-dir", str(bare), "log", "-1", "--format=%(trailers:only,unfold)", rev)
+def trailers(remote: Path, rev: str) -> dict[str, str]:
+    said = git("--git-dir", str(remote), "log", "-1", "--format=%(trailers:only,unfold)", rev)
     return dict(line.split(": ", 1) for line in said.splitlines() if line)
 
 

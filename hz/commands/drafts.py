@@ -66,7 +66,8 @@ def drafts_command(
     for row in rows:
         if row.get("scope") == "team":
             pull = f"  {row['pull']}" if row["pull"] else ""
-            out.write(f"team {row['contract']} · {row['output']}  slot {row['slot']}  {age(row['age_s'])} old"
+            named = row["name"] or row["contract"]  # its id when main has the contract no more
+            out.write(f"team {named} · {row['output']}  slot {row['slot']}  {age(row['age_s'])} old"
                       f"  {row['branch']}{pull}\n  key {row['key']}\n")  # fmt: skip
         else:
             where = f"  in {row['repository']}" if "repository" in row else ""

@@ -2,9 +2,9 @@
 
 A reviewer on any machine sees every `hz/draft/<contract>/<output>` branch of this repository's team
 remote (`[state]` in `hz.toml`), read from one fetch (hz.review.sync) or, when the remote cannot be
-reached, from the last fetch with a note saying so. Each row names the contract, the output, the slot,
-the draft key, its age and, when a forge knows one, its pull request. Only this repository's remote is
-read: another repository's drafts never show here.
+reached, from the last fetch with a note saying so. Each row names the contract (its id, and its name on
+main), the output, the slot, the draft key, its age and, when a forge knows one, its pull request. Only
+this repository's remote is read: another repository's drafts never show here.
 """
 
 from __future__ import annotations
@@ -41,11 +41,13 @@ def team_drafts(root: Path | None, environ: Mapping[str, str], now: datetime) ->
         main = fetched_main(remote.root)
         view = read_view(remote, "refs/" + main.removeprefix(remote.sync_prefix) if main else None)
     pulls = _pulls(remote.root, environ, [d.branch for d in view.drafts.values()], found.notes)
+    names = _names(remote, view.main, {d.contract for d in view.drafts.values()})
     for draft in sorted(view.drafts.values(), key=lambda d: (d.contract, d.output)):
         found.rows.append(
             {
                 "scope": "team",
                 "contract": draft.contract,
+                "name": names.get(draft.contract),
                 "output": draft.output,
                 "slot": draft.slot,
                 "key": draft.key,
@@ -56,6 +58,19 @@ def team_drafts(root: Path | None, environ: Mapping[str, str], now: datetime) ->
             }
         )
     return found
+
+
+def _names(remote: Any, main: str | None, ids: set[str]) -> dict[str, str]:
+    """Each contract's name as the fetched main has it: a branch names its contract by id, which tells a
+    reviewer nothing. A contract main has no more is left out."""
+    from hz.review.approval_publish import contract_on_main
+    from hz.review.approval_watch import Main
+
+    if main is None:
+        return {}
+    tip = Main(remote, main)
+    loaded = {ident: contract_on_main(tip, f"hz-{ident}") for ident in ids}
+    return {ident: str(contract.frontmatter.name) for ident, contract in loaded.items() if contract is not None}
 
 
 def _pulls(root: Path, environ: Mapping[str, str], branches: list[str], notes: list[str]) -> dict[str, str]:

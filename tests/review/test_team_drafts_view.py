@@ -52,7 +52,7 @@ def test_a_reviewer_elsewhere_sees_the_team_s_draft_with_its_pull_request(
     assert row["age_s"] >= 0 and row["placed_at"].endswith("Z")
 
     text = hz("drafts", cwd=clone, environ=environ).stdout
-    assert f"team {CONTRACT_ID} · pulse  slot 2026-10-26T11:00Z" in text
+    assert "team team-pulse · pulse  slot 2026-10-26T11:00Z" in text  # named as main has it, not by id
     assert f"key {KEY}" in text and fake.pulls()[0]["html_url"] in text
     assert "no drafts wait" not in text
 

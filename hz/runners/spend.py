@@ -59,8 +59,8 @@ def output_limit(price: Price, grant_usd: float, input_cost: float, most: int) -
 
 def judge(input_tokens: int, output_tokens: int, *, input_limit: int, output_asked: int | None) -> SpendFlag | None:
     """How a request's reported usage is flagged: beyond what hz allowed, or not reported at all."""
-    if input_tokens <= 0 and output_tokens <= 0:
-        return "no-usage"  # hz never sends an empty request, so nothing reported means not reported
+    if input_tokens <= 0:
+        return "no-usage"  # hz never sends an empty request, so no input reported means not reported
     if input_tokens > input_limit or (output_asked is not None and output_tokens > output_asked):
         return "over-reported"
     return None
@@ -106,6 +106,11 @@ class Purse:
         return grant
 
     def settle(self, grant: Grant, usd: float, flag: SpendFlag | None = None) -> None:
+        if flag is None and usd > grant.usd + _SLACK:
+            # priced above the request's own worst case: some count (cached tokens beyond the prompt, say)
+            # went past what hz sent or allowed, whichever field carried it
+            flag = "over-reported"
+            self.over_reported = f"usage priced at {usd_text(usd)} USD where the request allowed {usd_text(grant.usd)}"
         self.settled_usd += usd
         if flag is not None:
             self.flags.append(flag)

@@ -117,10 +117,13 @@ def adopt_team(
 ) -> list[Adopted]:
     """The team contracts of `root`'s `workflows/` that this home has no agent for yet, each adopted."""
 
+    from hz.heinzel.main_text import by_contract_id
+
     def one(text: str, file: ContractFile, layer: Layer) -> Adopted:
-        return _adopt_new_team(store, text, file.display, layer.namespace, now, handle, default_tz, here)
+        return _adopt_new_team(store, text, file.display, layer.namespace, now, handle, default_tz, here, known)
 
     here = Here(root, environ)
+    known = by_contract_id(store, here, now=now)  # a contract renamed in a file is still its agent's
 
     return _each_contract(root, environ, ("team",), one)
 
@@ -128,28 +131,64 @@ def adopt_team(
 def adopt_team_from_main(
     store: Store, root: Path, commit: str, *, now: datetime, handle: str | None, default_tz: str = "UTC"
 ) -> list[Adopted]:
-    """Every team contract at `commit` of main: created at its version there, or moved to that version."""
-    from hz.heinzel.main_versions import versions_on_main
+    """Every team contract at `commit` of main: created at its version there, moved to that version, or
+    given main's text at the same version when only unfingerprinted keys or wording changed
+    (`hz.heinzel.main_text`). This repository's agent of a contract is found by its `id:` first."""
+    from hz.heinzel.main_text import by_contract_id
+    from hz.heinzel.main_versions import contracts_at_tip, versions_on_main
 
     here = Here(root)
+    tip = contracts_at_tip(root, commit)
+    if not tip:
+        return []
+    known = by_contract_id(store, here, now=now)
+    rows = {cid: _team_row(store, known, found.contract, here, now) for cid, found in tip.items()}
+    behind = {cid for cid, row in rows.items() if row is None or _behind(row, tip[cid].contract)}
+    counted = versions_on_main(root, commit, lambda c: str(c.frontmatter.id) in behind) if behind else {}
+    adopted: list[Adopted] = []
+    for cid, found in sorted(tip.items(), key=lambda item: item[1].label):
+        renamed = _follow(store, known.get(cid), found.contract, here, now)
+        if cid in counted:
+            adopted.append(_adopt_main_version(store, counted[cid], rows[cid], now, handle, default_tz, here))
+        else:
+            adopted.append(_refresh(store, rows[cid], found, commit, now, default_tz))
+        if renamed:
+            adopted.append(Adopted("team", renamed, adopted[-1].agent_id, f"renamed from {known[cid].row['name']}"))
+    return adopted
 
-    def wanted(contract: Contract) -> bool:  # a new agent, or one whose contract main changed
-        row = ours(store, contract.name, "team", here, now=now)
-        return row is None or _behind(row, contract)
 
-    found = sorted(versions_on_main(root, commit, wanted).values(), key=lambda v: v.label)
-    return [_adopt_main_version(store, version, now, handle, default_tz, here) for version in found]
+def _team_row(store: Store, known: Mapping[str, Any], contract: Contract, here: Here, now: datetime) -> Any:
+    """This repository's agent of a team contract: by its `id:` (the team-wide identity), else by name."""
+    found = known.get(str(contract.frontmatter.id)) if contract.frontmatter.id else None
+    if found is not None:
+        return store.index.agent(str(found.row["id"])) or found.row
+    return ours(store, contract.name, "team", here, now=now)
+
+
+def _follow(store: Store, known: Any, contract: Contract, here: Here, now: datetime) -> str | None:
+    from hz.heinzel.main_text import follow_name
+
+    return None if known is None else follow_name(store, known, contract, here, now=now)
+
+
+def _refresh(store: Store, row: Any, found: Any, commit: str, now: datetime, tz: str) -> Adopted:
+    from hz.heinzel.main_text import refresh
+
+    contract = found.contract
+    if contract.frontmatter.hz.scope != "team" or row is None:
+        return Adopted("team", contract.name, None, "skipped: not a team contract with an id")
+    done = refresh(store, row, found.text, contract, commit=commit, now=now, default_tz=tz)
+    return Adopted("team", contract.name, row["id"], "text from main" if done else "unchanged")
 
 
 def _adopt_main_version(
-    store: Store, version: MainVersion, now: datetime, handle: str | None, tz: str, here: Here
+    store: Store, version: MainVersion, row: Any, now: datetime, handle: str | None, tz: str, here: Here
 ) -> Adopted:
     """A new agent at main's version (v1 of this home holds the same text, never approved: the numbers
     stay main's), or an agent whose contract main changed moved to main's version."""
     contract, namespace = version.contract, "team"
     if contract.frontmatter.hz.scope != "team":
         return Adopted(namespace, contract.name, None, "skipped: not a team contract with an id")
-    row = ours(store, contract.name, namespace, here, now=now)
     if row is None:
         first, named = version.version == 1, free_name(store, contract.name, namespace, here)
         agent_id = create(
@@ -216,7 +255,15 @@ def contract_text_at(root: Path, display: str, environ: Mapping[str, str] | None
 
 
 def _adopt_new_team(
-    store: Store, text: str, shown: str, namespace: str, now: datetime, handle: str | None, tz: str, here: Here
+    store: Store,
+    text: str,
+    shown: str,
+    namespace: str,
+    now: datetime,
+    handle: str | None,
+    tz: str,
+    here: Here,
+    known: Mapping[str, Any],
 ) -> Adopted:
     from hz.heinzel.versions import ContractInvalid
 
@@ -227,7 +274,7 @@ def _adopt_new_team(
     frontmatter = contract.frontmatter
     if frontmatter.hz.scope != "team" or not frontmatter.id:  # without an id there is no lease to share
         return Adopted(namespace, contract.name, None, "skipped: not a team contract with an id")
-    row = ours(store, contract.name, namespace, here, now=now)
+    row = _team_row(store, known, contract, here, now)
     if row is not None:
         return Adopted(namespace, contract.name, row["id"], "unchanged")
     named = free_name(store, contract.name, namespace, here)  # another repository's agent may have the name

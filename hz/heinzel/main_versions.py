@@ -69,6 +69,29 @@ def versions_on_main(
         repo.free()
 
 
+@dataclass(frozen=True)
+class AtTip:
+    """A team contract as the tip of main holds it, its version not counted (for a text that changed
+    with the fingerprint where it was: no new version, the same number with main's text)."""
+
+    contract_id: str
+    label: str
+    text: str  # self-contained, as MainVersion's
+    contract: Contract
+
+
+def contracts_at_tip(root: Path, commit: str) -> dict[str, AtTip]:
+    """Every contract with an `id:` at `commit` of main, compiled, with no history read."""
+    import pygit2
+
+    repo = pygit2.Repository(str(root))
+    try:
+        found = _Compiled(repo).contracts(_folder(repo, repo[commit].tree))
+    finally:
+        repo.free()
+    return {cid: AtTip(cid, one.label, one.text, one.contract) for cid, one in found.items()}
+
+
 def contract_path(root: Path, rev: str, contract_id: str) -> str | None:
     """Where the contract with this `id:` lives at `rev` of main (`workflows/<file>`), None when nowhere."""
     import pygit2

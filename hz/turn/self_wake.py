@@ -136,11 +136,12 @@ class _OwnCommits:
 
 
 def _trailers(commit: Any) -> dict[str, str]:
-    """`Key: value` lines of the message's last paragraph (git interpret-trailers' reading, simplified)."""
-    last = commit.message.strip().rsplit("\n\n", 1)[-1]
+    """`Hz-…: value` lines anywhere in the message (the first of each key). Not only its last paragraph: a
+    forge's squash of an edited draft keeps the draft's trailers in its body and ends with
+    `Co-authored-by:` lines, and the approval watch reads them there too (hz.review.approval_watch)."""
     found: dict[str, str] = {}
-    for line in last.splitlines():
-        key, sep, value = line.partition(":")
+    for line in commit.message.splitlines():
+        key, sep, value = line.strip().partition(":")
         if sep and key.startswith("Hz-") and " " not in key and value.strip():
-            found[key] = value.strip()
+            found.setdefault(key, value.strip())
     return found

@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from hz.runners.base import BudgetExceeded, Grant, SpendFlag, SpendGate
+from hz.runners.base import BudgetExceeded, Grant, RunnerNotConfigured, SpendFlag, SpendGate
 from hz.runners.pricing import Price
 
 # The provider's framing of one request, beyond the text hz sends: role and turn markers, and the tool-use
@@ -84,6 +84,12 @@ class Purse:
 
     def reserve(self, least: float, most: float) -> Grant:
         """A grant of at least `least` and at most `most` USD, or BudgetExceeded naming the cap."""
+        if not (math.isfinite(least) and math.isfinite(most)):  # TOML reads `nan` and `inf` as prices
+            raise RunnerNotConfigured(
+                f"{self.label}'s next request has no finite worst case ({least} to {most} USD): "
+                "its price is not a finite number",
+                hint="check [runners.prices] in config.toml: input, output and cached in USD per million tokens",
+            )
         if self.over_reported is not None:
             raise BudgetExceeded(
                 f"{self.label} reported more usage than hz asked for ({self.over_reported}); "

@@ -37,24 +37,73 @@ FRESH_INDEX = "CREATE INDEX IF NOT EXISTS tick_fresh ON agents (id) WHERE state 
 WAITING_ON = "SELECT agent, turn FROM waits WHERE on_kind IS NOT NULL"
 
 
-def pending(index: Any, now: datetime, root: Path | None, store_root: Path | None = None) -> Pending:
+def pending(
+    index: Any,
+    now: datetime,
+    root: Path | None,
+    store_root: Path | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> Pending:
     """A handful of indexed queries: what is due, waiting, open, undecided or watched.
 
     A turn that waits only for a time is found by `waits_due`; one that waits on a condition is looked
     at every tick. A placed draft counts only once its place changed (its tag line or branch). Messages
     that wait in an inbox are found by listing one folder of markers (`hz.tick.asked`). Whether today's
     discovery pass is due costs a stat of the playbook and a read of a small file (`hz.tick.discover_day`).
+    Agents another repository adopted are left out (`ours_only`).
     """
     running = [r for r in index.running_turns() if r["status"] == "running"]
-    return Pending(
+    work = Pending(
         due=index.due(now),
         waits=index.waits_due(now),
         running=running + [dict(r) for r in index.db.execute(WAITING_ON)],
-        drafts=[r for r in index.drafts(status="pending") if draft_moved(r, root)],
+        drafts=index.drafts(status="pending"),
         watched=index.watched(),
         fresh=_fresh(index),
         asked=[] if store_root is None else marked(store_root),
         discover=discovery_due(root, store_root, now),
+    )
+    work = ours_only(index, work, root, environ)
+    return work._replace(drafts=[r for r in work.drafts if draft_moved(r, root)])
+
+
+# the columns that say which repository an adopted agent is (hz.heinzel.repository.belongs)
+_PLACED = "SELECT id, origin, source, repo_root, repo_remote, repo_path FROM agents WHERE id IN ({})"
+_BY_AGENT = ("waits", "running", "drafts", "watched")  # rows naming their agent as `agent`; due and fresh: `id`
+
+
+def ours_only(index: Any, work: Pending, root: Path | None, environ: Mapping[str, str] | None = None) -> Pending:
+    """`work` without the rows of agents another repository adopted: a tick there would load them only
+    to drop them. Nothing is asked when nothing is listed (an idle tick stays as it was); otherwise one
+    query of the listed agents and, only when one of them is bound to a repository, the identity of
+    this one (one git call, kept for the rest of the tick by `hz.heinzel.repository.here_of`). An old
+    agent not bound yet stays: the tick binds it where it belongs (`hz.heinzel.rebind`)."""
+    lists = {name: getattr(work, name) for name in ("due", "fresh", *_BY_AGENT)}
+    ids = {str(r["agent"] if name in _BY_AGENT else r["id"]) for name, rows in lists.items() for r in rows}
+    if not ids:
+        return work
+    listed = list(ids)
+    found = [dict(r) for r in index.db.execute(_PLACED.format(",".join("?" * len(listed))), listed)]
+    from hz.heinzel.repository import adopted, belongs, bound, here_of
+
+    placed = [r for r in found if adopted(r) and bound(r)]
+    if not placed:
+        return work
+    here = here_of(root, environ, fresh=True)
+    away = {str(r["id"]) for r in placed if belongs(r, here) is False}
+    if not away:
+        return work
+    kept = {
+        name: [r for r in rows if str(r["agent"] if name in _BY_AGENT else r["id"]) not in away]
+        for name, rows in lists.items()
+    }
+    return work._replace(
+        due=kept["due"],
+        fresh=kept["fresh"],
+        waits=kept["waits"],
+        running=kept["running"],
+        drafts=kept["drafts"],
+        watched=kept["watched"],
     )
 
 
@@ -143,7 +192,7 @@ def tick(
         adopting = [] if root is None else adopt_new_team_contracts(store, root, environ, moment, main)
         errors += [{"agent": "adoption", "action": "error", "error": error} for error in adopting]
         errors += _settle_drafts(fetched, environ, moment)
-        work = pending(store.index, moment, root, store.root)
+        work = pending(store.index, moment, root, store.root, environ)
         work = work._replace(drafts=work.drafts + _decided_on_state(store.index, fetched, work.drafts))
         if work.empty() and not outbox_waiting(root, store.root.parent) and not _branch_work(fetched):
             return TickReport(moment, woken=errors)

@@ -115,3 +115,40 @@ def test_a_contract_renamed_on_main_keeps_its_agent_and_session(tmp_path: Path) 
     priya.tick(SLOT + timedelta(minutes=25))  # nothing more to follow
     assert [a["id"] for a in team_agents(priya.environ)] == [before["id"]]
     assert [kind for kind, _ in spine_kinds(priya.environ, before["id"])].count("heinzel.renamed") == 1
+
+
+LOOK = """
+import json, sys
+from datetime import datetime
+from pathlib import Path
+from hz.tick.daemon import tick
+report = tick(root=Path(sys.argv[1]), now=datetime.fromisoformat(sys.argv[2]))
+print(json.dumps({"heavy": "hz.tick.ticking" in sys.modules, "woken": report.woken}))
+"""
+
+
+def test_a_tick_in_another_repository_stays_idle_while_this_ones_agent_is_due(tmp_path: Path) -> None:
+    import json
+    import subprocess
+    import sys
+
+    _, priya, _ = team(tmp_path)
+    priya.tick(SLOT + timedelta(minutes=5))  # adopted in the team repository, its 11:00 slot run
+    other = tmp_path / "other"
+    git("init", "-q", "-b", "main", str(other))
+    (other / "notes.md").write_text("notes\n")
+    git("add", "notes.md", cwd=other)
+    git("-c", "user.name=P", "-c", "user.email=p@example.org", "commit", "-q", "-m", "first", cwd=other)
+    (agent,) = team_agents(priya.environ)
+    due = SLOT + timedelta(hours=1, minutes=2)
+    assert agent["next_due"] == "2026-10-26T12:00:00Z"
+
+    def look(root: Path) -> dict[str, Any]:
+        done = subprocess.run([sys.executable, "-c", LOOK, str(root), due.isoformat()], env=priya.environ,
+                              capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        result: dict[str, Any] = json.loads(done.stdout)
+        return result
+
+    assert look(other) == {"heavy": False, "woken": []}  # not loaded only to be dropped
+    assert look(priya.clone)["heavy"] is True  # at home it is due

@@ -95,13 +95,15 @@ def render_report(report: object, environ: Mapping[str, str] = os.environ) -> li
 
 
 def _bookkeeping(entry: dict[str, Any]) -> str | None:
-    """A line for the approvals' bookkeeping (hz.review.approval_sweep): which draft, approved by whom, or
-    which publish; an approval is not an agent's turn, so "action -> disposition" would say nothing."""
-    if entry["agent"] != "approvals" or "key" not in entry:
+    """A line for a draft's fate (hz.review.approval_sweep, or the owner's spine taking a rejection over):
+    which draft, approved by whom, or which publish. It is not a turn, so "action -> disposition" would
+    only say the action twice."""
+    if entry["action"] not in {"approved", "rejected", "published"} or "key" not in entry:
         return None
+    said = f"{entry['agent']}: {entry['key']}"
     if entry["action"] == "approved":
         share = round(100 * float(entry.get("share_changed", 0.0)))
-        return f"approvals: {entry['key']} approved by {entry['approver']} ({share}% of it changed)"
+        return f"{said} approved by {entry.get('approver', 'someone')} ({share}% of it changed)"
     if entry["action"] == "published":
-        return f"approvals: {entry['key']} published: {entry['publish']} to {entry['target']} ({entry['status']})"
-    return f"approvals: {entry['key']} {entry['action']}"
+        return f"{said} published: {entry['publish']} to {entry['target']} ({entry['status']})"
+    return f"{said} rejected"

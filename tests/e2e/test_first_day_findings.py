@@ -267,3 +267,18 @@ def test_merging_an_edited_draft_does_not_wake_the_example_on_its_own_draft(
     woken = alice.tick(now + timedelta(minutes=40))
     assert len(kinds(bare, "approval.observed")) == 1
     assert len(kinds(bare, "draft.placed")) == placed, woken
+
+
+def test_the_owners_tick_after_a_rejection_says_which_draft(tmp_path: Path, bare: Path) -> None:  # noqa: F811
+    """It said `repo-digest: rejected -> rejected`."""
+    first_day(tmp_path, bare, str(bare))
+    alice = Member.join(tmp_path, "alice", str(bare))
+    now = datetime.now(UTC).replace(second=0, microsecond=0)
+    alice.tick(now)
+    bob = Member.join(tmp_path, "bob", str(bare))
+    (row,) = json.loads(hz("drafts", "--json", cwd=bob.clone, environ=bob.environ).stdout)
+    rejected = hz("reject", row["key"], cwd=bob.clone, environ=bob.environ)
+    assert rejected.returncode == 0, rejected.stdout + rejected.stderr
+    done = hz("tick", "--now", (now + timedelta(minutes=1)).isoformat(), cwd=alice.clone, environ=alice.environ)
+    (line,) = [line for line in done.stdout.splitlines() if "rejected" in line]
+    assert line.startswith("repo-digest: hz-") and line.endswith(" rejected"), line

@@ -112,6 +112,8 @@ class Purse:
         return grant
 
     def settle(self, grant: Grant, usd: float, flag: SpendFlag | None = None) -> None:
+        if not math.isfinite(usd):  # an infinite report would refuse every agent for the rest of the day
+            usd, flag = grant.usd, "no-usage"
         if flag is None and usd > grant.usd + _SLACK:
             # priced above the request's own worst case: some count (cached tokens beyond the prompt, say)
             # went past what hz sent or allowed, whichever field carried it

@@ -192,7 +192,7 @@ class _Compiled:
         if blob_id is None:
             return None
         if blob_id not in self.defaults:
-            self.defaults[blob_id] = _parse_defaults(self.repo[blob_id].data)  # type: ignore[attr-defined]
+            self.defaults[blob_id] = parse_defaults(self.repo[blob_id].data)  # type: ignore[attr-defined]
         return self.defaults[blob_id]
 
 
@@ -214,7 +214,7 @@ def _defaults_id(folder: Any) -> Any | None:
     return entry.id if entry.filemode in _REGULAR else None
 
 
-def _parse_defaults(data: bytes) -> Mapping[str, Any] | None:
+def parse_defaults(data: bytes) -> Mapping[str, Any] | None:
     """The `hz:` mapping of a `_defaults.yaml`, None when it is broken (as `hz.contract.defaults` reads it)."""
     from hz.contract.yamlload import YamlProblem, load_mapping
     from hz.repo_paths import MAX_FILE_BYTES

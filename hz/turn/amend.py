@@ -4,11 +4,12 @@ Whether it widens the contract, and so is refused with HZC050 because the agent 
 decided with the agent's contract versions in `hz.heinzel`. For a personal contract the user decides
 the rest with `hz approve`. A team contract is approved on main only (`hz.heinzel.main_versions`): an
 amendment HZC050 did not refuse goes on the draft branch `hz/draft/<contract id>/contract`, its text at
-the contract's path on the main the tick fetched (hz.review.branches, hz's trailers with
-`Hz-Output: contract`); the proposal names that branch, the tick's one push carries it under the
-turn's lease and the forge opens its pull request (hz.tick.team). Once the review merges it, every
-member's tick adopts the new version; `hz approve` refuses it and says so. Where no branch can be
-made (no team state, the contract not found on main, git failing), the proposal is still recorded.
+the contract's path on the main the tick fetched, as that file's own text changed
+(hz.review.amendment_branch; hz.review.branches, hz's trailers with `Hz-Output: contract`); the
+proposal names that branch, the tick's one push carries it under the turn's lease and the forge opens
+its pull request (hz.tick.team). Once the review merges it, every member's tick adopts the new
+version and the next tick deletes the branch; `hz approve` refuses it and says so. Where no branch can
+be made (no team state, the contract not found on main, git failing), the proposal is still recorded.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ def _review(turn: Turn, text: str) -> Callable[[], str | None] | None:
     def place() -> str | None:
         from hz.errors import HzError
         from hz.heinzel.main_versions import contract_path
+        from hz.review.amendment_branch import file_text
         from hz.review.branches import BranchTarget, base_ref
         from hz.review.drafts import Tag
         from hz.review.sync import team_remote
@@ -51,13 +53,14 @@ def _review(turn: Turn, text: str) -> Callable[[], str | None] | None:
 
         if team_remote(root) is None:  # no team state: nothing would push the branch
             return None
-        path = contract_path(root, base_ref(root), contract)
+        base = base_ref(root)
+        path = contract_path(root, base, contract)
         if path is None:
             return None
         key = place_draft_key(plan.agent_id, plan.version, format_slot(turn.slot), "contract")
         try:
             target = BranchTarget.create(root, contract, "contract", f"state:{path}", turn.slot)
-            target.write(Tag(plan.name, plan.version, key), text)
+            target.write(Tag(plan.name, plan.version, key), file_text(root, base, path, text))
         except HzError:  # the proposal stands without its branch; `hz approve` says how to go on
             return None
         return target.place

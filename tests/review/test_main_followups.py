@@ -152,3 +152,79 @@ def test_a_tick_in_another_repository_stays_idle_while_this_ones_agent_is_due(tm
 
     assert look(other) == {"heavy": False, "woken": []}  # not loaded only to be dropped
     assert look(priya.clone)["heavy"] is True  # at home it is due
+
+
+DEFAULTS = "hz:\n  tags: [pulse]\n"
+
+
+def amendment_team(tmp_path: Path, change: tuple[str, str]) -> tuple[Path, Member, str, str]:
+    """A team repository whose `workflows/` has defaults, and the owner's first tick running a turn that
+    proposes its contract (as the agent reads it: self-contained) with `change` made; the bare remote,
+    the owner, the file on main and the branch."""
+    from hz.heinzel.adopt import self_contained
+    from tests.review.test_main_versions import amending_claude
+
+    file = hourly("@priya", ["@omar"])
+    proposed = self_contained(file, {"tags": ["pulse"]}).replace(*change)
+    assert "tags" in proposed and proposed != self_contained(file, {"tags": ["pulse"]})
+    bare = tmp_path / "team.git"
+    git("init", "-q", "--bare", str(bare))
+    seed_remote(tmp_path, bare, str(bare), file, others={"_defaults.yaml": DEFAULTS})
+    priya = Member.join(tmp_path, "priya", str(bare))
+    environ = priya.with_runner(amending_claude(tmp_path / "claude", proposed), tmp_path / "priya" / "config")
+    priya.tick(SLOT - timedelta(hours=2), environ)
+    branch = f"hz/draft/{CONTRACT_ID}/contract"
+    assert git("--git-dir", str(bare), "for-each-ref", f"refs/heads/{branch}"), "no amendment branch"
+    return bare, priya, file, branch
+
+
+def test_an_amendment_branch_holds_the_files_own_text_changed(tmp_path: Path) -> None:
+    goal = "The team's pulse is drafted every hour."
+    bare, _, file, branch = amendment_team(tmp_path, (goal, "The pulse, hourly."))
+    on_branch = git("--git-dir", str(bare), "show", f"{branch}:workflows/team-pulse.prose.md")
+    assert on_branch.strip() == file.replace(goal, "The pulse, hourly.").strip()  # no defaults, same lines
+    changed = git("--git-dir", str(bare), "diff", "--stat", "main", branch)
+    assert "1 file changed, 1 insertion(+), 1 deletion(-)" in changed
+
+
+def test_an_amendment_of_the_frontmatter_leaves_the_defaults_out(tmp_path: Path) -> None:
+    from hz.review.amendment_branch import file_text
+
+    repo = tmp_path / "repo"
+    (repo / "workflows").mkdir(parents=True)
+    git("init", "-q", "-b", "main", str(repo))
+    file = hourly("@priya", ["@omar"])
+    (repo / "workflows" / "team-pulse.prose.md").write_text(file)
+    (repo / "workflows" / "_defaults.yaml").write_text(DEFAULTS)
+    git("add", "workflows", cwd=repo)
+    git("-c", "user.name=P", "-c", "user.email=p@example.org", "commit", "-q", "-m", "first", cwd=repo)
+    from hz.heinzel.adopt import self_contained
+
+    proposed = self_contained(file, {"tags": ["pulse"]}).replace("title: Team pulse", "title: The pulse")
+    written = file_text(repo, "refs/heads/main", "workflows/team-pulse.prose.md", proposed)
+    assert "title: The pulse" in written and "tags" not in written
+    assert written.endswith(file.split("---\n", 2)[2])  # the body as it was
+
+
+def test_a_merged_amendment_branch_is_deleted_by_the_next_tick(tmp_path: Path) -> None:
+    goal = "The team's pulse is drafted every hour."
+    bare, priya, _, branch = amendment_team(tmp_path, (goal, "The pulse, hourly."))
+    reviewer = tmp_path / "reviewer"
+    git("clone", "-q", str(bare), str(reviewer))
+    git("-c", "user.name=Rae", "-c", "user.email=rae@example.org", "merge", "-q", "--squash", f"origin/{branch}",
+        cwd=reviewer)  # fmt: skip
+    git("-c", "user.name=Rae", "-c", "user.email=rae@example.org", "commit", "-q", "-m", "Shorter", cwd=reviewer)
+    git("push", "-q", "origin", "main", cwd=reviewer)  # squashed; the branch left on the remote
+    priya.tick(SLOT - timedelta(hours=1, minutes=50))
+    assert git("--git-dir", str(bare), "for-each-ref", f"refs/heads/{branch}") == ""
+    assert git("for-each-ref", f"refs/heads/{branch}", cwd=priya.clone) == ""  # nor left in her clone
+    (agent,) = team_agents(priya.environ)
+    assert agent["contract_version"] == 2
+
+
+def test_an_amendment_branch_stays_while_its_review_is_open(tmp_path: Path) -> None:
+    goal = "The team's pulse is drafted every hour."
+    bare, priya, _, branch = amendment_team(tmp_path, (goal, "The pulse, hourly."))
+    tip = git("--git-dir", str(bare), "rev-parse", branch)
+    priya.tick(SLOT - timedelta(hours=1, minutes=50))
+    assert git("--git-dir", str(bare), "rev-parse", branch) == tip

@@ -282,3 +282,21 @@ def test_the_owners_tick_after_a_rejection_says_which_draft(tmp_path: Path, bare
     done = hz("tick", "--now", (now + timedelta(minutes=1)).isoformat(), cwd=alice.clone, environ=alice.environ)
     (line,) = [line for line in done.stdout.splitlines() if "rejected" in line]
     assert line.startswith("repo-digest: hz-") and line.endswith(" rejected"), line
+
+
+def test_a_plain_merge_of_the_unedited_draft_does_not_wake_the_example(tmp_path: Path, bare: Path) -> None:  # noqa: F811
+    """The README's step 6 (`git merge --no-ff` of the draft branch), then the owner pulls and ticks."""
+    first_day(tmp_path, bare, str(bare))
+    alice = Member.join(tmp_path, "alice", str(bare))
+    now = datetime.now(UTC).replace(second=0, microsecond=0)
+    for minutes in range(3):  # until the example has nothing more to draft (see the xfail above)
+        alice.tick(now + timedelta(minutes=minutes))
+    placed = len(kinds(bare, "draft.placed"))
+    (branch,) = draft_branches(bare)
+    bob = Reviewer.join(tmp_path, str(bare), "Bob", "bob@example.com")
+    bob.git("merge", "-q", "--no-ff", "-m", "Approve the weekly digest", branch.replace("refs/heads/", "origin/"))
+    bob.git("push", "-q", "origin", "HEAD:main")
+    git("pull", "-q", "--ff-only", cwd=alice.clone)
+    woken = alice.tick(now + timedelta(minutes=40))
+    assert len(kinds(bare, "approval.observed")) == 1
+    assert len(kinds(bare, "draft.placed")) == placed, woken

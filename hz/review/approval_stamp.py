@@ -20,15 +20,16 @@ from hz.fsio import atomic_write, read_own
 STAMP = "approvals-stamp"
 
 
-def tips(view: Any) -> str:
+def tips(view: Any, environ: Mapping[str, str]) -> str:
+    """The three tips, and whether this tick can ask a forge (one that can may judge what one could not)."""
     drafts = sorted(f"{branch.ref} {branch.commit}" for branch in view.drafts.values())
     digest = hashlib.sha256("\n".join(drafts).encode()).hexdigest()[:32]
-    return f"{view.main} {view.state} {digest}"
+    return f"{view.main} {view.state} {digest} {'forge' if environ.get('GITHUB_TOKEN') else 'branches'}"
 
 
-def unchanged(folder: Path, view: Any) -> bool:
+def unchanged(folder: Path, view: Any, environ: Mapping[str, str]) -> bool:
     """Nothing to look at again: the tips are the last look's, and that look left nothing open."""
-    return read_own(folder / STAMP, 4096) == f"{tips(view)} settled\n".encode()
+    return read_own(folder / STAMP, 4096) == f"{tips(view, environ)} settled\n".encode()
 
 
 def stamp(folder: Path, view: Any, *, waiting: bool, retry: bool, environ: Mapping[str, str]) -> None:
@@ -36,4 +37,4 @@ def stamp(folder: Path, view: Any, *, waiting: bool, retry: bool, environ: Mappi
     moving) or a publish is to be tried again."""
     forge = bool(environ.get("GITHUB_TOKEN"))
     state = "open" if (waiting and forge) or retry else "settled"
-    atomic_write(folder / STAMP, f"{tips(view)} {state}\n")
+    atomic_write(folder / STAMP, f"{tips(view, environ)} {state}\n")

@@ -49,6 +49,8 @@ from hz.review.approvals import share_changed
 SINCE_MARGIN = timedelta(days=1)  # committer clocks disagree; a trailer older than its draft is no approval
 MAX_COMMITS = 5000  # commits of `main` read for trailers per tick, at most
 REVIEW_DEPTH = 20  # a reviewer's commits on top of a draft, looked through for the draft as placed
+FORGE_COMMITTERS = frozenset({"noreply@github.com"})  # who commits a merge made on the forge's web page
+FORGE_WAIT = timedelta(days=1)  # how long such a merge waits for a tick with a forge to name its merger
 _HEX = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _TRAILER = re.compile(r"^[\s*>-]*Hz-(Draft|Contract):[ \t]*(\S{1,400})[ \t]*$", re.MULTILINE)
 # the subject of an older draft commit (hz.review.drafts.Tag): `… · <key>`
@@ -90,7 +92,7 @@ def watch(remote: TeamRemote, view: Any, forge: Any, roster: Roster, now: dateti
     since = min(_parse(p.ts) for p, _, _ in pending) - SINCE_MARGIN
     marks = main.trailers(since)
     for placed, output, superseded in pending:
-        judge = Judge(main, placed, output, view, roster, now)
+        judge = Judge(main, placed, output, view, roster, now, forge is not None)
         try:
             fate = judge.decide(marks, None if superseded else _pull(forge, placed, output), superseded)
         except HzError as exc:  # the forge or git could not answer: this draft waits for the next tick
@@ -270,6 +272,7 @@ class Judge:
     view: Any
     roster: Roster
     now: datetime
+    forge: bool = False  # this tick can ask the forge who merged
 
     @property
     def path(self) -> str:
@@ -353,7 +356,9 @@ class Judge:
                 return str(commit.parents[0].id)
         return self.main.base_at(_parse(self.placed.ts))
 
-    def _approved(self, point: str, draft: str | None, named: str | None, pull: Any) -> Fate:
+    def _approved(self, point: str, draft: str | None, named: str | None, pull: Any) -> Fate | None:
+        if pull is None and not self.forge and self._by_the_forge(point):
+            return None  # merged on the forge's web page: a tick that can ask it who merged records it
         approved = self.main.file_at(point, self.path) or ""
         placed_text = self._placed_text(approved, draft, named if named != point else None)
         share = share_changed(placed_text, approved) if placed_text is not None else 1.0
@@ -376,6 +381,13 @@ class Judge:
             if text is not None and fingerprint_bytes(text.encode("utf-8")) == wanted:
                 return text
         return None
+
+    def _by_the_forge(self, point: str) -> bool:
+        """Did the forge itself commit `point` (a merge on its web page), within FORGE_WAIT? Its committer
+        names no person; past FORGE_WAIT with no tick that has a forge, it is recorded with UNKNOWN."""
+        committer, _, when = self.main.git("log", "-1", "--format=%ce %ct", point, "--").strip().rpartition(" ")
+        recent = when.isdigit() and self.now.timestamp() - int(when) < FORGE_WAIT.total_seconds()
+        return committer.casefold() in FORGE_COMMITTERS and recent
 
     def _approver(self, point: str, pull: Any) -> str:
         if pull is not None and pull.merged and pull.merged_by:

@@ -213,7 +213,7 @@ def _settle_drafts(fetched: Any, environ: Mapping[str, str], now: datetime) -> l
     from hz.review.approval_stamp import unchanged
 
     remote, view = fetched
-    if view is None or unchanged(remote.local_dir, view):  # as at the last look, nothing open: stay light
+    if view is None or unchanged(remote.local_dir, view, environ):  # as at the last look, nothing open: stay light
         return []
     from hz.review.approval_sweep import settle
 

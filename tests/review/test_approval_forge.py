@@ -77,3 +77,17 @@ def test_an_unlisted_merger_is_their_own_login(
     fake.merge(number, by="sam-gh", method="squash")
     omar.tick(START + timedelta(minutes=20))
     assert [(e["data"]["approver"], e["data"]["share_changed"]) for e in fates(remote)] == [("@sam-gh", 0.0)]
+
+
+def test_a_tick_without_the_forge_leaves_a_web_merge_to_one_that_can_name_its_merger(
+    tmp_path: Path, request: pytest.FixtureRequest, fake_forge: Callable[..., FakeForge]
+) -> None:
+    """The forge commits a merge made on its web page under its own name: a tick with no token cannot tell
+    who merged, so it records nothing (rather than @unknown, once and for good); one with the forge does."""
+    remote, fake, omar, placed, _, number = drafted(tmp_path, request, fake_forge)
+    fake.merge(number, by="rita-gh", method="squash")
+    no_forge = {k: v for k, v in omar.environ.items() if k not in fake.environ}
+    omar.tick(START + timedelta(minutes=20), no_forge)
+    assert fates(remote) == []
+    omar.tick(START + timedelta(minutes=25))
+    assert [(e["data"]["key"], e["data"]["approver"]) for e in fates(remote)] == [(placed["data"]["key"], "@rita")]  # type: ignore[index]

@@ -1,7 +1,8 @@
 """What a tick's one push does with the team's draft branches, besides placing new drafts.
 
 - A branch whose draft was decided (`approval.observed` or `draft.rejected` on `hz/state`) is deleted,
-  guarded by the tip the tick's fetch saw: a branch a newer draft moved since stays.
+  guarded by the tip the tick's fetch saw: a branch a newer draft moved since stays. So is an agent's
+  amendment branch once its review is over (`hz.review.amendment_branch.settled`).
 - A new draft whose branch moved since the fetch (a merged one deleted, another member's draft of an
   earlier slot) is pushed once more over the tip there now, unless that tip drafts a later slot.
 - Afterwards each branch the push moved asks the forge for its pull request (hz.review.pulls).
@@ -12,13 +13,15 @@ Deleting needs no lease: it is bookkeeping whoever ticks first does, like record
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
-from hz.gitstate import objects
 from hz.gitstate.layout import STATE_REF, event_path
 from hz.gitstate.transport import ZERO
-from hz.gitstate.writer import Draft
 from hz.slots import parse_slot
+
+if TYPE_CHECKING:
+    from hz.gitstate.writer import Draft
 
 DECIDED = ("approval.observed", "draft.rejected")
 
@@ -28,23 +31,45 @@ def decided(remote: Any, view: Any) -> dict[str, Draft]:
     as `hz/state` stands now here (the tick's fetch, and what this tick recorded since)."""
     if view is None:
         return {}
-    state = objects.resolve(remote.repo, remote.tracking(STATE_REF)) or view.state
-    if state is None:
-        return {}
+    from hz.gitstate.writer import Draft
+    from hz.review.amendment_branch import settled
+
+    done = decided_refs(remote, view)
     return {
         branch.ref: Draft("", "", 0, branch.commit)
         for branch in view.drafts.values()
-        if is_decided(remote.repo, state, branch.contract, branch.key)
+        if branch.ref in done or settled(remote, view.main, branch)
     }
 
 
-def is_decided(repo: Any, state: str, contract: str, key: str | None) -> bool:
-    """Is there a decision about draft `key` of `contract` on hz/state at `state`? Only a key of the
-    branch's own contract counts: a trailer naming another contract's decided draft deletes nothing."""
-    lease = f"hz-{contract}"
-    if not key or not key.startswith(lease + "@"):
-        return False
-    return any(objects.read_path(repo, state, event_path(lease, kind, key)) is not None for kind in DECIDED)
+def decided_refs(remote: Any, view: Any) -> set[str]:
+    """The refs of the remote's draft branches whose draft has a decision on `hz/state` as it stands here
+    (the tick's fetch, and what this tick recorded since). Git alone: an idle tick can afford it."""
+    if view is None or not view.drafts:
+        return set()
+    return decisions(remote, _state(remote, view), [(d.ref, d.contract, d.key) for d in view.drafts.values()])
+
+
+def _state(remote: Any, view: Any) -> str | None:
+    said = remote.git.run("rev-parse", "--verify", "-q", remote.tracking(STATE_REF) + "^{commit}", check=False)
+    tip = said.stdout.strip() or view.state
+    return str(tip) if tip else None
+
+
+def decisions(remote: Any, state: str | None, branches: list[tuple[str, str, str | None]]) -> set[str]:
+    """The refs of the branches (ref, contract, draft key) whose draft has `approval.observed` or
+    `draft.rejected` on hz/state at `state`: one `git cat-file --batch-check`. Only a key of the branch's
+    own contract counts: a trailer naming another contract's decided draft deletes nothing."""
+    asked: list[tuple[str, str]] = []
+    for ref, contract, key in branches:
+        lease = f"hz-{contract}"
+        if state and key and key.startswith(lease + "@"):
+            asked += [(ref, f"{state}:{event_path(lease, kind, key)}") for kind in DECIDED]
+    if not asked:
+        return set()
+    said = remote.git.run("cat-file", "--batch-check", stdin="".join(f"{spec}\n" for _, spec in asked), check=False)
+    answers = said.stdout.splitlines()
+    return {ref for (ref, _), answer in zip(asked, answers, strict=False) if answer and not answer.endswith(" missing")}
 
 
 def slot_of(repo: Any, commit: str) -> str | None:
@@ -68,7 +93,7 @@ def retry_stale(remote: Any, drafts: Mapping[str, Draft], refused: Mapping[str, 
         tip = remote.fetch_tip(ref)
         if tip is not None and _later(slot_of(remote.repo, tip), slot_of(remote.repo, draft.commit)):
             continue
-        again[ref] = Draft(draft.commit, draft.lease, draft.token, tip or ZERO)
+        again[ref] = replace(draft, expected=tip or ZERO)
     return again
 
 
@@ -103,7 +128,7 @@ def pending_work(remote: Any, view: Any) -> bool:
     from hz.review.pulls import PullBook
 
     asked = PullBook(remote.local_dir / "pulls").asks()
-    return bool(decided(remote, view)) or bool(asked) or bool(local_decided(remote, view))
+    return bool(decided_refs(remote, view)) or bool(asked) or bool(local_decided(remote, view))
 
 
 def local_decided(remote: Any, view: Any) -> list[tuple[str, str]]:
@@ -111,21 +136,20 @@ def local_decided(remote: Any, view: Any) -> list[tuple[str, str]]:
     no longer has (one listing)."""
     if view is None:
         return []
-    state = objects.resolve(remote.repo, remote.tracking(STATE_REF)) or view.state
-    if state is None:
-        return []
     listed = remote.git.run(
         "for-each-ref", "--format=%(refname)%00%(objectname)%00%(trailers:key=Hz-Draft,valueonly,separator=%x20)",
         "--", "refs/heads/hz/draft/", check=False,
     ).stdout  # fmt: skip
     on_remote = {draft.ref for draft in view.drafts.values()}
-    found: list[tuple[str, str]] = []
+    mine: dict[str, tuple[str, str, str | None]] = {}
     for line in listed.splitlines():
         ref, commit, key = [*line.split("\0"), "", ""][:3]
-        contract = ref.removeprefix("refs/heads/hz/draft/").partition("/")[0]
-        if ref not in on_remote and is_decided(remote.repo, state, contract, key.strip() or None):
-            found.append((ref, commit))
-    return found
+        if ref and ref not in on_remote:
+            mine[ref] = (commit, ref.removeprefix("refs/heads/hz/draft/").partition("/")[0], key.strip() or None)
+    if not mine:
+        return []
+    done = decisions(remote, _state(remote, view), [(ref, contract, key) for ref, (_, contract, key) in mine.items()])
+    return [(ref, mine[ref][0]) for ref in sorted(done)]
 
 
 def forget_decided_local(remote: Any, view: Any) -> None:

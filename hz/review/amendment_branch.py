@@ -155,3 +155,10 @@ def _entry(tree: Any, path: str) -> str | None:
         return str(tree[path].id)
     except KeyError:
         return None
+
+
+def any_settled(remote: Any, view: Any) -> bool:
+    """Whether some amendment branch in the tick's view is to be deleted (work for an idle tick)."""
+    if view is None:
+        return False
+    return any(settled(remote, view.main, branch) for branch in view.drafts.values())

@@ -125,10 +125,12 @@ def forget_local(remote: Any, ref: str, commit: str) -> None:
 def pending_work(remote: Any, view: Any) -> bool:
     """Branches to delete (there or here), or pull requests a failed forge left to ask again: work for
     an idle tick."""
+    from hz.review.amendment_branch import any_settled
     from hz.review.pulls import PullBook
 
     asked = PullBook(remote.local_dir / "pulls").asks()
-    return bool(decided_refs(remote, view)) or bool(asked) or bool(local_decided(remote, view))
+    done = bool(decided_refs(remote, view)) or any_settled(remote, view)
+    return done or bool(asked) or bool(local_decided(remote, view))
 
 
 def local_decided(remote: Any, view: Any) -> list[tuple[str, str]]:

@@ -112,7 +112,9 @@ class Purse:
         return grant
 
     def settle(self, grant: Grant, usd: float, flag: SpendFlag | None = None) -> None:
-        if not math.isfinite(usd):  # an infinite report would refuse every agent for the rest of the day
+        if not math.isfinite(usd) or usd < 0:
+            # unreadable as a cost: an infinite one would refuse every agent for the rest of the day, a
+            # negative one would take other requests' spending off the records
             usd, flag = grant.usd, "no-usage"
         if flag is None and usd > grant.usd + _SLACK:
             # priced above the request's own worst case: some count (cached tokens beyond the prompt, say)

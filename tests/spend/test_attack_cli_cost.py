@@ -7,6 +7,7 @@ and carry `Infinity` into JSON records.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable
 from pathlib import Path
@@ -16,10 +17,14 @@ import pytest
 
 from hz.runners.base import RunnerError, ThinkRequest
 from hz.runners.claude_code import ClaudeCodeRunner
+from hz.runners.codex import CodexRunner
 from hz.runners.pricing import PRICES
 from tests.runners import conftest as runner_fixtures
 from tests.runners.test_claude_code import OUTCOME, prints, result
 from tests.runners.test_cli_spend import gate
+from tests.runners.test_codex import OUTCOME as CODEX_OUTCOME
+from tests.runners.test_codex import PRICE as CODEX_PRICE
+from tests.runners.test_codex import events
 
 # the runner tests' fixtures: a scripted CLI on a private PATH, and a think request
 fake_cli = runner_fixtures.fake_cli
@@ -66,3 +71,34 @@ def test_a_cli_that_prints_no_result_counts_its_grant(fake_cli: Any, make_reques
         runner.think(make_request(max_usd=0.1, spend=spend))
     assert info.value.usage.flags == ("no-usage",)
     assert spend.ledger.day_total("2026-12-01") == pytest.approx(0.1)
+
+
+@pytest.mark.parametrize(
+    "usage",
+    [
+        {"input_tokens": -(10**9), "cached_input_tokens": 0, "output_tokens": 1000},
+        {"input_tokens": 100, "cached_input_tokens": 0, "output_tokens": -(10**9)},
+        pytest.param(
+            {"input_tokens": 10**400, "cached_input_tokens": 0, "output_tokens": 1000},
+            marks=pytest.mark.xfail(
+                strict=True,
+                raises=OverflowError,
+                reason="hz/runners/pricing.py Price.cost: a 400-digit token count from codex's JSON overflows "
+                "float() and escapes think() as a traceback",
+            ),
+        ),
+    ],
+    ids=["negative-input", "negative-output", "huge-input"],
+)
+def test_codex_odd_token_counts_never_settle_below_zero(
+    fake_cli: Any, make_request: Requests, tmp_path: Path, usage: dict[str, Any]
+) -> None:
+    answer = {
+        "type": "item.completed",
+        "item": {"id": "i1", "type": "agent_message", "text": json.dumps(CODEX_OUTCOME)},
+    }
+    fake_cli.install("codex", events({"type": "turn.started"}, answer, {"type": "turn.completed", "usage": usage}))
+    spend = gate(tmp_path, "t-1", "codex")
+    done = CodexRunner("codex", None, CODEX_PRICE, fake_cli.environ).think(make_request(max_usd=0.05, spend=spend))
+    assert done.usage.usd > 0, done.usage  # a cost is never negative; unreadable counts the grant
+    assert spend.ledger.day_total("2026-12-01") == pytest.approx(done.usage.usd)

@@ -14,6 +14,7 @@ when the file is first made, today's spend per agent is copied in from the index
 
 from __future__ import annotations
 
+import math
 import os
 import sqlite3
 import stat
@@ -216,10 +217,12 @@ class Ledger:
         and the next reservation's fsync of the log carries it to disk. Only a power cut in between can
         lose it, and then the reservation, at least as much as an honest report, stays counted.
         """
+        # an amount no cost can be (nan, infinite, negative) leaves the reservation counted
+        amount = usd if math.isfinite(usd) and usd >= 0 else None
         with self._transaction(durable=False):
             self._db.execute(
-                "UPDATE reservations SET settled_usd = ?, flag = ? WHERE id = ?",
-                (max(0.0, usd), flag, int(reservation_id)),
+                "UPDATE reservations SET settled_usd = coalesce(?, reserved_usd), flag = ? WHERE id = ?",
+                (amount, flag, int(reservation_id)),
             )
 
     def spent(self, *, agent: str, turn: str, day: str) -> Spent:

@@ -201,6 +201,8 @@ EVENTS = [
     ev("amendment.refused", amendment_id=_key, widens=["inputs"]),
     ev("contract.amended", version=2, amendment_id=_key, contract_fingerprint=_fp, source_fingerprint=_fp,
        inputs={"board": ["jira:X"]}),
+    ev("contract.refreshed", version=st.sampled_from([1, 2]), commit="a" * 40, source_fingerprint=_fp,
+       next_due=_due),
     ev("usage", kind="summary", usd=_usd),
     ev(st.sampled_from(["heinzel.paused", "heinzel.unpaused", "heinzel.retired", "heinzel.unretired"])),
     ev("heinzel.renamed", name=st.sampled_from(["alpha", "beta"]), previous="x"),

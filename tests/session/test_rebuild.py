@@ -58,6 +58,8 @@ def _life(name: str) -> list[Event]:
         ("lesson.dismissed", {"lesson_id": "l1"}, None, None),
         ("contract.amended", {"version": 2, "amendment_id": "a1", "contract_fingerprint": FP2,
                               "source_fingerprint": FP2, "inputs": {"board": ["jira:X"]}}, None, None),
+        ("contract.refreshed", {"version": 2, "commit": "b" * 40, "source_fingerprint": FP,
+                                "next_due": "2026-11-14T15:00:00Z"}, None, None),
         ("heinzel.paused", {}, None, None),
         ("summary.written", {"asset": f"doc:{name}", "wants": "a short weekly section"}, None, None),
         ("heinzel.renamed", {"name": f"{name}-2", "previous": name}, None, None),

@@ -12,8 +12,10 @@ so a turn that loads `v<n>.prose.md` alone sees what the repository meant.
 
 The tick's forms take only team contracts (`hz.scope: team` with an `id:`), approved with no `hz approve`,
 since review on main approves them (DESIGN.md, "Team operation"). `adopt_team_from_main` reads them
-from the remote's main as the tick fetched it: a new one is created at its version there, and an
-agent whose contract main changed moves to main's version (`hz.heinzel.main_versions`). Without a
+from the remote's main as the tick fetched it: a new one is created at its version there, an agent
+whose contract main changed moves to main's version (`hz.heinzel.main_versions`), and one whose text
+main changed with the fingerprint where it was takes that text at the same version (a schedule, an
+owner: `hz.heinzel.main_text`). Team agents are found by their contract's `id:` first. Without a
 fetched main, `adopt_team` reads the working tree and creates only the agents this home lacks: an edit
 there is nobody's review, so a changed file of an existing agent waits for main. A tick never proposes
 anything.

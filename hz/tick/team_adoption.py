@@ -1,4 +1,4 @@
-"""Each tick adopts the team contracts on the remote's main, as the tick's fetch brought it: new ones and new versions.
+"""Each tick adopts the team contracts on the remote's main, as the tick's fetch brought it: new ones, versions, text.
 
 Review on main is a team contract's approval (DESIGN.md, "Team operation"): version n of a team
 contract is the n-th commit on main that moved its contract fingerprint, and every member's tick and

@@ -8,11 +8,11 @@ whose value differs from what the agent was shown (a key left as the defaults ma
 file has it, or absent). An unchanged frontmatter keeps the file's own lines, comments and quoting.
 
 When its review is over (`settled`): main holds the amendment (the branch's tip merged, or its text
-at the contract's path on main: merge, rebase, squash, edited and then merged), or main's contract
-file changed since the amendment was written (a newer version declined it in every member's home,
-`hz.heinzel.amendments.record_main_version`). Then the tick's one push deletes the branch
-(`hz.review.draft_push.decided`). A review branch carries no `draft.placed` on hz/state, so nothing is
-recorded there for it.
+at the contract's path on main: merge, rebase, squash, edited on the branch and then merged). Then the
+tick's one push deletes the branch (`hz.review.draft_push.decided`). A branch whose pull request was
+closed, or that main overtook with another change of the file, stays for a person to close: deleting
+it would end a review someone may still be having. A review branch carries no `draft.placed` on
+hz/state, so nothing is recorded there for it.
 """
 
 from __future__ import annotations
@@ -142,10 +142,8 @@ def settled(remote: Any, main: str | None, branch: Any) -> bool:
         changed = [d.delta.new_file.path for d in repo.diff(base.tree, tip.tree)]
         if not changed:
             return False
-        on_main = [_entry(head.tree, path) for path in changed]
-        if on_main == [_entry(tip.tree, path) for path in changed]:
-            return True  # its text is on main: squashed, rebased, or merged after edits on the branch
-        return on_main != [_entry(base.tree, path) for path in changed]  # main changed the file since
+        # its text is on main: squashed, rebased, or merged after edits on the branch
+        return [_entry(head.tree, path) for path in changed] == [_entry(tip.tree, path) for path in changed]
     except (KeyError, ValueError, pygit2.GitError):
         return False
 

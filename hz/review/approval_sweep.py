@@ -53,7 +53,9 @@ def settle(remote: TeamRemote, view: Any, *, environ: Mapping[str, str], now: da
     # only the approvals this tick recorded are its own to publish at once; others wait for their recorder
     texts = {f.placed.key: f.approved for f in seen.fates if f.approved is not None and id(f.receipt) in written}
     published, open_ = publish_due(remote, view.main, forge=forge, environ=environ, now=now, texts=texts)
-    stamp(remote.local_dir, view, waiting=seen.waiting > 0, retry=bool(entries) or open_, environ=environ)
+    stamp(
+        remote.local_dir, view, waiting=seen.waiting > 0, retry=bool(entries) or open_ or seen.held > 0, environ=environ
+    )
     return entries + published
 
 

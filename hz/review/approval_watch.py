@@ -20,7 +20,8 @@ Who approved: the pull request's merger from the forge, else the committer of th
 the text to `main`, both mapped to a handle by the roster (hz.review.approval_roster).
 
 Every tick that sees a draft waiting keeps its commit in hz's own refs, so the draft as placed can still
-be compared with the approved text after a squash merge deleted its branch.
+be compared with the approved text after a squash merge deleted its branch. A clone that never held it
+(hz/state has only its hash) leaves an edited draft's approval to one that does, DRAFT_WAIT at most.
 """
 
 from __future__ import annotations
@@ -51,6 +52,8 @@ MAX_COMMITS = 5000  # commits of `main` read for trailers per tick, at most
 REVIEW_DEPTH = 20  # a reviewer's commits on top of a draft, looked through for the draft as placed
 FORGE_COMMITTERS = frozenset({"noreply@github.com"})  # who commits a merge made on the forge's web page
 FORGE_WAIT = timedelta(days=1)  # how long such a merge waits for a tick with a forge to name its merger
+DRAFT_WAIT = timedelta(hours=1)  # how long an approval waits for a tick holding the draft as placed (its
+# publishes wait too: short, as a team ticking only from Actions has no clone that keeps a draft)
 _HEX = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _TRAILER = re.compile(r"^[\s*>-]*Hz-(Draft|Contract):[ \t]*(\S{1,400})[ \t]*$", re.MULTILINE)
 # the subject of an older draft commit (hz.review.drafts.Tag): `… · <key>`
@@ -74,6 +77,7 @@ class Watch:
 
     fates: list[Fate] = field(default_factory=list)
     waiting: int = 0  # drafts still waiting for their review
+    held: int = 0  # approvals left to a clone that holds the draft as placed (this tick looks again next time)
     errors: list[str] = field(default_factory=list)
 
 
@@ -100,6 +104,7 @@ def watch(remote: TeamRemote, view: Any, forge: Any, roster: Roster, now: dateti
             continue
         if fate is None:
             found.waiting += 1
+            found.held += judge.held
         else:
             found.fates.append(fate)
     return found
@@ -273,6 +278,7 @@ class Judge:
     roster: Roster
     now: datetime
     forge: bool = False  # this tick can ask the forge who merged
+    held: bool = False  # approved, but left to a clone that holds the draft as placed
 
     @property
     def path(self) -> str:
@@ -296,13 +302,19 @@ class Judge:
 
     def draft_commit(self, carrier: str | None) -> str | None:
         """The draft's own commit, as placed: on the branch that carries it (under a reviewer's commits on
-        top, if any), else the copy this clone kept of it."""
+        top, if any), else the copy this clone kept of it, else the local branch its placing left here (the
+        owner's clone: the look before the placing could keep no copy)."""
         copy = placed_copy(self.main.remote, self.placed)
         if carrier is not None:
             own = self._as_placed(carrier)
             objects.set_ref(self.main.repo, copy, own)  # kept: a squash merge may delete the branch
             return own
-        return objects.resolve(self.main.repo, copy)
+        kept = objects.resolve(self.main.repo, copy)
+        if kept is not None:
+            return kept
+        local = objects.resolve(self.main.repo, f"refs/heads/{branch_of(self.placed, self.output)}")
+        found = None if local is None else self._as_placed(local)
+        return found if found is not None and self._placed_text("", found) is not None else None
 
     def _as_placed(self, tip: str) -> str:
         """The newest commit from `tip` down its first parents whose file is the draft as placed (its hash
@@ -361,6 +373,12 @@ class Judge:
             return None  # merged on the forge's web page: a tick that can ask it who merged records it
         approved = self.main.file_at(point, self.path) or ""
         placed_text = self._placed_text(approved, draft, named if named != point else None)
+        if placed_text is None and self._recent(point, DRAFT_WAIT):
+            # This clone never held the draft (a squash merge deleted its branch before any fetch here):
+            # its share would be a guess. Its owner's clone kept the draft (hz/state has only its hash) and
+            # records the true share; past DRAFT_WAIT with no such tick, the whole text counts as changed.
+            self.held = True
+            return None
         share = share_changed(placed_text, approved) if placed_text is not None else 1.0
         data = ApprovalObserved(
             key=self.placed.key,
@@ -385,9 +403,13 @@ class Judge:
     def _by_the_forge(self, point: str) -> bool:
         """Did the forge itself commit `point` (a merge on its web page), within FORGE_WAIT? Its committer
         names no person; past FORGE_WAIT with no tick that has a forge, it is recorded with UNKNOWN."""
-        committer, _, when = self.main.git("log", "-1", "--format=%ce %ct", point, "--").strip().rpartition(" ")
-        recent = when.isdigit() and self.now.timestamp() - int(when) < FORGE_WAIT.total_seconds()
-        return committer.casefold() in FORGE_COMMITTERS and recent
+        committer = self.main.committer(point)
+        return committer.casefold() in FORGE_COMMITTERS and self._recent(point, FORGE_WAIT)
+
+    def _recent(self, point: str, wait: timedelta) -> bool:
+        """Was `point` committed less than `wait` before this tick?"""
+        when = self.main.git("log", "-1", "--format=%ct", point, "--").strip()
+        return when.isdigit() and self.now.timestamp() - int(when) < wait.total_seconds()
 
     def _approver(self, point: str, pull: Any) -> str:
         if pull is not None and pull.merged and pull.merged_by:

@@ -161,14 +161,10 @@ def test_state_log_names_the_approver_not_the_holder_of_the_drafts_lease(tmp_pat
     assert "@bob" in line and "@alice" not in line, line
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="hz/review/approval_watch.py Watch._approved: a tick with no copy of the placed draft (the branch was "
-    "deleted by the squash merge before this clone fetched it) records share_changed=1.0 as if the reviewer had "
-    "rewritten everything; it should leave the approval to a tick that has the draft (its owner's clone keeps it) "
-    "or record the share as unknown",
-)
 def test_a_member_who_never_saw_the_draft_records_a_true_share_changed(tmp_path: Path, bare: Path) -> None:  # noqa: F811
+    """A tick with no copy of the placed draft (the squash merge deleted its branch before this clone fetched
+    it) recorded share_changed=1.0, as if the reviewer had rewritten everything. It leaves the approval to a
+    clone that holds the draft (its owner's), for an hour at most."""
     first_day(tmp_path, bare, str(bare))
     alice = Member.join(tmp_path, "alice", str(bare))
     now = datetime.now(UTC).replace(second=0, microsecond=0)
@@ -184,9 +180,34 @@ def test_a_member_who_never_saw_the_draft_records_a_true_share_changed(tmp_path:
     bob.squash_merge(branch.removeprefix("refs/heads/"), edit=retitle, message="Weekly digest")
     carol = Member.join(tmp_path, "carol", str(bare))  # her clone never held the draft branch
     carol.tick(now + timedelta(minutes=1))
+    assert kinds(bare, "approval.observed") == []
+    alice.tick(now + timedelta(minutes=2))
     (approval,) = kinds(bare, "approval.observed")
     assert approval["data"]["approver"] == "@bob"
     assert approval["data"]["share_changed"] < 0.2, approval["data"]
+
+
+def test_an_approval_nobody_holding_the_draft_records_waits_an_hour_at_most(tmp_path: Path, bare: Path) -> None:  # noqa: F811
+    """The owner's clone gone: past an hour, a member without the draft records the approval (the share then
+    counts the whole text as changed, as nothing says how much of the draft survived)."""
+    first_day(tmp_path, bare, str(bare))
+    alice = Member.join(tmp_path, "alice", str(bare))
+    now = datetime.now(UTC).replace(second=0, microsecond=0)
+    alice.tick(now)
+    (branch,) = draft_branches(bare)
+    bob = Reviewer.join(tmp_path, str(bare), "Bob", "bob@example.com")
+    path = digest(bare, branch)
+
+    def shorten(clone: Path) -> None:
+        (clone / path).write_text("## summary\n\nQuiet week.\n")
+
+    bob.squash_merge(branch.removeprefix("refs/heads/"), edit=shorten, message="Weekly digest")
+    carol = Member.join(tmp_path, "carol", str(bare))
+    carol.tick(now + timedelta(minutes=1))
+    assert kinds(bare, "approval.observed") == []
+    carol.tick(now + timedelta(hours=1, minutes=2))
+    (approval,) = kinds(bare, "approval.observed")
+    assert approval["data"]["approver"] == "@bob" and approval["data"]["share_changed"] == 1.0
 
 
 @pytest.mark.xfail(

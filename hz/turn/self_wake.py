@@ -122,17 +122,44 @@ class _OwnCommits:
         return bool(key) and str(key).startswith(self.keys)
 
     def _own_merge(self, repo: Any, merge: Any) -> set[str] | None:
-        """The commits a merge brings in (beside its first parent), when every one is own; else None."""
+        """The commits a merge brings in (beside its first parent), when every one is own or a reviewer's
+        edit of the draft; else None."""
         import pygit2
 
         walker = repo.walk(merge.parent_ids[1], pygit2.enums.SortMode.TOPOLOGICAL)
         walker.hide(merge.parent_ids[0])
-        brought: set[str] = set()
+        brought: dict[str, Any] = {}
         for commit in walker:
-            if len(brought) >= MAX_OWN or len(commit.parent_ids) > 1 or not self._own(commit):
+            if len(brought) >= MAX_OWN or len(commit.parent_ids) > 1:
                 return None
-            brought.add(str(commit.id))
-        return brought or None
+            brought[str(commit.id)] = commit
+        own = {cid for cid, commit in brought.items() if self._own(commit)}
+        drafted: set[str] = set().union(*(_paths(repo, brought[cid]) for cid in own))
+        edits = (commit for cid, commit in brought.items() if cid not in own)
+        if not own or not all(_edit_of(repo, commit, own, set(brought), drafted) for commit in edits):
+            return None
+        return set(brought)
+
+
+def _edit_of(repo: Any, commit: Any, own: set[str], brought: set[str], drafted: set[str]) -> bool:
+    """A reviewer's edit of the draft (the usual review before a merge): a commit above an own draft commit
+    on its branch that changes only files the draft wrote. Anything else brought by the merge is news."""
+    if not _paths(repo, commit) <= drafted:
+        return False
+    below = commit
+    while below.parent_ids and str(below.parent_ids[0]) in brought:  # down the branch, to the merge base
+        if str(below.parent_ids[0]) in own:
+            return True
+        below = repo[below.parent_ids[0]]
+    return False
+
+
+def _paths(repo: Any, commit: Any) -> set[str]:
+    """The files `commit` changed against its first parent."""
+    if not commit.parent_ids:
+        return {"/"}  # a root commit wrote everything: never an edit of a draft
+    diff = repo.diff(repo[commit.parent_ids[0]].tree, commit.tree)
+    return {path for delta in diff.deltas for path in (delta.old_file.path, delta.new_file.path)}
 
 
 def _trailers(commit: Any) -> dict[str, str]:

@@ -262,18 +262,14 @@ def test_a_squash_merge_on_the_forge_does_not_wake_the_example_on_its_own_draft(
     assert len(kinds(bare, "draft.placed")) == placed, woken
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="hz/turn/self_wake.py _OwnCommits._own_merge counts a merge as the contract's own only when every "
-    "commit it brings has hz's trailers; the reviewer's edit commit on the draft branch has none, so merging an "
-    "edited draft (the usual review) wakes the contract on its own approved output and it drafts again. A commit "
-    "on the draft branch above the draft, touching only the draft's output, should count as part of the draft",
-)
 def test_merging_an_edited_draft_does_not_wake_the_example_on_its_own_draft(
     tmp_path: Path,
     bare: Path,  # noqa: F811
     forge: FakeForge,
 ) -> None:
+    """_own_merge counted a merge as the contract's own only when every commit it brought had hz's trailers:
+    the reviewer's edit commit on the draft branch (the usual review) has none, so the contract woke on its
+    own approved output and drafted again."""
     first_day(tmp_path, bare, str(bare))
     alice = Member.join(tmp_path, "alice", str(bare))
     alice.environ.update(forge.environ)

@@ -44,8 +44,9 @@ def commit(repo: Path, path: str, text: str, message: str, when: datetime, who: 
     git(repo, "commit", "-q", "-m", message, when=when, who=who)
 
 
-def merge_own_draft(repo: Path, agent_id: str, when: datetime) -> None:
-    """The draft as a branch commit with hz's trailers, merged into main by a reviewer (`--no-ff`)."""
+def merge_own_draft(repo: Path, agent_id: str, when: datetime, above: tuple[str, str] | None = None) -> None:
+    """The draft as a branch commit with hz's trailers, merged into main by a reviewer (`--no-ff`); `above`: a
+    file (path, text) the reviewer commits on the branch, above the draft, before merging."""
     git(repo, "checkout", "-q", "-b", "hz/draft/history-note/note", when=when)
     message = (
         "history-note: note for 2026-W44\n\n"
@@ -55,6 +56,8 @@ def merge_own_draft(repo: Path, agent_id: str, when: datetime) -> None:
         "Hz-Output: note\n"
     )
     commit(repo, "reports/history-note.md", "## summary\n\nmerged\n", message, when, who="hz <hz>")
+    if above is not None:
+        commit(repo, above[0], above[1], "Reword the note", when + timedelta(seconds=30), who="Rae <rae@example.org>")
     git(repo, "checkout", "-q", "main", when=when)
     git(repo, "merge", "-q", "--no-ff", "-m", "Merge the history note", "hz/draft/history-note/note",
         when=when + timedelta(minutes=1))  # fmt: skip
@@ -100,3 +103,20 @@ def test_a_squash_that_kept_the_trailers_is_its_own_too(repo: Path) -> None:
         repo, "reports/history-note.md", "## summary\n\nsquashed\n", message, T0 + timedelta(minutes=6), "Rae <r@x.org>"
     )
     assert causes(tick(root=repo, now=T0 + timedelta(minutes=10))) == []
+
+
+def test_a_reviewers_edit_of_the_draft_merged_with_it_is_its_own_another_file_is_not(repo: Path) -> None:
+    """The usual review edits the draft on its branch, then merges: the edit commit has no trailers, but it
+    changes only the draft's file above the draft commit. A commit on the branch changing any other file
+    is news."""
+    git(repo, "checkout", "-q", "-b", "main", when=T0)
+    commit(repo, "README.md", "hello\n", "start", T0 - timedelta(days=1))
+    agent_id = adopt(reader(), now=T0)
+    assert causes(tick(root=repo, now=T0)) == [("started", "drafted")]
+    edited = ("reports/history-note.md", "## summary\n\nreworded\n")
+    merge_own_draft(repo, agent_id, T0 + timedelta(minutes=6), above=edited)
+    assert causes(tick(root=repo, now=T0 + timedelta(minutes=10))) == []
+
+    git(repo, "branch", "-q", "-D", "hz/draft/history-note/note", when=T0)
+    merge_own_draft(repo, agent_id, T0 + timedelta(minutes=16), above=("src/app.py", "print(1)\n"))
+    assert causes(tick(root=repo, now=T0 + timedelta(minutes=20))) == [("started", "drafted")]

@@ -38,6 +38,37 @@ def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     yield home
 
 
+def _own_git_config() -> Path | None:
+    """The config file of the repository the tests are run from (None: not run from a checkout)."""
+    import subprocess
+
+    found = subprocess.run(["git", "rev-parse", "--git-common-dir"], cwd=Path(__file__).parent,
+                           capture_output=True, text=True, check=False)  # fmt: skip
+    if found.returncode != 0:
+        return None
+    return (Path(__file__).parent / found.stdout.strip() / "config").resolve()
+
+
+_OWN_CONFIG = _own_git_config()
+
+
+@pytest.fixture(autouse=True)
+def own_repository_untouched() -> Iterator[None]:
+    """Fail the test that changes the checkout's own git config, and put the config back.
+
+    Once, a test run turned this checkout into a bare repository (`core.bare = true`, every other line
+    gone); this names the culprit the next time instead of leaving every later git command broken.
+    """
+    before = _OWN_CONFIG.read_bytes() if _OWN_CONFIG is not None and _OWN_CONFIG.is_file() else None
+    yield
+    if before is None or _OWN_CONFIG is None:
+        return
+    after = _OWN_CONFIG.read_bytes() if _OWN_CONFIG.is_file() else b""
+    if after != before:
+        _OWN_CONFIG.write_bytes(before)
+        pytest.fail(f"this test changed {_OWN_CONFIG}; it was put back", pytrace=False)
+
+
 @dataclass
 class CliResult:
     exit_code: int

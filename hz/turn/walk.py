@@ -2,34 +2,44 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import Any
+from datetime import UTC, datetime, timedelta
+from typing import Any, NoReturn
 
 from hz.errors import HzError
 from hz.review.targets import check_targets
 from hz.runners.base import BudgetExceeded, RunnerError, ThinkResult
+from hz.runners.spend import MIN_ANSWER_TOKENS
 from hz.secrets import scrub, secrets_of
 from hz.session.bodies import append_body, read_body
 from hz.session.kinds import STEPS
 from hz.spend.gate import LedgerGate
 from hz.spend.ledger import Limits
 from hz.turn import history, steering
-from hz.turn.caps import caps_now, decide
+from hz.turn.caps import Caps, caps_now, decide
 from hz.turn.causes import Cause
 from hz.turn.crash import crashpoint
 from hz.turn.engine import DISPOSITION, Deps, Gathered, Turn, TurnResult, body_reference, turn_slot
 from hz.turn.journal import Journal
 from hz.turn.plan import Plan
 from hz.turn.reasons import ERROR_CHARS, REPORT_CHARS, recordable
+from hz.turn.waits import wait_data
 
 # The outcome kinds `turn.step` may name (a summary is recorded as its own event).
 _STEP_OUTCOMES = frozenset({"draft", "lessons", "amendment", "question", "nothing"})
+# The caps whose room comes back at the next UTC day (hz.spend.ledger.Refused.cap, CapDecision.binding).
+_NEXT_DAY_CAPS = frozenset({"day", "contract", "over-reported"})
 # A failure's reason by the step it happened in: the reasons the steps give their own failures.
 _STEP_REASONS = {"gather": "gather", "think": "runner", "outcome": "outcome", "act": "act"}
 
 
 class Waiting(Exception):
-    """A step decided to wait: `turn.waiting` is written and the turn stays open without a process."""
+    """A step decided to wait: `turn.waiting` is written and the turn stays open without a process.
+
+    `cap` names the cap it waits for, when it waits for the next UTC day's money."""
+
+    def __init__(self, turn: str, cap: dict[str, Any] | None = None) -> None:
+        super().__init__(turn)
+        self.cap = cap
 
 
 class Finished(Exception):
@@ -55,8 +65,8 @@ def walk(journal: Journal, turn: Turn, deps: Deps) -> TurnResult:
         return finish(journal, turn, deps, disposition=_disposition(turn), reason=_reason(turn))
     except Finished as done:
         return done.result
-    except Waiting:
-        return TurnResult(turn.id, "waiting")
+    except Waiting as waiting:
+        return TurnResult(turn.id, "waiting", "cap" if waiting.cap else None, cap=waiting.cap)
 
 
 def _run_step(step: str, journal: Journal, turn: Turn, deps: Deps) -> None:
@@ -126,9 +136,10 @@ def think(journal: Journal, turn: Turn, deps: Deps) -> None:
     from hz.turn.request import build_request
 
     plan = turn.plan
-    decision = decide(caps_now(plan, deps, journal.events(), turn.id), deps.runner.worst_case_usd(plan.max_tokens))
+    caps = caps_now(plan, deps, journal.events(), turn.id)
+    decision = decide(caps, _needed_usd(caps, plan.max_tokens, deps))
     if not decision.allowed:
-        raise Finished(finish(journal, turn, deps, disposition="skipped", reason="cap", cap=decision.detail()))
+        _cap_refused(journal, turn, deps, decision.detail())
     gate = spend_gate(deps, plan.agent_id, turn.id, contract_usd=plan.contract_usd)
     request = build_request(journal, turn, deps, budget_usd=decision.budget_usd, spend=gate)
     crashpoint("think.before", deps.environ)
@@ -139,6 +150,8 @@ def think(journal: Journal, turn: Turn, deps: Deps) -> None:
     except BudgetExceeded as exc:
         turn.usage = _usage(exc.usage, gate)
         cap = _refusal(gate)
+        if cap is not None and exc.usage.usd == 0:  # refused before anything was paid: the slot may wait
+            _cap_refused(journal, turn, deps, cap)
         raise Finished(
             finish(journal, turn, deps, disposition="skipped", reason="cap", error=exc.message, cap=cap)
         ) from None
@@ -161,6 +174,28 @@ def think(journal: Journal, turn: Turn, deps: Deps) -> None:
         usd=turn.usage["usd"],
         body_ref=body_reference(journal, turn.id),
     )
+
+
+def _needed_usd(caps: Caps, max_tokens: int, deps: Deps) -> float:
+    """What the cheap check asks room for: a new turn's whole worst case. A resumed turn's earlier requests
+    are counted in the ledger already (a killed one at its full grant), and its worst case on top of them
+    counts them twice; it needs only room for its next request, whose least the gate asks is its prompt
+    and a short answer: at most a short answer at the dearest price is asked here, the ledger decides."""
+    if caps.turn_spent_usd > 0:
+        return deps.runner.worst_case_usd(MIN_ANSWER_TOKENS)
+    return deps.runner.worst_case_usd(max_tokens)
+
+
+def _cap_refused(journal: Journal, turn: Turn, deps: Deps, cap: dict[str, Any]) -> NoReturn:
+    """A cap left no room for the think step. The day's caps (the user's, the contract's, a runner flagged
+    over-reported) have room again at the next UTC midnight: the turn waits for it, so its slot, and what
+    a resumed turn paid for already, is not dropped. The turn's own cap never grows: it ends skipped."""
+    if cap["name"] not in _NEXT_DAY_CAPS:
+        raise Finished(finish(journal, turn, deps, disposition="skipped", reason="cap", cap=cap))
+    now = deps.clock().astimezone(UTC)
+    midnight = datetime(now.year, now.month, now.day, tzinfo=UTC) + timedelta(days=1)
+    journal.append("turn.waiting", wait_data("think", until=midnight), turn=turn.id, key=None)
+    raise Waiting(turn.id, cap)
 
 
 def spend_gate(deps: Deps, agent: str, turn: str, *, contract_usd: float | None) -> LedgerGate | None:

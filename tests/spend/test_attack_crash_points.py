@@ -20,15 +20,7 @@ from tests.turn.agents import adopt, contract_text
 POINTS = [
     "turn.started",
     "think.before",
-    pytest.param(
-        "think.after",
-        marks=pytest.mark.xfail(
-            strict=True,
-            reason="hz/turn/walk.py think(): the resumed turn's pre-check asks for the turn's whole worst case "
-            "(0.50) beside the 0.34 the killed reply cost, so under a 0.80 day cap it is skipped (cap: day) "
-            "although the ledger would grant the 0.46 left; the paid reply buys nothing",
-        ),
-    ),
+    "think.after",
     "draft.placed",
     "effect.started",
     "effect.performed",

@@ -258,12 +258,15 @@ def summarise_if_due(journal: Journal, turn: Turn, deps: Deps) -> None:
         len(past), chars, after_turns=settings.summary_after_turns, after_chars=settings.summary_after_chars
     ):
         return
-    summary_turn = f"{turn.id}:summary"  # its own request under the per-turn cap, as before the ledger
-    caps = caps_now(turn.plan, deps, events, summary_turn, contract=False)
-    decision = decide(caps, deps.runner.worst_case_usd(turn.plan.max_tokens))
+    # its own request under the per-turn cap, as before the ledger; this agent's spending like any other,
+    # so under the contract's day cap too. It is one request, its answer sized to what the ledger grants:
+    # it needs room for a short answer, not for the turn's whole ceiling.
+    summary_turn = f"{turn.id}:summary"
+    caps = caps_now(turn.plan, deps, events, summary_turn)
+    decision = decide(caps, deps.runner.worst_case_usd(MIN_ANSWER_TOKENS))
     if not decision.allowed:
         return
-    gate = spend_gate(deps, turn.plan.agent_id, summary_turn, contract_usd=None)
+    gate = spend_gate(deps, turn.plan.agent_id, summary_turn, contract_usd=turn.plan.contract_usd)
     request = build_request(
         journal, turn, deps, budget_usd=decision.budget_usd, want=frozenset({"summary"}), spend=gate
     )

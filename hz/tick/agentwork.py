@@ -7,6 +7,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from hz.errors import HzError
+from hz.repo_paths import fill_slot
 from hz.review import approvals
 from hz.session.store import Store
 from hz.turn import engine, history, waits
@@ -240,18 +241,40 @@ class AgentWork:
         except HzError:
             return {}  # a source that fails moves nothing; the turn that gathers it says why
 
+    def _last_finished(self) -> Any:
+        return history.last_of([e for e in self.journal.events() if e.kind == "turn.finished"], "turn.finished")
+
     def _last_inputs(self) -> dict[str, str] | None:
-        last = history.last_of([e for e in self.journal.events() if e.kind == "turn.finished"], "turn.finished")
+        last = self._last_finished()
         return None if last is None else {str(k): str(v) for k, v in last.data.get("inputs", {}).items()}
 
+    def _reported_slot(self) -> datetime | None:
+        """The slot of the page the last turn drafted, when its outputs are one page per slot and it ran for
+        a schedule slot (hz.turn.watch_window); None when it saw its inputs as of its own minute."""
+        last = self._last_finished()
+        if last is None or not any(fill_slot(t, self.now) != t for t in self.plan.targets.values()):
+            return None
+        started = [e for e in self.journal.events() if e.kind == "turn.started" and e.turn == last.turn]
+        if not started or "schedule" not in started[-1].data.get("causes", []):
+            return None
+        return engine.turn_slot(started[-1])
+
     def _moved(self) -> list[Cause]:
-        """Inputs the contract wakes on whose fingerprint moved since the last turn saw them."""
+        """Inputs the contract wakes on whose fingerprint moved since the last turn saw them: over the window
+        of the page it drafted when that page is per slot (a commit of this week is no reason to redraft
+        last week's page), else as of now."""
         if not self.plan.inputs or not self._watched():
             return []
         last = self._last_inputs()
         if last is None:
             return []
-        current = self._fingerprints()
+        current = self._fingerprints()  # also refreshes the source cache the own-draft check reads
+        if (slot := self._reported_slot()) is not None:
+            from hz.turn.watch_window import fingerprint_at
+
+            for name in current:
+                seen = fingerprint_at(self.plan, name, slot, now=self.now, environ=self.deps.environ)
+                current[name] = seen if seen is not None else current[name]
         wake_on = self.plan.wake_on if self.plan.wake_on is not None else self.plan.inputs
         from hz.turn.self_wake import moved_by_own_draft_only
 

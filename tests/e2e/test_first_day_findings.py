@@ -8,6 +8,8 @@ who owns nothing, bob reviews. Each person is a separate `hz tick` process with 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -68,6 +70,22 @@ def digest(remote: Path, branch: str) -> str:
     return path
 
 
+def push_note(clone: Path, name: str, when: datetime) -> None:
+    """A member's commit of a new file, dated `when`, pushed to main."""
+    (clone / name).write_text("notes\n")
+    git("add", name, cwd=clone)
+    stamp = when.strftime("%Y-%m-%dT%H:%M:%S+0000")
+    dated = {**os.environ, "GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp}
+    subprocess.run(["git", "commit", "-q", "-m", f"Add {name}"], cwd=clone, env=dated, check=True)
+    git("push", "-q", "origin", "HEAD:main", cwd=clone)
+
+
+def last_slot(now: datetime) -> datetime:
+    """The example's schedule slot the first tick catches up on: the latest Monday 08:00 UTC not after now."""
+    monday = (now - timedelta(days=now.weekday())).replace(hour=8, minute=0)
+    return monday if monday <= now else monday - timedelta(days=7)
+
+
 def kinds(remote: Path, kind: str) -> list[dict[str, Any]]:
     return [e for e in state_events(remote) if e["kind"] == kind]
 
@@ -114,10 +132,7 @@ def test_a_newer_draft_updates_the_pull_request_rather_than_opening_another(
     now = datetime.now(UTC).replace(second=0, microsecond=0)
     alice.tick(now)
     (first,) = forge.pulls()
-    (alice.clone / "NOTES.md").write_text("notes\n")
-    git("add", "NOTES.md", cwd=alice.clone)
-    git("commit", "-q", "-m", "Add notes", cwd=alice.clone)
-    git("push", "-q", "origin", "HEAD:main", cwd=alice.clone)
+    push_note(alice.clone, "NOTES.md", last_slot(now) - timedelta(days=1))  # into the week the draft reports on
     woken = alice.tick(now + timedelta(minutes=20))
     assert len(kinds(bare, "draft.placed")) == 2, woken
     (pull,) = forge.pulls()
@@ -210,20 +225,25 @@ def test_an_approval_nobody_holding_the_draft_records_waits_an_hour_at_most(tmp_
     assert approval["data"]["approver"] == "@bob" and approval["data"]["share_changed"] == 1.0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="hz/tick/agentwork.py AgentWork._moved compares the inputs the catch-up turn gathered for its slot "
-    "(the example's last Monday) with the inputs gathered as of now; `hz init`'s own commit, dated after that slot, "
-    "makes the owner's next tick a source-changed turn that drafts again and supersedes the first draft within "
-    "minutes. It should compare like with like (the window the last turn saw) or count the catch-up as seen now",
-)
 def test_the_owners_second_tick_does_not_draft_the_example_again(tmp_path: Path, bare: Path) -> None:  # noqa: F811
+    """AgentWork._moved compared the inputs the catch-up turn gathered for its slot (the example's last Monday)
+    with the inputs as of now: `hz init`'s own commit, dated after that slot, made the owner's next tick a
+    source-changed turn that drafted again within minutes. The weekly page's watch now asks whether the
+    week it reports on changed: a commit of this week waits for next Monday's page, one dated inside the
+    reported week (a late push) redrafts it. The ticks' clock is past the commits, as a real tick's is (a
+    commit dated past the clock is listed as `future` by the git source, whatever the window)."""
     first_day(tmp_path, bare, str(bare))
     alice = Member.join(tmp_path, "alice", str(bare))
-    now = datetime.now(UTC).replace(second=0, microsecond=0)
+    now = datetime.now(UTC).replace(second=0, microsecond=0) + timedelta(minutes=1)
     alice.tick(now)
     woken = alice.tick(now + timedelta(minutes=1))
     assert len(kinds(bare, "draft.placed")) == 1, woken
+    push_note(alice.clone, "TODAY.md", now - timedelta(seconds=30))
+    woken = alice.tick(now + timedelta(minutes=2))
+    assert len(kinds(bare, "draft.placed")) == 1, woken
+    push_note(alice.clone, "LATE.md", last_slot(now) - timedelta(days=2))
+    woken = alice.tick(now + timedelta(minutes=3))
+    assert [e.get("disposition") for e in woken] == ["drafted"] and len(kinds(bare, "draft.placed")) == 2, woken
 
 
 def test_hz_drafts_names_the_team_contract_not_only_its_id(tmp_path: Path, bare: Path) -> None:  # noqa: F811

@@ -2,12 +2,15 @@
 
 The runner writes the contract text; from there on it is `hz heinzel new --from` exactly: the same
 compile (any HZC error refuses, nothing is created), the same `proposed` state, the same `hz approve`.
-What the think step cost is printed; it is not recorded on the spine (see docs/decisions.md).
+What the think step cost is printed; it is not recorded on the spine (see docs/decisions.md). The ledger
+counts it, though: its requests are the user's spending like a turn's, reserved under the day cap and the
+turn cap (hz.spend), so a spent day refuses them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, TextIO
 
@@ -16,6 +19,9 @@ from hz.heinzel import lifecycle
 from hz.heinzel.from_sentence import compile_sentence, refuse_offline, request_for
 from hz.heinzel.identity import BadName, check_name, check_namespace
 from hz.session.store import Store
+from hz.spend.gate import LedgerGate, ledger_of
+from hz.spend.ledger import Limits
+from hz.turn.engine import new_turn_id
 
 if TYPE_CHECKING:
     from hz.runners.base import Runner
@@ -35,14 +41,23 @@ def new_from_sentence_command(
     config = load_user_config(environ)
     check_namespace(namespace)
     check_name(name)
+
+    def clock() -> datetime:
+        return now or datetime.now(UTC)
+
     with Store.from_environ(environ) as store:
         _free(store, name, namespace)  # before paying for a model call
+        ledger = ledger_of(store, clock())
     thinker = runner or _configured_runner(config.raw, environ)
     if thinker.name == "offline":
         raise refuse_offline()
     request = request_for(sentence, name=name, namespace=namespace, handle=config.handle,
                           timezone=config.timezone, max_usd=config.heinzel.max_usd)  # fmt: skip
-    compiled = compile_sentence(thinker, request)
+    limits = Limits(config.heinzel.max_usd, config.heinzel.max_usd_per_day)
+    # a turn of its own for the turn cap: one compile's requests together, never another compile's
+    gate = LedgerGate(ledger, agent=f"{namespace}:{name}", turn=f"compile:{new_turn_id(clock())}",
+                      runner=str(thinker.name), limits=limits, clock=clock)  # fmt: skip
+    compiled = compile_sentence(thinker, replace(request, spend=gate))
     with Store.from_environ(environ) as store:
         agent_id = lifecycle.create(
             store, compiled.text, label=f"{name}.prose.md (written from your sentence)", namespace=namespace,

@@ -8,8 +8,9 @@ What counts as its own: a commit whose trailers name this contract (`Hz-Contract
 one of its drafts (`Hz-Draft: <key>`, a key of this agent or of the team contract, `hz-<id>@…`), as the
 draft commit, a rebase of it, or a squash that kept its trailers carry them; the older branch commits
 say it in their tag line (`hz.review.drafts.Tag`). A merge commit is its own when everything it
-brings in is. Trailers are what anyone can write, so this only ever withholds a wake of this contract
-on its own history, never grants anything.
+brings in is, or is a reviewer's edit of the draft on its branch (a commit above the draft commit
+changing only the files the draft wrote). Trailers are what anyone can write, so this only ever
+withholds a wake of this contract on its own history, never grants anything.
 
 The check is the input's fingerprint with those commits taken out: the own commits at the top of the
 branch's first-parent line (everything after the last commit by anyone else) are set aside and the

@@ -108,8 +108,14 @@ def _result_object(finished: Finished) -> dict[str, Any]:
 
 
 def _reported_cost(data: Mapping[str, Any]) -> float | None:
+    """The cost the CLI reported; None when there is none that reads as a cost (settling counts the grant)."""
     cost = data.get("total_cost_usd")
-    return float(cost) if isinstance(cost, int | float) and not isinstance(cost, bool) and cost >= 0 else None
+    if not isinstance(cost, int | float) or isinstance(cost, bool) or not cost >= 0:
+        return None
+    try:
+        return float(cost)
+    except OverflowError:  # a JSON integer past a float's range
+        return None
 
 
 def usage_of(data: Mapping[str, Any]) -> Usage:

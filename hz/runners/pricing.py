@@ -13,6 +13,7 @@ looking it up is an error rather than a silent zero.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -29,7 +30,10 @@ class Price:
     def cost(self, input_tokens: int, output_tokens: int, cached_tokens: int = 0) -> float:
         """USD for one usage; `input_tokens` includes the cached ones, as pydantic-ai counts them."""
         uncached = max(input_tokens - cached_tokens, 0)
-        return (uncached * self.input + cached_tokens * self.cached + output_tokens * self.output) / 1_000_000
+        try:
+            return (uncached * self.input + cached_tokens * self.cached + output_tokens * self.output) / 1_000_000
+        except OverflowError:  # a count past a float's range (a CLI's JSON integer): no cost; settling counts the grant
+            return math.inf
 
     @property
     def dearest(self) -> float:

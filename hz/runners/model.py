@@ -32,6 +32,7 @@ from pydantic_ai.exceptions import (
     ModelAPIError,
     ModelHTTPError,
     UnexpectedModelBehavior,
+    UsageExtractionFailedWarning,
     UsageLimitExceeded,
     UsageLimitUnavailableWarning,
     UserError,
@@ -120,6 +121,9 @@ class _Think:
             async with asyncio.timeout(self.request.timeout_s):
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", UsageLimitUnavailableWarning)
+                    # usage genai-prices cannot read (negative counts) comes back empty: hz prices usage itself
+                    # and counts an unreadable one as its grant (no-usage); the warning is only noise on stderr
+                    warnings.simplefilter("ignore", UsageExtractionFailedWarning)
                     outcome = await self._iterate(agent, history, limits)
         except RunnerError as exc:
             exc.usage = self._usage()

@@ -57,14 +57,20 @@ def pending(
         due=index.due(now),
         waits=index.waits_due(now),
         running=running + [dict(r) for r in index.db.execute(WAITING_ON)],
-        drafts=index.drafts(status="pending"),
+        # a file draft's tag line is read without git, so an unmoved one drops out before `ours_only`
+        # (which may ask git for this repository's identity); a branch's check is git's, asked after it
+        drafts=[r for r in index.drafts(status="pending") if _on_branch(r) or draft_moved(r, root)],
         watched=index.watched(),
         fresh=_fresh(index),
         asked=[] if store_root is None else marked(store_root),
         discover=discovery_due(root, store_root, now),
     )
     work = ours_only(index, work, root, environ)
-    return work._replace(drafts=[r for r in work.drafts if draft_moved(r, root)])
+    return work._replace(drafts=[r for r in work.drafts if not _on_branch(r) or draft_moved(r, root)])
+
+
+def _on_branch(row: Mapping[str, Any]) -> bool:
+    return str(row.get("place") or "").startswith("hz/draft/")
 
 
 # the columns that say which repository an adopted agent is (hz.heinzel.repository.belongs)

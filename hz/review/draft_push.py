@@ -135,19 +135,14 @@ def pending_work(remote: Any, view: Any) -> bool:
 
 def local_decided(remote: Any, view: Any) -> list[tuple[str, str]]:
     """This clone's own `hz/draft/…` branches (ref, commit) whose draft was decided and that the remote
-    no longer has (one listing)."""
+    no longer has (listed with the view, `hz.review.sync.read_view`)."""
     if view is None:
         return []
-    listed = remote.git.run(
-        "for-each-ref", "--format=%(refname)%00%(objectname)%00%(trailers:key=Hz-Draft,valueonly,separator=%x20)",
-        "--", "refs/heads/hz/draft/", check=False,
-    ).stdout  # fmt: skip
     on_remote = {draft.ref for draft in view.drafts.values()}
     mine: dict[str, tuple[str, str, str | None]] = {}
-    for line in listed.splitlines():
-        ref, commit, key = [*line.split("\0"), "", ""][:3]
-        if ref and ref not in on_remote:
-            mine[ref] = (commit, ref.removeprefix("refs/heads/hz/draft/").partition("/")[0], key.strip() or None)
+    for ref, commit, key in view.local_drafts:
+        if ref not in on_remote:
+            mine[ref] = (commit, ref.removeprefix("refs/heads/hz/draft/").partition("/")[0], key)
     if not mine:
         return []
     done = decisions(remote, _state(remote, view), [(ref, contract, key) for ref, (_, contract, key) in mine.items()])

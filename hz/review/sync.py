@@ -80,6 +80,8 @@ class TeamView:
     drafts: Mapping[tuple[str, str], DraftBranch] = field(default_factory=dict)  # (contract, output) -> branch
     leases: Mapping[str, str] = field(default_factory=dict)  # lease ref -> its tip (the object itself)
     others: tuple[str, ...] = ()  # refs under hz/draft/ of no (contract, output) shape: old-style branches
+    # this clone's own `hz/draft/…` branches as (ref, commit, Hz-Draft key), read in the same listing
+    local_drafts: tuple[tuple[str, str, str | None], ...] = ()
 
     def tips(self) -> dict[str, str | None]:
         """Every ref this fetch answered for (None: the remote has no such ref)."""
@@ -123,16 +125,21 @@ _FORMAT = "%(refname)%00%(objectname)%00%(objecttype)%00%(committerdate:unix)%00
 
 
 def read_view(team: TeamRemote, main_ref: str | None) -> TeamView:
-    """The view from the tracking refs the last fetch left (one local `git for-each-ref`, no network)."""
+    """The view from the tracking refs the last fetch left, and this clone's own draft branches (one local
+    `git for-each-ref`, no network: an idle tick starts no other git process after its fetch)."""
     copies = [team.tracking(prefix) for prefix in (*MAIN_REFS, HZ_BRANCHES, LEASE_PREFIX)]
-    listed = team.git.run("for-each-ref", f"--format={_FORMAT}", "--", *copies).stdout
+    listed = team.git.run("for-each-ref", f"--format={_FORMAT}", "--", *copies, DRAFT_PREFIX).stdout
     main: str | None = None
     state: str | None = None
     drafts: dict[tuple[str, str], DraftBranch] = {}
     others: list[str] = []
     leases: dict[str, str] = {}
+    local: list[tuple[str, str, str | None]] = []
     for line in listed.splitlines():
         name, oid, kind, when, said = (line.split("\0") + [""] * 5)[:5]
+        if name.startswith(DRAFT_PREFIX):  # a branch of this clone, not a copy of the remote's
+            local.append((name, oid, parse_trailers(said.split("\x1f")).get("Hz-Draft")))
+            continue
         ref = "refs/" + name.removeprefix(team.sync_prefix)
         if ref in MAIN_REFS:
             if ref == main_ref:
@@ -152,7 +159,7 @@ def read_view(team: TeamRemote, main_ref: str | None) -> TeamView:
     for place, draft in list(drafts.items()):
         if draft.key is None:  # a reviewer's commit on top: the draft is the nearest commit naming one
             drafts[place] = _beneath(team, draft)
-    return TeamView(main, main_ref if main else None, state, drafts, leases, tuple(others))
+    return TeamView(main, main_ref if main else None, state, drafts, leases, tuple(others), tuple(local))
 
 
 REVIEW_DEPTH = 20  # commits a reviewer may have put on a draft branch, looked through for the draft's own

@@ -3,12 +3,12 @@
 A weekly contract's receipts that missed their push (the remote was gone for a moment) used to wait
 for the next team turn, a week, while delegates considered the slot undone. Now the next tick pushes
 them, even with nothing due, and the draft branch of that turn with them; and an idle tick whose outbox
-is empty still starts no git process.
+is empty starts no git process but the one fetch of the tick.
 """
 
 from __future__ import annotations
 
-import os
+import shutil
 import subprocess
 import sys
 from datetime import timedelta
@@ -96,7 +96,7 @@ def test_receipts_of_a_failed_push_go_out_with_the_next_idle_tick(tmp_path: Path
     assert (again.woken, again.pushed) == ([], False)  # nothing waits: no push at all
 
 
-def test_an_idle_tick_with_an_empty_outbox_starts_no_git_process(tmp_path: Path) -> None:
+def test_an_idle_tick_with_an_empty_outbox_starts_no_git_process_but_the_fetch(tmp_path: Path) -> None:
     bare = guarded_team_repo(tmp_path)
     clone, environ = member(tmp_path, "priya", bare)
     first = tick(root=clone, environ=environ, now=MONDAY)
@@ -107,10 +107,25 @@ def test_an_idle_tick_with_an_empty_outbox_starts_no_git_process(tmp_path: Path)
     approved = tick(root=clone, environ=environ, now=MONDAY + timedelta(minutes=5))
     assert entries(approved) == [("approved", None)]  # recorded by this tick's approval look (no lease, no turn)
 
-    no_git = tmp_path / "no-git"  # a PATH on which no git can be found: any git process would fail
-    no_git.mkdir()
+    # Under [state] every tick fetches once (a merge on the forge is an approval to notice) and lists the
+    # refs it brought with this clone's draft branches, nothing else: the only git on PATH is a shim that
+    # writes down each call before it runs the real git.
+    shim, calls = tmp_path / "shim", tmp_path / "git-calls"
+    shim.mkdir()
+    real = shutil.which("git")
+    assert real is not None
+    (shim / "git").write_text(f'#!/bin/sh\nprintf "%s\\n" "$*" >> "{calls}"\nexec "{real}" "$@"\n')
+    (shim / "git").chmod(0o755)
     idle = subprocess.run([sys.executable, "-m", "hz", "tick", "--now", "2026-10-26T09:10Z"], cwd=clone,
-                          env={**environ, "PATH": str(no_git)}, capture_output=True, text=True, timeout=60,
+                          env={**environ, "PATH": str(shim)}, capture_output=True, text=True, timeout=60,
                           check=False)  # fmt: skip
     assert (idle.returncode, idle.stdout, idle.stderr) == (0, "nothing due\n", "")
-    assert os.listdir(no_git) == []
+    assert [_verb(line) for line in calls.read_text().splitlines()] == ["fetch", "for-each-ref"]
+
+
+def _verb(call: str) -> str:
+    """The git command of a shim line, past its `-C <repo>` and `-c <setting>` options."""
+    words = call.split()
+    while words[0] in ("-C", "-c"):
+        words = words[2:]
+    return words[0]

@@ -499,7 +499,8 @@ ROWS: list[Row] = [
     row("source", "diff", "nope", code=1, says="error:"),
     # drafts
     row("approve", "--", "a\nb", code=1, says="nothing to approve under 'a\\nb'"),
-    row("reject", "--", "garbage", code=1, says="'garbage' is not a draft key"),
+    row("reject", "--", "garbage", code=1, says="'garbage' is not a draft key"),  # asked before the team remote
+    row("reject", "--", "hz-nope@v1@x", code=1, says="no draft waits under hz-nope@v1@x, here or on the team's remote"),
     # a damaged configuration or environment
     row("heinzel", "prune", plant={CONFIG: "[heinzel\n"}, code=1, says="hint: fix the TOML syntax"),
     row(

@@ -57,6 +57,7 @@ def reject(
 ) -> int:
     from hz.review.reject_team import reject_team
 
+    _agent_of(key)  # a key of no draft's shape is refused before the team remote is asked
     said = reject_team(key, root=root, environ=environ, now=now)
     if said is not None:
         _forget_local(key, said.key, environ=environ, now=now)

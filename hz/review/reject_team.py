@@ -48,7 +48,7 @@ def reject_team(key: str, *, root: Path | None, environ: Mapping[str, str], now:
             raise HzError(f"{key} was decided already", hint="hz heinzel show lists what happened to it")
         if _own(key, environ, team=True):
             return None  # this machine's draft on no team branch: the local path says what became of it
-        raise HzError(f"no draft waits under {key}", hint=HINT)
+        raise HzError(f"no draft waits under {key}, here or on the team's remote", hint=HINT)
     placed = _placed(remote, view, str(draft.key))
     _record(remote, view, placed, now)
     done = Rejected(str(draft.key), draft.branch)

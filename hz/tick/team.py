@@ -31,6 +31,9 @@ from hz.turn.plan import Plan
 RAN_ELSEWHERE = "ran-elsewhere"
 """Why a claim was not won when the slot's end is on `hz/state` already; the local skip's reason too."""
 
+NOT_ON_MAIN = "not on main"
+"""Why a claim was not tried: the remote's main has no contract with this id (retired, or never merged)."""
+
 _REASONS = {"max-resumes": "resumes", "gather": "error", "runner": "error", "outcome": "error", "act": "error"}
 
 
@@ -123,7 +126,7 @@ class Claim:
     won: bool
     lease: str | None
     token: int
-    why: str  # won | held by … | early | ran-elsewhere | not a member of it | no contract id
+    why: str  # won | held by … | early | ran-elsewhere | not a member of it | not on main | no contract id
     role: str = "owner"
     handle: str | None = None  # who runs it, the approver of record when a draft's approval has none
     pending: bool = False  # lost for now, settled nowhere: the wake stays due and the next tick claims again
@@ -139,6 +142,15 @@ def _role(team: Team, plan: Plan, lease: str) -> Any:
         return team.identity.role_for(declared.owner or "", tuple(declared.maintainers))
     hz = plan.contract.frontmatter.hz
     return team.identity.role_for(str(hz.owner), tuple(str(m) for m in hz.maintainers))
+
+
+def _not_on_main(team: Team, lease: str) -> bool:
+    """Whether the remote has a main and no contract on it has this id. This machine's agent may still
+    run the contract's last version (its text is in the agent's folder), but a hold begun on it is
+    refused by the hook (HZS019), so the claim asks for none: asking would fail the tick every time."""
+    if team.main is False:
+        team.main = _main_contracts(team)
+    return team.main is not None and lease not in team.main.declared
 
 
 def _main_contracts(team: Team) -> Any:
@@ -159,6 +171,8 @@ def claim(team: Team, plan: Plan, slot: datetime, now: datetime) -> Claim:
     lease = lease_id(plan)
     if lease is None:
         return Claim(False, None, 0, "no contract id")
+    if _not_on_main(team, lease):  # retired from main (or never merged): the hook refuses any new hold
+        return Claim(False, lease, 0, NOT_ON_MAIN)
     role = _role(team, plan, lease)
     if role is None:
         return Claim(False, lease, 0, "not a member of it")

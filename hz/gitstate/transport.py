@@ -78,14 +78,20 @@ class Git:
         self, *args: str, check: bool = True, stdin: str | None = None, remote: str = ""
     ) -> subprocess.CompletedProcess[str]:
         """Run git here; a failure is a TransportError whose text holds no credential of `remote`."""
-        proc = subprocess.run(
-            ["git", "-C", str(self.repo), *args],
-            input=stdin,
-            capture_output=True,
-            text=True,
-            env=self.env,
-            check=False,
-        )
+        try:
+            proc = subprocess.run(
+                ["git", "-C", str(self.repo), *args],
+                input=stdin,
+                capture_output=True,
+                text=True,
+                env=self.env,
+                check=False,
+            )
+        except FileNotFoundError:
+            raise TransportError(
+                "git is not installed, or not on PATH: team state travels with the git command",
+                hint="install git (https://git-scm.com) or add it to PATH, then run hz again",
+            ) from None
         if check and proc.returncode != 0:
             verb = next((a for a in args if not a.startswith("-") and "=" not in a), "")
             said = redact_text(proc.stderr.strip() or proc.stdout.strip(), remote)

@@ -22,7 +22,7 @@ from typing import Any
 from hz.diagnostic import Diagnostic
 from hz.errors import HzError
 from hz.fsio import atomic_write
-from hz.heinzel.lifecycle import next_due
+from hz.heinzel.lifecycle import next_due, still_due_since
 from hz.heinzel.states import require
 from hz.heinzel.versions import DAMAGED_COPY, amendment_path, compile_text, facts, load_version, store_version
 from hz.heinzel.widening import widened
@@ -173,7 +173,7 @@ def record_main_version(
     number = max(version, int(row["contract_version"]) + 1)
     store_version(store.agent_dir(row["id"]), number, text, contract)
     data: dict[str, Any] = {"version": number, "amendment_id": f"main:{commit}", **facts(contract)}
-    data["next_due"] = next_due(contract, now, default_tz)
+    data["next_due"] = next_due(contract, still_due_since(row, now), default_tz)
     waiting = [a["amendment_id"] for a in store.index.amendments(row["id"]) if a["status"] == "pending"]
     with store.writer(row["id"], now=now) as writer:
         writer.append("contract.amended", data, now=now)

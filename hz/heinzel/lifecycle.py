@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from hz.errors import HzError
@@ -64,6 +64,21 @@ def next_due(contract: Contract, now: datetime, default_tz: str) -> str | None:
 
     slot = next_slot(crons_from(contract.frontmatter.hz.schedule, default_tz), now)
     return None if slot is None else slot.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def still_due_since(row: Any, now: datetime) -> datetime:
+    """Where a version adopted from main looks for its next slot after: just before the slot the agent still
+    has due, when that is earlier than now. Adopting what main says must not drop a due slot nobody ran
+    here yet (found: a change of owner merged at 09:05 moved the due 09:00 slot to 10:00, and a new version
+    adopted by the 09:00 tick itself skipped 09:00); a new schedule still decides which slot comes next."""
+    try:
+        due = row["next_due"]
+    except (KeyError, IndexError):
+        due = None
+    if not due:
+        return now
+    before = datetime.fromisoformat(str(due).replace("Z", "+00:00")).astimezone(UTC) - timedelta(seconds=1)
+    return min(before, now)
 
 
 def create(

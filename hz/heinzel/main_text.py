@@ -74,7 +74,7 @@ def refresh(
 ) -> bool:
     """Give the agent's current version main's text when it differs and the fingerprint does not; whether
     it did. A retired or unapproved agent is left alone, as for new versions."""
-    from hz.heinzel.lifecycle import next_due
+    from hz.heinzel.lifecycle import next_due, still_due_since
 
     if row["state"] in ("retired", "proposed") or row["contract_fingerprint"] != contract.contract_fingerprint:
         return False
@@ -86,26 +86,10 @@ def refresh(
         pass  # a damaged copy is replaced by main's text
     store_version(directory, version, text, contract)
     data = {"version": version, "commit": commit, "source_fingerprint": contract.source_fingerprint}
-    data["next_due"] = next_due(contract, _since(row, now), default_tz)
+    data["next_due"] = next_due(contract, still_due_since(row, now), default_tz)
     with store.writer(str(row["id"]), now=now) as writer:
         writer.append("contract.refreshed", data, now=now)
     return True
-
-
-def _since(row: Any, now: datetime) -> datetime:
-    """Where the next slot is looked for after: just before the slot the agent still has due, when that is
-    earlier than now. A refresh must not drop a due slot that nobody ran here yet (found: a change of owner
-    merged at 09:05 moved the agent's due 09:00 slot to 10:00, so it never looked whether 09:00 was done)."""
-    from datetime import UTC, timedelta
-
-    try:
-        due = row["next_due"]
-    except (KeyError, IndexError):
-        due = None
-    if not due:
-        return now
-    before = datetime.fromisoformat(str(due).replace("Z", "+00:00")).astimezone(UTC) - timedelta(seconds=1)
-    return min(before, now)
 
 
 def follow_name(store: Store, known: Known, contract: Contract, here: Here, *, now: datetime) -> str | None:

@@ -69,6 +69,7 @@ class Team:
     plans: dict[str, Plan] = field(default_factory=dict)  # lease id -> the plan of its turn this tick
     environ: Mapping[str, str] = field(default_factory=dict)
     forge: Any = False  # hz.review.forge.Forge | None | why it failed, set up at first need (`_forge`)
+    proposed: dict[str, Any] = field(default_factory=dict)  # draft ref -> hz.review.auto_publish.Proposal
 
     def pull_book(self) -> Any:
         """The pull requests asked for and not yet answered (hz.review.pulls.PullBook)."""
@@ -298,11 +299,15 @@ def _ended(d: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def record(team: Team, events: Sequence[Envelope], turn: str, claim_: Claim) -> None:
-    team.queued += team.writer.queue(*receipts(events, turn, claim_))
+    from hz.review.auto_publish import proposals
+
+    made = receipts(events, turn, claim_)
+    team.queued += team.writer.queue(*made)
     assert claim_.lease is not None, "a team turn runs under its lease"
     placed = [e for e in events if e.turn == turn]
     branches = unpublished_drafts(team, placed)
     team.drafts.update(tie(branches, claim_.lease, claim_.token, team))
+    team.proposed.update(proposals(placed, made, claim_.lease, branches))
     _ask_pulls(team, team.plans.get(claim_.lease), branches)
 
 
@@ -451,7 +456,21 @@ def flush(team: Team, now: datetime) -> dict[str, Any]:
         "unpublished": unpublished,
         "clashed": dict(result.clashed),  # receipts another run wrote first: a double run, said in the tick
         **_pulls(team, published),
+        **_auto_published(team, published, now),
     }
+
+
+def _auto_published(team: Team, published: Mapping[str, str], now: datetime) -> dict[str, Any]:
+    """The publishes an `auto_approve` policy grants on the drafts whose branch just landed
+    (hz.review.auto_publish); they run once the branch is there, so a person sees what was published."""
+    if not team.proposed or team.view is None:
+        return {}
+    from hz.review.auto_publish import run_granted
+
+    forge = _forge(team)
+    entries = run_granted(team.remote, team.view.main, team.proposed, published,
+                          forge=None if isinstance(forge, str) else forge, environ=team.environ, now=now)  # fmt: skip
+    return {"auto_published": entries} if entries else {}
 
 
 def _stale(team: Team, unpublished: Mapping[str, str]) -> dict[str, Any]:

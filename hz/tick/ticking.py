@@ -107,6 +107,7 @@ def run_tick(
             report.woken.append({"agent": "hz/state", "action": "error", "error": f"not written: {why}"})
         for why in pushed.get("pulls_failed", ()):  # the branch is on the remote; the next tick asks again
             report.woken.append({"agent": "forge", "action": "error", "error": why})
+        report.woken.extend(pushed.get("auto_published", ()))  # publishes a policy let run before the review
     return report
 
 

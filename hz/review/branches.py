@@ -164,9 +164,12 @@ class BranchTarget:
 
     @classmethod
     def old(cls, root: Path, branch: str, asset: str, slot: datetime) -> BranchTarget:
-        """A draft placed on an older `hz/draft/<agent>/<slot>` branch, found by its subject's tag."""
+        """A draft placed on an older `hz/draft/<agent>/<slot>` branch, found by its subject's tag (a team
+        contract with no `id:` still drafts this way, on main's tree too: its folders are checked there)."""
         drafts.target_path(root, asset, slot, team=True)
-        return cls(root, asset, branch, asset.partition(":")[2])
+        target = cls(root, asset, branch, asset.partition(":")[2])
+        target._folders_on(base_ref(root))
+        return target
 
     def _folders_on(self, rev: str) -> None:
         """Every folder of the path is a folder (or absent) on `rev`: a link or a submodule there, which the

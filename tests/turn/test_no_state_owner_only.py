@@ -86,7 +86,12 @@ def test_only_the_owner_drafts_the_others_are_told_once_and_a_later_state_leases
     for when in (MONDAY, FRIDAY):
         code, out, err = hz_tick(priya, priya_env, when)
         assert (code, out.startswith("team-note: started -> drafted"), err) == (0, True, ""), out + err
-    assert len(drafts(priya)) == 2
+    # one branch per output (docs/decisions.md, "Draft branches are named for what they draft"): Friday's
+    # draft moved it on from Monday's; both turns drafted
+    (branch,) = drafts(priya)
+    slot = git("log", "-1", "--format=%(trailers:key=Hz-Slot,valueonly)", branch, cwd=priya).strip()
+    assert (branch.endswith("/note"), slot) == (True, FRIDAY.strftime("%Y-%m-%dT%H:%MZ"))
+    assert spine(priya_env) == [("turn.started", None), ("turn.finished", None)] * 2
     assert git("--git-dir", str(bare), "for-each-ref", "refs/hz/") == ""
 
     # the team adds an empty [state]: from the next slot on both take the leased path

@@ -93,12 +93,13 @@ def _run_one(
     placed = proposal.placed
     book = StateBook(remote.repo, objects.resolve(remote.repo, remote.tracking(STATE_REF)))
     history = [*book.of_kind("turn.started"), *book.of_kind("draft.placed"), proposal.started, placed]
+    let_out = [*book.of_kind("approval.observed"), *book.of_kind("publish.done")]
     hz = contract.frontmatter.hz
     asker = Asker(f"team:{contract.frontmatter.name}", str(hz.owner), str(hz.scope))
     fp = str(proposal.started.data["contract_fp"])
     allowed: list[Any] = granted(
         _publishes(contract), asker, policies_on(remote.root, main.tip), now=now,
-        first_after_change=first_after_change(history, placed.key, fp), correction=corrects(book, placed),
+        first_after_change=first_after_change(history, placed.key, fp), correction=corrects(let_out, placed),
     )  # fmt: skip
     output = _output(main, proposal)
     text = main.file_at(proposal.commit, str(placed.data["asset"]).partition(":")[2])
@@ -132,13 +133,16 @@ def _key(placed: Event, publish_key: str) -> str:
     return f"{placed.id}@publish-{publish_key}"
 
 
-def corrects(book: Any, placed: Event) -> bool:
-    """Is this draft a correction: does hz/state hold an approval or a publish of a draft of the same
-    contract, slot and asset (the same job, proposed again after a person or a policy let it out)?"""
+def corrects(events: Iterable[Event], placed: Event) -> bool:
+    """Is this draft a correction: do `events` (hz/state's) hold an approval or a publish of a draft of the
+    same contract, slot and asset (the same job, proposed again after a person or a policy let it out)?"""
     job = _job(placed.key)
-    approved = (str(e.data["key"]) for e in book.of_kind("approval.observed") if e.id == placed.id)
-    done = (str(e.data["draft_key"]) for e in book.of_kind("publish.done") if e.id == placed.id)
-    return any(_job(key) == job for key in (*approved, *done))
+    for event in events:
+        if event.id == placed.id and event.kind in ("approval.observed", "publish.done"):
+            key = str(event.data["key" if event.kind == "approval.observed" else "draft_key"])
+            if _job(key) == job:
+                return True
+    return False
 
 
 def _job(draft_key: str) -> tuple[str, ...]:

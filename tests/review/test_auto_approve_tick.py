@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from hz.gitstate.events import ApprovalObserved, DraftPlaced, Event, PublishDone
+from hz.review.auto_publish import corrects
 from tests.gitstate.conftest import bare, loopback  # noqa: F401  (the fixtures, fetched by name below)
 from tests.review.fake_forge import FakeForge
 from tests.review.test_approval_bookkeeping import ROSTER, START, fates
@@ -33,6 +35,7 @@ action = "github.issue.comment"
 scope = "team"
 expires = {expires}
 """
+HASH = "sha256:" + "c" * 64
 LIVE = {"owner": "@priya", "expires": "2026-12-31"}
 
 
@@ -123,3 +126,29 @@ def test_no_grant_means_the_publish_waits_for_the_approval(
 
 def approval_keys(remote: Path) -> list[str]:
     return [str(e["data"]["key"]) for e in fates(remote)]
+
+
+def test_a_redraft_of_an_approved_or_published_job_is_a_correction() -> None:
+    ident = "hz-01KC3333333333333333333333"
+    common = {"id": ident, "ts": "2026-11-02T10:00:00Z", "lease": ident, "token": 1}
+
+    def placed(version: int, slot: str = "2026-11-02T09:00Z") -> Event:
+        key = f"{ident}@v{version}@{slot}@state:pulse/x.md"
+        data = DraftPlaced(turn="t-01JD0000000000000000000001", key=key, asset="state:pulse/x.md", hash=HASH)
+        return Event.make("draft.placed", key=key, data=data, **common)  # type: ignore[arg-type]
+
+    def approved(draft: Event) -> Event:
+        data = ApprovalObserved(key=draft.key, asset="state:pulse/x.md", approver="@rita", share_changed=0.0,
+                                output_fp=HASH)  # fmt: skip
+        return Event.make("approval.observed", key=draft.key, data=data, **common)  # type: ignore[arg-type]
+
+    def published(draft: Event) -> Event:
+        data = PublishDone(key=HASH, draft_key=draft.key, action="github.issue.comment", target="github:a/b/issues/1",
+                           hash=HASH)  # fmt: skip
+        return Event.make("publish.done", key=f"{ident}@publish-{HASH}", data=data, **common)  # type: ignore[arg-type]
+
+    first, again, later = placed(1), placed(2), placed(2, "2026-11-02T10:00Z")
+    assert not corrects([], again)
+    assert corrects([approved(first)], again)  # the same slot and asset, drafted again after its approval
+    assert corrects([published(first)], again)  # ... or after a policy let its publish out
+    assert not corrects([approved(first), published(first)], later)  # another slot is a new job

@@ -167,6 +167,25 @@ class AgentWork:
                     causes.append(self._lesson(key))
                 else:  # the spine knows it is decided; nobody here learns from it
                     approvals.record_approval(self.journal, key, dict(approved.data))
+        return causes + self._placed_elsewhere(book, str(lease))
+
+    def _placed_elsewhere(self, book: Any, lease: str) -> list[Cause]:
+        """Lesson turns for the owner from the team's recent approvals of drafts a delegate or an Actions
+        run placed (this spine never held them); only those whose placed text this clone can still read."""
+        from hz.review.approval_publish import RETRY_FOR
+        from hz.review.placed_text import placed_text
+
+        if not self._learns():
+            return []
+        events = self.journal.events()
+        known = {str(e.data["key"]) for e in events if e.kind in ("draft.placed", "approval.observed")}
+        causes: list[Cause] = []
+        for approved in book.of_kind("approval.observed"):
+            key = f"{self.plan.agent_id}@{approved.key.split('@', 1)[1]}"
+            if approved.id != lease or key in known or history.parse_ts(approved.ts) < self.now - RETRY_FOR:
+                continue
+            if placed_text(self.team.remote.root, self.deps.environ, approved.key) is not None:
+                causes.append(self._lesson(key))
         return causes
 
     def _learns(self) -> bool:

@@ -21,13 +21,13 @@ from hz.turn.journal import Journal
 def gather_approval(journal: Journal, turn: Turn, deps: Deps) -> Gathered:
     """Record `approval.observed` for this turn's draft and hand the model the draft, the approved text and the diff."""
     draft_key = next(k for k in turn.keys if "@approval:" in k).split("@approval:", 1)[1]
-    item = approvals.placed(journal, draft_key)
-    before = str(item.record["text"])
     team = _team_approval(turn, deps, draft_key)
+    elsewhere = _placed_elsewhere(journal, turn, deps, draft_key, team[1]) if team is not None else None
+    before = elsewhere if elsewhere is not None else str(approvals.placed(journal, draft_key).record["text"])
     if team is not None:
         receipt, after = team
     else:
-        seen = item.target(turn.plan.agent_id).observe(draft_key)
+        seen = approvals.placed(journal, draft_key).target(turn.plan.agent_id).observe(draft_key)
         after = seen.approved_text if seen.approved_text is not None else before
         receipt = {"share_changed": approvals.share_changed(before, after)}
         receipt["output_fp"] = fingerprint_bytes(after.encode("utf-8"))
@@ -36,6 +36,18 @@ def gather_approval(journal: Journal, turn: Turn, deps: Deps) -> Gathered:
     append_body(journal.directory, turn.id, {"approval": record})
     approvals.record_approval(journal, draft_key, receipt, turn=turn.id)
     return Gathered({"approval": {"placed": before, "approved": after, "diff": "\n".join(parts)}}, {})
+
+
+def _placed_elsewhere(journal: Journal, turn: Turn, deps: Deps, draft_key: str, approved: str) -> str | None:
+    """The placed text of a team draft this machine did not place (a delegate or an Actions run did), read
+    from git (hz.review.placed_text); None when this spine placed it."""
+    if any(e.kind == "draft.placed" and e.data.get("key") == draft_key for e in journal.events()):
+        return None
+    from hz.review.placed_text import placed_text
+
+    assert turn.plan.root is not None and turn.plan.contract is not None  # a team approval was found
+    team_key = f"hz-{turn.plan.contract.frontmatter.id}@{draft_key.split('@', 1)[1]}"
+    return placed_text(turn.plan.root, deps.environ, team_key, approved)
 
 
 def _team_approval(turn: Turn, deps: Deps, draft_key: str) -> tuple[dict[str, Any], str] | None:

@@ -152,6 +152,10 @@ class MainContracts:
             return None
         return found
 
+    def retired(self, agent_id: str) -> bool:
+        """Whether a contract with this id was on main's history but is not on its tip (history read once)."""
+        return agent_id not in self.declared and bool(self._earlier_versions(agent_id))
+
     def _earlier_versions(self, agent_id: str) -> list[Declared]:
         if self._versions is None:
             self._versions = self._earlier() if self._earlier is not None else {}

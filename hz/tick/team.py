@@ -32,7 +32,7 @@ RAN_ELSEWHERE = "ran-elsewhere"
 """Why a claim was not won when the slot's end is on `hz/state` already; the local skip's reason too."""
 
 NOT_ON_MAIN = "not on main"
-"""Why a claim was not tried: the remote's main has no contract with this id (retired, or never merged)."""
+"""Why a claim was not tried: the contract with this id was on the remote's main and was removed."""
 
 _REASONS = {"max-resumes": "resumes", "gather": "error", "runner": "error", "outcome": "error", "act": "error"}
 
@@ -145,13 +145,14 @@ def _role(team: Team, plan: Plan, lease: str) -> Any:
     return team.identity.role_for(str(hz.owner), tuple(str(m) for m in hz.maintainers))
 
 
-def _not_on_main(team: Team, lease: str) -> bool:
-    """Whether the remote has a main and no contract on it has this id. This machine's agent may still
+def _retired(team: Team, lease: str) -> bool:
+    """Whether the remote's main once had this contract and no longer does. This machine's agent may still
     run the contract's last version (its text is in the agent's folder), but a hold begun on it is
-    refused by the hook (HZS019), so the claim asks for none: asking would fail the tick every time."""
+    refused by the hook (HZS019), so the claim asks for none: asking failed the tick every time. Main's
+    history is read only when its tip lacks the id."""
     if team.main is False:
         team.main = _main_contracts(team)
-    return team.main is not None and lease not in team.main.declared
+    return team.main is not None and team.main.retired(lease)
 
 
 def _main_contracts(team: Team) -> Any:
@@ -172,7 +173,7 @@ def claim(team: Team, plan: Plan, slot: datetime, now: datetime) -> Claim:
     lease = lease_id(plan)
     if lease is None:
         return Claim(False, None, 0, "no contract id")
-    if _not_on_main(team, lease):  # retired from main (or never merged): the hook refuses any new hold
+    if _retired(team, lease):  # the hook refuses any new hold on it
         return Claim(False, lease, 0, NOT_ON_MAIN)
     role = _role(team, plan, lease)
     if role is None:

@@ -13,6 +13,7 @@ import pytest
 from hz.review.forge_github import GitHubForge
 from tests.review import fake_forge_git as g
 from tests.review.fake_forge import FakeForge
+from tests.turn.team_harness import Member, pulse_team
 
 
 @pytest.fixture
@@ -28,6 +29,22 @@ def fake_forge() -> Iterator[Callable[..., FakeForge]]:
     yield start
     for fake in started:
         fake.stop()
+
+
+PulseOnForge = Callable[..., tuple[FakeForge, list[Member]]]
+
+
+@pytest.fixture
+def pulse_on_forge(tmp_path: Path, bare: Path, loopback: str, fake_forge: Callable[..., FakeForge]) -> PulseOnForge:
+    """A factory: `pulse_on_forge("priya", "omar")` starts the fake GitHub on `bare`, seeds the hourly pulse
+    team there (tests/turn/team_harness.pulse_team) and joins those members, each talking to that forge.
+    `bare` and `loopback` are the fixtures of tests/gitstate/conftest.py, which the test module imports."""
+
+    def start(*names: str) -> tuple[FakeForge, list[Member]]:
+        fake = fake_forge(bare)
+        return fake, pulse_team(tmp_path, bare, loopback, *names, forge=fake.environ)
+
+    return start
 
 
 DRAFT = "hz/draft/weekly-report/summary"

@@ -9,28 +9,17 @@ from __future__ import annotations
 
 import json
 import subprocess
-from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from tests.gitstate.conftest import bare, loopback  # noqa: F401  (the fixtures, fetched by name below)
-from tests.review.fake_forge import FakeForge
-from tests.turn.team_harness import Member, draft_branches, hourly, seed_remote, state_events
+from tests.review.conftest import PulseOnForge
+from tests.turn.team_harness import draft_branches, pulse_team, state_events
 from tests.turn.test_late_runner import CONTRACT_ID, LEASE, hz
 from tests.turn.test_team import git
 
 SLOT = datetime(2026, 10, 26, 11, 0, tzinfo=UTC)
 BRANCH = f"hz/draft/{CONTRACT_ID}/pulse"
-
-
-def team(tmp_path: Path, remote: Path, url: str) -> tuple[Member, Member]:
-    seed_remote(tmp_path, remote, url, hourly("@priya", ["@omar"]))
-    return Member.join(tmp_path, "priya", url), Member.join(tmp_path, "omar", url)
-
-
-def on_forge(member: Member, fake: FakeForge) -> Member:
-    member.environ.update(fake.environ)
-    return member
 
 
 def trailers(remote: Path, rev: str) -> dict[str, str]:
@@ -43,7 +32,7 @@ def test_the_draft_branch_is_named_for_the_contract_with_trailers_and_a_subject_
     bare: Path,  # noqa: F811
     loopback: str,  # noqa: F811
 ) -> None:
-    priya, _ = team(tmp_path, bare, loopback)
+    priya, _ = pulse_team(tmp_path, bare, loopback, "priya", "omar")
     priya.tick(SLOT + timedelta(minutes=1))
     assert draft_branches(bare) == [f"refs/heads/{BRANCH}"]
     subject = git("--git-dir", str(bare), "log", "-1", "--format=%s", BRANCH)
@@ -64,14 +53,10 @@ def test_the_draft_branch_is_named_for_the_contract_with_trailers_and_a_subject_
 
 
 def test_25_hourly_slots_leave_one_branch_and_one_pull_request_per_output(
-    tmp_path: Path,
     bare: Path,  # noqa: F811
-    loopback: str,  # noqa: F811
-    fake_forge: Callable[..., FakeForge],
+    pulse_on_forge: PulseOnForge,
 ) -> None:
-    fake = fake_forge(bare)
-    priya, _ = team(tmp_path, bare, loopback)
-    on_forge(priya, fake)
+    fake, (priya, _) = pulse_on_forge("priya", "omar")
     tips = []
     for hour in range(25):
         woken = priya.tick(SLOT + timedelta(hours=hour, minutes=1))
@@ -90,15 +75,10 @@ def test_25_hourly_slots_leave_one_branch_and_one_pull_request_per_output(
 
 
 def test_a_merged_draft_s_branch_is_deleted_by_the_next_tick_of_anyone(
-    tmp_path: Path,
     bare: Path,  # noqa: F811
-    loopback: str,  # noqa: F811
-    fake_forge: Callable[..., FakeForge],
+    pulse_on_forge: PulseOnForge,
 ) -> None:
-    fake = fake_forge(bare)
-    priya, omar = team(tmp_path, bare, loopback)
-    on_forge(priya, fake)
-    on_forge(omar, fake)
+    fake, (priya, omar) = pulse_on_forge("priya", "omar")
     priya.tick(SLOT + timedelta(minutes=1))
     number = fake.pulls()[0]["number"]
     fake.edit_and_merge(number, "pulse/20261026T1100.md", "the reviewer's pulse\n", by="omar", method="squash")
@@ -113,15 +93,10 @@ def test_a_merged_draft_s_branch_is_deleted_by_the_next_tick_of_anyone(
 
 
 def test_a_draft_closed_on_the_forge_loses_its_branch_and_the_next_draft_opens_a_new_request(
-    tmp_path: Path,
     bare: Path,  # noqa: F811
-    loopback: str,  # noqa: F811
-    fake_forge: Callable[..., FakeForge],
+    pulse_on_forge: PulseOnForge,
 ) -> None:
-    fake = fake_forge(bare)
-    priya, omar = team(tmp_path, bare, loopback)
-    on_forge(priya, fake)
-    on_forge(omar, fake)
+    fake, (priya, omar) = pulse_on_forge("priya", "omar")
     priya.tick(SLOT + timedelta(minutes=1))
     fake.close(fake.pulls()[0]["number"])
     omar.tick(SLOT + timedelta(minutes=20))
@@ -133,14 +108,10 @@ def test_a_draft_closed_on_the_forge_loses_its_branch_and_the_next_draft_opens_a
 
 
 def test_a_forge_that_fails_is_said_in_the_tick_and_asked_again_by_the_next(
-    tmp_path: Path,
     bare: Path,  # noqa: F811
-    loopback: str,  # noqa: F811
-    fake_forge: Callable[..., FakeForge],
+    pulse_on_forge: PulseOnForge,
 ) -> None:
-    fake = fake_forge(bare)
-    priya, _ = team(tmp_path, bare, loopback)
-    on_forge(priya, fake)
+    fake, (priya, _) = pulse_on_forge("priya", "omar")
     fake.fail(502, times=50)
     ticked = hz("tick", "--now", (SLOT + timedelta(minutes=1)).isoformat(), "--json", cwd=priya.clone,
                 environ=priya.environ)  # fmt: skip
@@ -156,7 +127,7 @@ def test_a_forge_that_fails_is_said_in_the_tick_and_asked_again_by_the_next(
 
 
 def test_no_forge_means_branches_alone(tmp_path: Path, bare: Path, loopback: str) -> None:  # noqa: F811
-    priya, _ = team(tmp_path, bare, loopback)
+    priya, _ = pulse_team(tmp_path, bare, loopback, "priya", "omar")
     woken = priya.tick(SLOT + timedelta(minutes=1))
     assert [e for e in woken if e["action"] == "error"] == []
     assert draft_branches(bare) == [f"refs/heads/{BRANCH}"]

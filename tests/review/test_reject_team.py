@@ -3,13 +3,12 @@ closed, the remote branch deleted and `draft.rejected` recorded on `hz/state`, o
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from tests.gitstate.conftest import bare, loopback  # noqa: F401  (the fixtures, fetched by name below)
-from tests.review.fake_forge import FakeForge
-from tests.turn.team_harness import Member, draft_branches, fresh_clone, hourly, seed_remote, state_events
+from tests.review.conftest import PulseOnForge
+from tests.turn.team_harness import draft_branches, fresh_clone, pulse_team, state_events
 from tests.turn.test_late_runner import CONTRACT_ID, LEASE, hz
 
 SLOT = datetime(2026, 10, 26, 11, 0, tzinfo=UTC)
@@ -20,12 +19,9 @@ def test_a_reviewer_rejects_a_team_draft_closing_its_pull_request_deleting_its_b
     tmp_path: Path,
     bare: Path,  # noqa: F811
     loopback: str,  # noqa: F811
-    fake_forge: Callable[..., FakeForge],
+    pulse_on_forge: PulseOnForge,
 ) -> None:
-    fake = fake_forge(bare)
-    seed_remote(tmp_path, bare, loopback, hourly("@priya", ["@omar"]))
-    priya = Member.join(tmp_path, "priya", loopback)
-    priya.environ.update(fake.environ)
+    fake, [priya] = pulse_on_forge("priya")
     priya.tick(SLOT + timedelta(minutes=1))
     assert draft_branches(bare) == [f"refs/heads/hz/draft/{CONTRACT_ID}/pulse"]
 
@@ -53,8 +49,7 @@ def test_a_reviewer_rejects_a_team_draft_closing_its_pull_request_deleting_its_b
 
 
 def test_the_owner_rejects_by_their_own_key(tmp_path: Path, bare: Path, loopback: str) -> None:  # noqa: F811
-    seed_remote(tmp_path, bare, loopback, hourly("@priya", ["@omar"]))
-    priya = Member.join(tmp_path, "priya", loopback)
+    [priya] = pulse_team(tmp_path, bare, loopback, "priya")
     priya.tick(SLOT + timedelta(minutes=1))
     import json
 
@@ -68,7 +63,7 @@ def test_the_owner_rejects_by_their_own_key(tmp_path: Path, bare: Path, loopback
 
 
 def test_an_unknown_key_is_said_plainly(tmp_path: Path, bare: Path, loopback: str) -> None:  # noqa: F811
-    seed_remote(tmp_path, bare, loopback, hourly("@priya", ["@omar"]))
+    pulse_team(tmp_path, bare, loopback)
     clone, environ = fresh_clone(tmp_path, loopback, "omar")
     said = hz("reject", f"{LEASE}@v1@2026-10-26T11:00Z@state:pulse/x.md", cwd=clone, environ=environ)
     assert said.returncode == 1

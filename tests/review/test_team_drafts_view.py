@@ -7,13 +7,12 @@ The reviewer has a fresh clone and an empty home and never ticked; the owner dra
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from tests.gitstate.conftest import bare, loopback  # noqa: F401  (the fixtures, fetched by name below)
-from tests.review.fake_forge import FakeForge
-from tests.turn.team_harness import Member, fresh_clone, hourly, seed_remote
+from tests.review.conftest import PulseOnForge
+from tests.turn.team_harness import fresh_clone, pulse_team
 from tests.turn.test_late_runner import CONTRACT_ID, LEASE, hz
 from tests.turn.test_team import git
 
@@ -25,12 +24,9 @@ def test_a_reviewer_elsewhere_sees_the_team_s_draft_with_its_pull_request(
     tmp_path: Path,
     bare: Path,  # noqa: F811
     loopback: str,  # noqa: F811
-    fake_forge: Callable[..., FakeForge],
+    pulse_on_forge: PulseOnForge,
 ) -> None:
-    fake = fake_forge(bare)
-    seed_remote(tmp_path, bare, loopback, hourly("@priya", ["@omar"]))
-    priya = Member.join(tmp_path, "priya", loopback)
-    priya.environ.update(fake.environ)
+    fake, [priya] = pulse_on_forge("priya")
     priya.tick(SLOT + timedelta(minutes=1))
 
     clone, environ = fresh_clone(tmp_path, loopback, "reviewer")
@@ -66,8 +62,7 @@ def test_an_unreachable_remote_shows_the_last_fetch_with_a_note(
     bare: Path,  # noqa: F811
     loopback: str,  # noqa: F811
 ) -> None:
-    seed_remote(tmp_path, bare, loopback, hourly("@priya", ["@omar"]))
-    priya = Member.join(tmp_path, "priya", loopback)
+    [priya] = pulse_team(tmp_path, bare, loopback, "priya")
     priya.tick(SLOT + timedelta(minutes=1))
     clone, environ = fresh_clone(tmp_path, loopback, "reviewer")
     assert json.loads(hz("drafts", "--json", cwd=clone, environ=environ).stdout)[0]["key"] == KEY
@@ -87,8 +82,7 @@ def test_another_repository_s_team_drafts_are_not_listed(
     bare: Path,  # noqa: F811
     loopback: str,  # noqa: F811
 ) -> None:
-    seed_remote(tmp_path, bare, loopback, hourly("@priya", ["@omar"]))
-    priya = Member.join(tmp_path, "priya", loopback)
+    [priya] = pulse_team(tmp_path, bare, loopback, "priya")
     priya.tick(SLOT + timedelta(minutes=1))
     # a second team repository whose remote holds a draft branch of some other contract
     other = tmp_path / "other.git"

@@ -96,6 +96,16 @@ class Member:
         return {**self.environ, "HZ_CONFIG_HOME": str(config), "PATH": path}
 
 
+def pulse_team(tmp_path: Path, bare: Path, url: str, *names: str, forge: dict[str, str] | None = None) -> list[Member]:
+    """The hourly pulse team (owner @priya, maintainer @omar) seeded on `bare`, and the members `names`
+    joined, each with the fake forge's environment `forge` when given."""
+    seed_remote(tmp_path, bare, url, hourly("@priya", ["@omar"]))
+    members = [Member.join(tmp_path, name, url) for name in names]
+    for member in members:
+        member.environ.update(forge or {})
+    return members
+
+
 def actions_run(tmp_path: Path, url: str, run_id: int) -> tuple[Path, dict[str, str]]:
     """An Actions-like runner: a fresh clone, an empty HZ_HOME, GITHUB_ACTIONS=true and no git identity."""
     folder = tmp_path / f"actions-{run_id}"

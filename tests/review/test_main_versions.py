@@ -18,7 +18,7 @@ from hz.heinzel.amendments import propose
 from hz.heinzel.main_versions import versions_on_main
 from hz.session.spine import SPINE, read_spine
 from hz.session.store import Store
-from tests.turn.team_harness import Member, actions_run, hourly, seed_remote
+from tests.turn.team_harness import Member, actions_run, hourly, pulse_team
 from tests.turn.test_late_runner import CONTRACT_ID, hz
 from tests.turn.test_team import git
 
@@ -51,11 +51,22 @@ def agent(environ: dict[str, str]) -> dict[str, Any]:
         return {**dict(row), "amendments": amendments}
 
 
-def test_both_members_adopt_the_merged_version_with_no_hz_approve(tmp_path: Path) -> None:
+def local_team(tmp_path: Path, *names: str) -> tuple[Path, list[Member]]:
+    """The pulse team on a bare remote its members reach by path, with the members `names` joined."""
     bare = tmp_path / "team.git"
     git("init", "-q", "--bare", str(bare))
-    seed_remote(tmp_path, bare, str(bare), hourly("@priya", ["@omar"]))
-    priya, omar = Member.join(tmp_path, "priya", str(bare)), Member.join(tmp_path, "omar", str(bare))
+    return bare, pulse_team(tmp_path, bare, str(bare), *names)
+
+
+def first_version(store: Store) -> tuple[str, str]:
+    """The team-pulse agent's id in this home and the text of its contract's version 1."""
+    row = store.index.agent("team-pulse", "team")
+    assert row is not None
+    return row["id"], (store.agent_dir(row["id"]) / "contract" / "v1.prose.md").read_text()
+
+
+def test_both_members_adopt_the_merged_version_with_no_hz_approve(tmp_path: Path) -> None:
+    bare, (priya, omar) = local_team(tmp_path, "priya", "omar")
     priya.tick(SLOT - timedelta(hours=2))
     omar.tick(SLOT - timedelta(hours=2))
     assert agent(priya.environ)["contract_version"] == agent(omar.environ)["contract_version"] == 1
@@ -83,19 +94,14 @@ def test_both_members_adopt_the_merged_version_with_no_hz_approve(tmp_path: Path
 
 
 def test_an_agent_may_not_widen_a_team_contract_that_main_approved(tmp_path: Path) -> None:
-    bare = tmp_path / "team.git"
-    git("init", "-q", "--bare", str(bare))
-    seed_remote(tmp_path, bare, str(bare), hourly("@priya", ["@omar"]))
-    priya = Member.join(tmp_path, "priya", str(bare))
+    bare, [priya] = local_team(tmp_path, "priya")
     priya.tick(SLOT - timedelta(hours=2))
     with Store.from_environ(priya.environ) as store:
-        row = store.index.agent("team-pulse", "team")
-        assert row is not None
-        text = (store.agent_dir(row["id"]) / "contract" / "v1.prose.md").read_text()
+        agent_id, text = first_version(store)
         wider = text.replace('schedule: "0 * * * *"', 'schedule: "*/5 * * * *"')
         assert wider != text
         events: list[tuple[str, dict[str, Any]]] = []
-        refused = propose(lambda kind, data: events.append((kind, data)), store.agent_dir(row["id"]),
+        refused = propose(lambda kind, data: events.append((kind, data)), store.agent_dir(agent_id),
                           base_version=1, namespace="team", text=wider, by="agent")  # fmt: skip
     assert refused.refusal is not None and refused.refusal.code == "HZC050"
     assert [kind for kind, _ in events] == ["amendment.proposed", "amendment.refused"]
@@ -104,17 +110,12 @@ def test_an_agent_may_not_widen_a_team_contract_that_main_approved(tmp_path: Pat
 
 
 def test_an_agents_amendment_of_a_team_contract_waits_for_main_not_hz_approve(tmp_path: Path) -> None:
-    bare = tmp_path / "team.git"
-    git("init", "-q", "--bare", str(bare))
-    seed_remote(tmp_path, bare, str(bare), hourly("@priya", ["@omar"]))
-    priya = Member.join(tmp_path, "priya", str(bare))
+    bare, [priya] = local_team(tmp_path, "priya")
     priya.tick(SLOT - timedelta(hours=2))
     with Store.from_environ(priya.environ) as store:
-        row = store.index.agent("team-pulse", "team")
-        assert row is not None
-        text = (store.agent_dir(row["id"]) / "contract" / "v1.prose.md").read_text()
-        with store.writer(row["id"], now=SLOT) as writer:
-            proposal = propose(lambda kind, data: writer.append(kind, data, now=SLOT), store.agent_dir(row["id"]),
+        agent_id, text = first_version(store)
+        with store.writer(agent_id, now=SLOT) as writer:
+            proposal = propose(lambda kind, data: writer.append(kind, data, now=SLOT), store.agent_dir(agent_id),
                                base_version=1, namespace="team", text=text.replace(GOAL, "The pulse, hourly."),
                                by="agent", amendment_id="am-pulse")  # fmt: skip
     assert proposal.refusal is None  # a narrowing: not refused, but not the agent's to approve either
@@ -146,10 +147,7 @@ def amending_claude(folder: Path, text: str) -> Path:
 
 def proposing(tmp_path: Path, text: str) -> tuple[Path, Member, dict[str, str]]:
     """A team whose owner's first tick runs a turn that proposes `text` for the team contract."""
-    bare = tmp_path / "team.git"
-    git("init", "-q", "--bare", str(bare))
-    seed_remote(tmp_path, bare, str(bare), hourly("@priya", ["@omar"]))
-    priya = Member.join(tmp_path, "priya", str(bare))
+    bare, [priya] = local_team(tmp_path, "priya")
     environ = priya.with_runner(amending_claude(tmp_path / "claude", text), tmp_path / "priya" / "config")
     return bare, priya, environ
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -64,6 +64,14 @@ def first_day(tmp_path: Path, remote: Path, url: str, edit: Any = None) -> None:
     assert installed.returncode == 0, installed.stderr
 
 
+def alice_joined(tmp_path: Path, remote: Path, forge: FakeForge | None = None) -> tuple[Member, datetime]:
+    """After the first day, alice's clone and home (talking to `forge` when given) and the minute she ticks."""
+    alice = Member.join(tmp_path, "alice", str(remote))
+    if forge is not None:
+        alice.environ.update(forge.environ)
+    return alice, datetime.now(UTC).replace(second=0, microsecond=0)
+
+
 def digest(remote: Path, branch: str) -> str:
     """The path of the digest a draft branch holds (its week depends on today's date)."""
     (path,) = git("--git-dir", str(remote), "ls-tree", "-r", "--name-only", branch, "--", "reports").splitlines()
@@ -105,9 +113,7 @@ def test_the_examples_publish_runs_once_after_its_pull_request_is_merged(
     from main without those defaults, found it invalid (no owner) and never ran the publish."""
     issue = forge.open_issue("Weekly digests")
     first_day(tmp_path, bare, str(bare), publishing_to(issue))
-    alice = Member.join(tmp_path, "alice", str(bare))
-    alice.environ.update(forge.environ)
-    now = datetime.now(UTC).replace(second=0, microsecond=0)
+    alice, now = alice_joined(tmp_path, bare, forge)
     alice.tick(now)
     (pull,) = forge.pulls()
     forge.edit_and_merge(pull["number"], digest(bare, pull["head"]["ref"]), "## summary\n\nQuiet week.\n", by="bob")
@@ -127,9 +133,7 @@ def test_a_newer_draft_updates_the_pull_request_rather_than_opening_another(
     forge: FakeForge,
 ) -> None:
     first_day(tmp_path, bare, str(bare))
-    alice = Member.join(tmp_path, "alice", str(bare))
-    alice.environ.update(forge.environ)
-    now = datetime.now(UTC).replace(second=0, microsecond=0)
+    alice, now = alice_joined(tmp_path, bare, forge)
     alice.tick(now)
     (first,) = forge.pulls()
     push_note(alice.clone, "NOTES.md", last_slot(now) - timedelta(days=1))  # into the week the draft reports on
@@ -144,8 +148,7 @@ def merged_by_bob(tmp_path: Path, remote: Path) -> tuple[Member, datetime]:
     """Alice's first tick drafts the example; bob merges its branch by hand (`git merge --no-ff`), as the
     README's step 6 does."""
     first_day(tmp_path, remote, str(remote))
-    alice = Member.join(tmp_path, "alice", str(remote))
-    now = datetime.now(UTC).replace(second=0, microsecond=0)
+    alice, now = alice_joined(tmp_path, remote)
     alice.tick(now)
     (branch,) = draft_branches(remote)
     bob = Reviewer.join(tmp_path, str(remote), "Bob", "bob@example.com")
@@ -176,26 +179,35 @@ def test_state_log_names_the_approver_not_the_holder_of_the_drafts_lease(tmp_pat
     assert "@bob" in line and "@alice" not in line, line
 
 
+def squashed_unseen_by_carol(
+    tmp_path: Path, remote: Path, edit: Callable[[str], str]
+) -> tuple[Member, Member, datetime]:
+    """Alice's first tick drafts the example; bob squash-merges its branch with `edit` applied to the draft's
+    text (the branch deleted); carol, whose clone never held the draft branch, ticks a minute later and records
+    no approval. Alice, carol and the minute of alice's first tick."""
+    first_day(tmp_path, remote, str(remote))
+    alice, now = alice_joined(tmp_path, remote)
+    alice.tick(now)
+    (branch,) = draft_branches(remote)
+    bob = Reviewer.join(tmp_path, str(remote), "Bob", "bob@example.com")
+    path = digest(remote, branch)
+
+    def edited(clone: Path) -> None:
+        (clone / path).write_text(edit((clone / path).read_text()))
+
+    bob.squash_merge(branch.removeprefix("refs/heads/"), edit=edited, message="Weekly digest")
+    carol = Member.join(tmp_path, "carol", str(remote))
+    carol.tick(now + timedelta(minutes=1))
+    assert kinds(remote, "approval.observed") == []
+    return alice, carol, now
+
+
 def test_a_member_who_never_saw_the_draft_records_a_true_share_changed(tmp_path: Path, bare: Path) -> None:  # noqa: F811
     """A tick with no copy of the placed draft (the squash merge deleted its branch before this clone fetched
     it) recorded share_changed=1.0, as if the reviewer had rewritten everything. It leaves the approval to a
     clone that holds the draft (its owner's), for an hour at most."""
-    first_day(tmp_path, bare, str(bare))
-    alice = Member.join(tmp_path, "alice", str(bare))
-    now = datetime.now(UTC).replace(second=0, microsecond=0)
-    alice.tick(now)
-    (branch,) = draft_branches(bare)
-    bob = Reviewer.join(tmp_path, str(bare), "Bob", "bob@example.com")
-    path = digest(bare, branch)
-
-    def retitle(clone: Path) -> None:  # one word of the draft's ~70 changed
-        text = (clone / path).read_text()
-        (clone / path).write_text(text.replace("## summary", "## Summary", 1))
-
-    bob.squash_merge(branch.removeprefix("refs/heads/"), edit=retitle, message="Weekly digest")
-    carol = Member.join(tmp_path, "carol", str(bare))  # her clone never held the draft branch
-    carol.tick(now + timedelta(minutes=1))
-    assert kinds(bare, "approval.observed") == []
+    # one word of the draft's ~70 changed
+    alice, _, now = squashed_unseen_by_carol(tmp_path, bare, lambda text: text.replace("## summary", "## Summary", 1))
     alice.tick(now + timedelta(minutes=2))
     (approval,) = kinds(bare, "approval.observed")
     assert approval["data"]["approver"] == "@bob"
@@ -205,21 +217,7 @@ def test_a_member_who_never_saw_the_draft_records_a_true_share_changed(tmp_path:
 def test_an_approval_nobody_holding_the_draft_records_waits_an_hour_at_most(tmp_path: Path, bare: Path) -> None:  # noqa: F811
     """The owner's clone gone: past an hour, a member without the draft records the approval (the share then
     counts the whole text as changed, as nothing says how much of the draft survived)."""
-    first_day(tmp_path, bare, str(bare))
-    alice = Member.join(tmp_path, "alice", str(bare))
-    now = datetime.now(UTC).replace(second=0, microsecond=0)
-    alice.tick(now)
-    (branch,) = draft_branches(bare)
-    bob = Reviewer.join(tmp_path, str(bare), "Bob", "bob@example.com")
-    path = digest(bare, branch)
-
-    def shorten(clone: Path) -> None:
-        (clone / path).write_text("## summary\n\nQuiet week.\n")
-
-    bob.squash_merge(branch.removeprefix("refs/heads/"), edit=shorten, message="Weekly digest")
-    carol = Member.join(tmp_path, "carol", str(bare))
-    carol.tick(now + timedelta(minutes=1))
-    assert kinds(bare, "approval.observed") == []
+    _, carol, now = squashed_unseen_by_carol(tmp_path, bare, lambda _: "## summary\n\nQuiet week.\n")
     carol.tick(now + timedelta(hours=1, minutes=2))
     (approval,) = kinds(bare, "approval.observed")
     assert approval["data"]["approver"] == "@bob" and approval["data"]["share_changed"] == 1.0
@@ -259,6 +257,23 @@ def test_hz_drafts_names_the_team_contract_not_only_its_id(tmp_path: Path, bare:
     assert [row["name"] for row in json.loads(listed.stdout)] == ["repo-digest"]
 
 
+def edited_merge_stays_quiet(tmp_path: Path, bare: Path, forge: FakeForge, method: str) -> None:  # noqa: F811
+    """Alice drafts the example until it has nothing more to draft; bob edits the draft on the forge and merges
+    it by `method`: alice's next tick records the approval and drafts nothing."""
+    first_day(tmp_path, bare, str(bare))
+    alice, now = alice_joined(tmp_path, bare, forge)
+    for minutes in range(3):
+        alice.tick(now + timedelta(minutes=minutes))
+    placed = len(kinds(bare, "draft.placed"))
+    (pull,) = [p for p in forge.pulls() if p["state"] == "open"]
+    path = digest(bare, pull["head"]["ref"])
+    forge.edit_and_merge(pull["number"], path, "## summary\n\nQuiet week.\n", by="bob", method=method)
+    git("pull", "-q", "--ff-only", cwd=alice.clone)
+    woken = alice.tick(now + timedelta(minutes=40))
+    assert len(kinds(bare, "approval.observed")) == 1
+    assert len(kinds(bare, "draft.placed")) == placed, woken
+
+
 def test_a_squash_merge_on_the_forge_does_not_wake_the_example_on_its_own_draft(
     tmp_path: Path,
     bare: Path,  # noqa: F811
@@ -266,20 +281,7 @@ def test_a_squash_merge_on_the_forge_does_not_wake_the_example_on_its_own_draft(
 ) -> None:
     """GitHub's squash of an edited draft ends its message with `Co-authored-by: hz <hz>` (the draft commit's
     author): the `Hz-Draft:` line is then in the body, not the last paragraph."""
-    first_day(tmp_path, bare, str(bare))
-    alice = Member.join(tmp_path, "alice", str(bare))
-    alice.environ.update(forge.environ)
-    now = datetime.now(UTC).replace(second=0, microsecond=0)
-    for minutes in range(3):  # until the example has nothing more to draft (see the test above)
-        alice.tick(now + timedelta(minutes=minutes))
-    placed = len(kinds(bare, "draft.placed"))
-    (pull,) = [p for p in forge.pulls() if p["state"] == "open"]
-    path = digest(bare, pull["head"]["ref"])
-    forge.edit_and_merge(pull["number"], path, "## summary\n\nQuiet week.\n", by="bob", method="squash")
-    git("pull", "-q", "--ff-only", cwd=alice.clone)
-    woken = alice.tick(now + timedelta(minutes=40))
-    assert len(kinds(bare, "approval.observed")) == 1
-    assert len(kinds(bare, "draft.placed")) == placed, woken
+    edited_merge_stays_quiet(tmp_path, bare, forge, "squash")
 
 
 def test_merging_an_edited_draft_does_not_wake_the_example_on_its_own_draft(
@@ -290,27 +292,13 @@ def test_merging_an_edited_draft_does_not_wake_the_example_on_its_own_draft(
     """_own_merge counted a merge as the contract's own only when every commit it brought had hz's trailers:
     the reviewer's edit commit on the draft branch (the usual review) has none, so the contract woke on its
     own approved output and drafted again."""
-    first_day(tmp_path, bare, str(bare))
-    alice = Member.join(tmp_path, "alice", str(bare))
-    alice.environ.update(forge.environ)
-    now = datetime.now(UTC).replace(second=0, microsecond=0)
-    for minutes in range(3):  # until the example has nothing more to draft (see the xfail above)
-        alice.tick(now + timedelta(minutes=minutes))
-    placed = len(kinds(bare, "draft.placed"))
-    (pull,) = [p for p in forge.pulls() if p["state"] == "open"]
-    path = digest(bare, pull["head"]["ref"])
-    forge.edit_and_merge(pull["number"], path, "## summary\n\nQuiet week.\n", by="bob", method="merge")
-    git("pull", "-q", "--ff-only", cwd=alice.clone)
-    woken = alice.tick(now + timedelta(minutes=40))
-    assert len(kinds(bare, "approval.observed")) == 1
-    assert len(kinds(bare, "draft.placed")) == placed, woken
+    edited_merge_stays_quiet(tmp_path, bare, forge, "merge")
 
 
 def test_the_owners_tick_after_a_rejection_says_which_draft(tmp_path: Path, bare: Path) -> None:  # noqa: F811
     """It said `repo-digest: rejected -> rejected`."""
     first_day(tmp_path, bare, str(bare))
-    alice = Member.join(tmp_path, "alice", str(bare))
-    now = datetime.now(UTC).replace(second=0, microsecond=0)
+    alice, now = alice_joined(tmp_path, bare)
     alice.tick(now)
     bob = Member.join(tmp_path, "bob", str(bare))
     (row,) = json.loads(hz("drafts", "--json", cwd=bob.clone, environ=bob.environ).stdout)
@@ -324,8 +312,7 @@ def test_the_owners_tick_after_a_rejection_says_which_draft(tmp_path: Path, bare
 def test_a_plain_merge_of_the_unedited_draft_does_not_wake_the_example(tmp_path: Path, bare: Path) -> None:  # noqa: F811
     """The README's step 6 (`git merge --no-ff` of the draft branch), then the owner pulls and ticks."""
     first_day(tmp_path, bare, str(bare))
-    alice = Member.join(tmp_path, "alice", str(bare))
-    now = datetime.now(UTC).replace(second=0, microsecond=0)
+    alice, now = alice_joined(tmp_path, bare)
     for minutes in range(3):  # until the example has nothing more to draft (see the xfail above)
         alice.tick(now + timedelta(minutes=minutes))
     placed = len(kinds(bare, "draft.placed"))

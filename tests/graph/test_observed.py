@@ -18,53 +18,11 @@ import pytest
 from tests.gitstate.conftest import bare, loopback  # noqa: F401  (the fixtures, fetched by name below)
 from tests.graph.state import land, ran, team_contract
 from tests.review.test_approval_bookkeeping import ROSTER, START
+from tests.review.test_review_loop import DIGEST
 from tests.turn.team_harness import Member, Reviewer, draft_branches, hourly, seed_remote
 from tests.turn.test_late_runner import hz as hz_process
 
 Hz = Any  # the conftest fixture: hz(*argv) -> CliResult
-DIGEST = """---
-name: pulse-digest
-kind: responsibility
-id: 01KC4444444444444444444444
-description: The approved pulse, digested.
-hz:
-  schema: 1
-  title: Pulse digest
-  owner: "@omar"
-  scope: team
-  schedule: "30 * * * *"
-  inputs:
-    pulse:
-      source: "contract:team-pulse#summary"
-      required: false
-  outputs:
-    digest:
-      target: "state:digest/{slot:%Y%m%dT%H%M}.md"
-      facets: [summary]
----
-
-# Pulse digest
-
-### Goal
-
-The team's approved pulse, digested every half hour.
-
-### Requires
-
-- `pulse`: the approved pulse.
-
-### Maintains
-
-- `digest`: the digest.
-
-#### summary
-
-Material: the pulse.
-
-### Done when
-
-- [ ] the pulse is digested
-"""
 
 
 def test_a_team_day_shows_the_edge_that_ran(tmp_path: Path, request: pytest.FixtureRequest) -> None:

@@ -72,6 +72,26 @@ def wait_for(path: Path, proc: subprocess.Popen[str] | None = None, timeout: flo
         time.sleep(0.02)
 
 
+def left_after_kill_9(
+    hz: subprocess.Popen[str], ready: Path, marker: str, *, running: int = 0, timeout: float = 30, sweep: str = ""
+) -> list[int]:
+    """Kills `hz` with -9 once its CLI is `ready` (with `running` processes carrying `marker`, when given): the
+    processes still carrying `marker` 10 s later. Then, pass or fail, whatever carries `marker` (or `sweep`) is
+    killed and `hz` reaped, so nothing is left for the next test."""
+    try:
+        wait_for(ready, hz, timeout=timeout)
+        if running:
+            assert len(with_marker(marker)) == running
+        hz.send_signal(signal.SIGKILL)
+        hz.wait(timeout=10)
+        return gone_within(marker, 10.0)
+    finally:
+        for pid in set(with_marker(marker)) | set(with_marker(sweep) if sweep else []):
+            os.kill(pid, signal.SIGKILL)
+        hz.kill()
+        hz.communicate()
+
+
 HZ_THINKS = """
 import sys
 from tests.runners.conftest import build_request
@@ -89,17 +109,7 @@ def test_a_kill_9_of_hz_leaves_no_claude_behind(fake_cli: FakeCli, tmp_path: Pat
         [sys.executable, "-c", HZ_THINKS], cwd=ROOT, env=fake_cli.environ, text=True,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )  # fmt: skip
-    try:
-        wait_for(ready, hz)
-        assert len(with_marker(marker)) == 2  # the claude and its helper are running
-        hz.send_signal(signal.SIGKILL)
-        hz.wait(timeout=10)
-        assert gone_within(marker, 10.0) == []
-    finally:
-        for pid in with_marker(marker):  # on failure, nothing is left for the next test
-            os.kill(pid, signal.SIGKILL)
-        hz.kill()
-        hz.communicate()
+    assert left_after_kill_9(hz, ready, marker, running=2) == []  # killed while the claude and its helper run
 
 
 def test_a_kill_9_of_hz_tick_mid_think_leaves_no_claude_behind(repo: Path, fake_cli: FakeCli) -> None:
@@ -117,16 +127,7 @@ def test_a_kill_9_of_hz_tick_mid_think_leaves_no_claude_behind(repo: Path, fake_
         [sys.executable, "-m", "hz", "tick", "--now", "2026-10-26T09:00Z"], cwd=repo, env=fake_cli.environ,
         text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )  # fmt: skip
-    try:
-        wait_for(ready, tick, timeout=60)
-        tick.send_signal(signal.SIGKILL)
-        tick.wait(timeout=10)
-        assert gone_within(marker, 10.0) == []
-    finally:
-        for pid in with_marker(marker):
-            os.kill(pid, signal.SIGKILL)
-        tick.kill()
-        tick.communicate()
+    assert left_after_kill_9(tick, ready, marker, timeout=60) == []
 
 
 class Stop(Exception):

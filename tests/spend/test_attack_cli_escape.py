@@ -6,8 +6,6 @@ The watchdog ends the CLI's process group; a helper in a session of its own is o
 
 from __future__ import annotations
 
-import os
-import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -16,7 +14,7 @@ from typing import Any
 import pytest
 
 from tests.runners import conftest as runner_fixtures
-from tests.runners.test_cli_lifetime import HZ_THINKS, ROOT, gone_within, wait_for, with_marker
+from tests.runners.test_cli_lifetime import HZ_THINKS, ROOT, left_after_kill_9
 
 fake_cli = runner_fixtures.fake_cli  # the runner tests' fixture: a scripted CLI on a private PATH
 
@@ -49,14 +47,5 @@ def test_a_helper_that_leaves_the_group_dies_with_hz_too(fake_cli: Any) -> None:
         [sys.executable, "-c", HZ_THINKS], cwd=ROOT, env=fake_cli.environ, text=True,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )  # fmt: skip
-    try:
-        wait_for(ready, hz)
-        assert len(with_marker(marker)) == 1  # the helper is running, in its own session
-        hz.send_signal(signal.SIGKILL)
-        hz.wait(timeout=10)
-        assert gone_within(marker, 10.0) == []
-    finally:
-        for pid in with_marker(marker) + with_marker(str(fake_cli.bin)):
-            os.kill(pid, signal.SIGKILL)
-        hz.kill()
-        hz.communicate()
+    # killed while the helper runs, in its own session
+    assert left_after_kill_9(hz, ready, marker, running=1, sweep=str(fake_cli.bin)) == []

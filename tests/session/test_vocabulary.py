@@ -53,7 +53,8 @@ FROZEN_FIELDS: dict[str, list[str]] = {
     ],
     "turn.finished": [
         "body_ref", "cap", "cause", "causes", "contract_fingerprint", "contract_version", "disposition",
-        "duration_s", "error", "flags", "inputs", "next_due", "output_hash", "reason", "report", "step", "tokens", "tokens_cached", "usd",
+        "duration_s", "error", "flags", "inputs", "next_due", "output_hash", "reason", "report", "step", "tokens",
+        "tokens_cached", "usd",
     ],
     "turn.requested": ["cause", "key"],
     "turn.resumed": ["step", "woken_by"],

@@ -313,7 +313,7 @@ def test_a_plain_merge_of_the_unedited_draft_does_not_wake_the_example(tmp_path:
     """The README's step 6 (`git merge --no-ff` of the draft branch), then the owner pulls and ticks."""
     first_day(tmp_path, bare, str(bare))
     alice, now = alice_joined(tmp_path, bare)
-    for minutes in range(3):  # until the example has nothing more to draft (see the xfail above)
+    for minutes in range(3):  # a few ticks: the example drafts once, then has nothing more to draft
         alice.tick(now + timedelta(minutes=minutes))
     placed = len(kinds(bare, "draft.placed"))
     (branch,) = draft_branches(bare)

@@ -289,15 +289,31 @@ STATE: tuple[Kind, ...] = (
     Kind(
         "approval.observed",
         "hz/state",
-        "A team draft was approved by merging it: who approved, how much they changed, the fingerprint of "
-        "the output on main.",
-        ("key", "asset", "approver", "share_changed", "output_fp"),
+        "A member brought a team draft's text to main: who approved (the merger, else the committer, through "
+        "the roster on main), how much they changed, the fingerprint of the output on main, and whether the "
+        "approver is the member whose agent drafted it.",
+        ("key", "asset", "approver", "share_changed", "output_fp", "self_approved?"),
     ),
     Kind(
         "draft.rejected",
         "hz/state",
-        "A team draft's pull request was closed unmerged, or its branch deleted, with nothing of it on main.",
-        ("key", "asset"),
+        "A team draft was rejected by a person (`hz reject`, or its pull request closed unmerged), or its "
+        "branch deleted with nothing of it on main: who rejected it, `@unknown` when nobody is known.",
+        ("key", "asset", "by?"),
+    ),
+    Kind(
+        "draft.superseded",
+        "hz/state",
+        "A pending team draft was replaced by a newer draft of the same idempotency key, named by `by`; "
+        "written with the newer draft's placing.",
+        ("key", "asset", "by"),
+    ),
+    Kind(
+        "approval.seconded",
+        "hz/state",
+        "A second member approved a draft its own author's member merged, as `[review] require_other_member` "
+        "asks; its publishes waited for this.",
+        ("key", "asset", "approver"),
     ),
     Kind(
         "contract.amended", "hz/state", "A team contract's new version, by its fingerprint.", ("version", "fingerprint")

@@ -87,13 +87,35 @@ class ApprovalObserved(_Strict):
     approver: Handle
     share_changed: Share
     output_fp: Hash
+    self_approved: bool = False  # the approver is the member whose agent drafted it
 
 
 class DraftRejected(_Strict):
-    """A team draft's pull request was closed unmerged, or its branch deleted, with nothing of it on `main`."""
+    """A team draft's pull request was closed unmerged, or its branch deleted, with nothing of it on `main`;
+    `by` is who rejected it (`hz reject`'s member, the pull request's closer through the roster, else
+    `@unknown`). Optional so that receipts written before it was added still read; hz always writes it."""
 
     key: Key
     asset: AssetRef
+    by: Handle | None = None
+
+
+class DraftSuperseded(_Strict):
+    """A pending team draft was replaced by a newer draft of the same idempotency key (`by`), written in the
+    push that places the newer one: no person decided it."""
+
+    key: Key
+    asset: AssetRef
+    by: Key
+
+
+class ApprovalSeconded(_Strict):
+    """A second member's `hz approve` of a draft its own author's member approved, when `[review]` asks for
+    another member: the draft's publishes wait for it."""
+
+    key: Key
+    asset: AssetRef
+    approver: Handle
 
 
 class ContractAmended(_Strict):
@@ -121,6 +143,8 @@ PAYLOADS: dict[str, type[_Strict]] = {
     "draft.placed": DraftPlaced,
     "approval.observed": ApprovalObserved,
     "draft.rejected": DraftRejected,
+    "draft.superseded": DraftSuperseded,
+    "approval.seconded": ApprovalSeconded,
     "contract.amended": ContractAmended,
     "publish.done": PublishDone,
 }
@@ -131,11 +155,13 @@ Kind = Literal[
     "draft.placed",
     "approval.observed",
     "draft.rejected",
+    "draft.superseded",
+    "approval.seconded",
     "contract.amended",
     "publish.done",
 ]
 
-LEASELESS: frozenset[str] = frozenset({"approval.observed", "draft.rejected", "publish.done"})
+LEASELESS: frozenset[str] = frozenset({"approval.observed", "draft.rejected", "approval.seconded", "publish.done"})
 """Receipts of what became of a team draft (and of its publishes), written by whichever member or run saw
 it first, with no lease: each carries the (lease, token) of the `draft.placed` it follows, a token the
 chain did give, so the lint's fence check holds, and a later token never voids it (hz.gitstate.reader):

@@ -178,12 +178,14 @@ def _identity_problem(event: Event) -> str | None:
         return "the first of data.keys is not the event's key"
     if event.kind == "turn.started" and data["token"] != event.token:
         return f"data.token {data['token']} is not the event's token {event.token}"
-    if event.kind in ("draft.placed", "approval.observed", "draft.rejected"):
+    if event.kind in ("draft.placed", "approval.observed", "draft.rejected", "draft.superseded", "approval.seconded"):
         if data["key"] != event.key:
             return "data.key is not the event's key"
         form, rest = occasion(event.key)
         if form != "draft" or rest.split("@", 2)[2] != data["asset"]:
             return "data.asset is not the asset the draft key names"
+    if event.kind == "draft.superseded" and (data["by"] == event.key or not data["by"].startswith(event.id + "@")):
+        return "data.by is not another draft key of the same contract"
     if event.kind == "publish.done":
         if event.key != f"{event.id}@publish-{data['key']}":
             return "the event's key is not its id and data.key (the publish key)"

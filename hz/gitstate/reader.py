@@ -30,8 +30,10 @@ if TYPE_CHECKING:
 # within one commit, events of the same second read in the order a turn writes them
 _ORDER = (
     "turn.started",
+    "draft.superseded",
     "draft.placed",
     "approval.observed",
+    "approval.seconded",
     "draft.rejected",
     "publish.done",
     "contract.amended",

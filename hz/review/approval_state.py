@@ -20,7 +20,7 @@ from hz.gitstate.layout import event_path, is_event_path
 if TYPE_CHECKING:
     import pygit2
 
-FATES = ("approval.observed", "draft.rejected")
+FATES = ("approval.observed", "draft.rejected", "draft.superseded")
 
 
 class StateBook:

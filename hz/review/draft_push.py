@@ -23,7 +23,7 @@ from hz.slots import parse_slot
 if TYPE_CHECKING:
     from hz.gitstate.writer import Draft
 
-DECIDED = ("approval.observed", "draft.rejected")
+DECIDED = ("approval.observed", "draft.rejected", "draft.superseded")
 
 
 def decided(remote: Any, view: Any) -> dict[str, Draft]:

@@ -12,7 +12,16 @@ from hypothesis import strategies as st
 from pydantic import BaseModel, ValidationError
 
 from hz.gitstate import types
-from hz.gitstate.events import PAYLOADS, ApprovalObserved, ContractAmended, Event, path_of
+from hz.gitstate.events import (
+    PAYLOADS,
+    ApprovalObserved,
+    ApprovalSeconded,
+    ContractAmended,
+    DraftRejected,
+    DraftSuperseded,
+    Event,
+    path_of,
+)
 from hz.gitstate.lease_record import LeaseRecord
 from hz.gitstate.lint import check_event_file
 from tests.gitstate.factory import finished, hz_id, placed, sha, started
@@ -22,7 +31,7 @@ TYPED = [types.Hash, types.HzId, types.Id, types.Key, types.Handle, types.Holder
 
 
 def _allowed(annotation: Any) -> bool:
-    if any(annotation == t for t in TYPED):
+    if annotation is bool or any(annotation == t for t in TYPED):  # a flag carries one bit, no text
         return True
     origin = get_origin(annotation)
     if origin is Literal:
@@ -94,6 +103,30 @@ def test_every_kind_round_trips_and_lints_clean() -> None:
     ]
     for event in events:
         assert check_event_file(path_of(event), event.line()) == []
+
+
+def test_the_fates_of_issue_19_round_trip_lint_clean_and_keep_old_bytes() -> None:
+    """draft.superseded names its replacement, draft.rejected its rejector, approval.observed a self-approval,
+    approval.seconded the second member; a receipt written before these fields reads and writes as before."""
+    agent = hz_id(9)
+    key, newer = (f"{agent}@v1@2026-11-02T0{h}:00Z@state:r.md" for h in (8, 9))
+    common = {"id": agent, "key": key, "ts": "2026-11-02T09:00:00Z", "lease": agent, "token": 1}
+    events = [
+        Event.make("draft.superseded", **common, data=DraftSuperseded(key=key, asset="state:r.md", by=newer)),
+        Event.make("draft.rejected", **common, data=DraftRejected(key=key, asset="state:r.md", by="@unknown")),
+        Event.make("approval.seconded", **common, data=ApprovalSeconded(key=key, asset="state:r.md", approver="@omar")),
+        Event.make("approval.observed", **common, data=ApprovalObserved(
+            key=key, asset="state:r.md", approver="@priya", share_changed=0.0, output_fp=sha("o"), self_approved=True)),
+    ]  # fmt: skip
+    for event in events:
+        assert check_event_file(path_of(event), event.line()) == []
+        assert Event.parse_obj_checked(json.loads(event.line())) == event
+    old = Event.make("draft.rejected", **common, data=DraftRejected(key=key, asset="state:r.md"))
+    assert json.loads(old.line())["data"] == {"asset": "state:r.md", "key": key}
+    plain = ApprovalObserved(key=key, asset="state:r.md", approver="@p", share_changed=0.0, output_fp=sha("o"))
+    assert "self_approved" not in Event.make("approval.observed", **common, data=plain).data
+    itself = Event.make("draft.superseded", **common, data=DraftSuperseded(key=key, asset="state:r.md", by=key))
+    assert [d.code for d in check_event_file(path_of(itself), itself.line())] == ["HZS011"]
 
 
 def test_make_refuses_the_wrong_payload_and_bad_values() -> None:

@@ -1,45 +1,14 @@
-"""`hz drafts`: every waiting draft: this machine's (a projection over the index, no spine opened) and the
-team's, from the repository's team remote (hz.review.team_drafts), so a reviewer anywhere sees them."""
+"""`hz drafts`: the text or JSON of `hz.ops.drafts` (this machine's waiting drafts and the team's)."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any, TextIO
 
 from hz.errors import EXIT_OK
-from hz.session.store import Store
-
-
-def waiting_drafts(
-    environ: Mapping[str, str], *, team: bool = False, root: Path | None = None, everywhere: bool = False
-) -> list[dict[str, Any]]:
-    """This machine's pending drafts; `team`: leave out its team drafts (the remote's rows show them).
-    Only those of this repository's agents (`root`) and of agents of no repository, unless `everywhere`
-    (or outside any repository); `everywhere` names each one's repository."""
-    from hz.heinzel.repository import Here, elsewhere, named_repository
-
-    with Store.from_environ(environ) as store:
-        names = {row["id"]: f"{row['namespace']}:{row['name']}" for row in store.index.agents()}
-        adopted = store.index.adopted()
-        hidden = elsewhere(adopted, Here(root, environ)) if root is not None and not everywhere else set()
-        repos = {str(r["id"]): named_repository(r) for r in adopted} if everywhere else {}
-        return [
-            {
-                "agent": names.get(row["agent"], row["agent"]),
-                "asset": row["asset"],
-                "place": row["place"],
-                "version": row["contract_version"],
-                "placed_at": row["placed_at"],
-                "key": row["key"],
-                **({"repository": repos.get(row["agent"], "-")} if everywhere else {}),
-            }
-            for row in store.index.drafts(status="pending")
-            if row["agent"] not in hidden
-            if not (team and str(row["place"] or "").startswith("hz/draft/"))
-        ]
 
 
 def drafts_command(
@@ -51,14 +20,17 @@ def drafts_command(
     now: datetime | None = None,
     everywhere: bool = False,
 ) -> int:
-    from hz.review.team_drafts import age, team_drafts
+    from hz.ops import Context
+    from hz.ops.drafts import list_drafts
+    from hz.ops.models_drafts import DraftsRequest
+    from hz.review.team_drafts import age
 
-    shared = team_drafts(root, environ, now or datetime.now(UTC))
-    rows = waiting_drafts(environ, team=shared.known, root=root, everywhere=everywhere) + shared.rows
+    result = list_drafts(Context(environ=environ, root=root, now=now), DraftsRequest(everywhere=everywhere))
+    rows: list[Any] = result["drafts"]
     if json_output:
         out.write(json.dumps(rows, indent=2) + "\n")
         return EXIT_OK
-    for note in shared.notes:
+    for note in result["notes"]:
         out.write(f"note: {note}\n")
     if not rows:
         out.write("no drafts wait for you\n")

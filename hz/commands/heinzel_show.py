@@ -1,85 +1,14 @@
-"""`hz heinzel show NAME`: contract versions, amendments, the timeline, lessons, pending items, cost."""
+"""`hz heinzel show NAME`: the text of `hz.ops.show` (contract versions, timeline, lessons, pending, cost)."""
 
 from __future__ import annotations
 
 import json
-from collections import defaultdict
 from collections.abc import Mapping
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, TextIO
 
-from hz.commands.heinzel_list import as_json
-from hz.heinzel.lessons import lessons
-from hz.heinzel.lifecycle import resolve
 from hz.session.frozen import repair_hint
-from hz.session.index import Row
-from hz.session.store import Store
 from hz.spend import money
-
-_AMENDMENT = ("amendment_id", "by_whom", "base_version", "status", "version", "sentence")
-_TURN = ("turn", "started_at", "cause", "status", "step", "disposition", "reason", "usd", "report")
-
-
-def _pick(row: Row, keys: tuple[str, ...]) -> dict[str, Any]:
-    return {k: row[k] for k in keys}
-
-
-def timeline(store: Store, agent: str) -> list[dict[str, Any]]:
-    """Every turn the index knows, with the skips no turn was started for (a cap, nothing moved …) among
-    them in time order, and for each one stopped by a cap which cap it was and what it would have needed."""
-    turns = [{**_pick(t, _TURN), "cap": None, "flags": []} for t in store.index.turns(agent)]
-    found: dict[str, dict[str, Any]] = {}
-    skips: list[dict[str, Any]] = []
-    for event in store.read(agent).events:
-        if event.kind == "turn.finished" and event.turn and (event.data.get("cap") or event.data.get("flags")):
-            found[event.turn] = {"cap": event.data.get("cap"), "flags": list(event.data.get("flags", []))}
-        elif event.kind == "turn.skipped":
-            causes = event.data.get("causes") or [None]
-            skips.append({
-                "turn": None, "started_at": event.ts, "cause": causes[0], "status": "skipped",
-                "step": None, "disposition": "skipped", "reason": event.data.get("reason"),
-                "usd": float(event.data.get("usd", 0.0)), "report": None, "cap": event.data.get("cap"), "flags": [],
-            })  # fmt: skip
-    for turn in turns:
-        turn.update(found.get(str(turn["turn"]), {}))
-    return sorted([*turns, *skips], key=lambda t: str(t["started_at"]))
-
-
-def gather(store: Store, row: Row, now: datetime) -> dict[str, Any]:
-    index = store.index
-    agent = row["id"]
-    day = now.astimezone(UTC).strftime("%Y-%m-%d")
-    costs = index.costs(agent)
-    month: dict[str, float] = defaultdict(float)
-    for cost in costs:
-        if cost["day"][:7] == day[:7]:
-            month[cost["cause"]] += cost["usd"]
-    spine = index.spine_state(agent) or {}
-    frozen = {agent: spine["problem"]} if spine.get("problem") else {}
-    return {
-        **as_json({**row, "cost_today": sum(c["usd"] for c in costs if c["day"] == day)}, frozen),
-        "origin": row["origin"],
-        "source": row["source"],
-        "created_at": row["created_at"],
-        "versions": [
-            {k: v[k] for k in ("version", "contract_fingerprint", "amendment_id", "approved", "at")}
-            for v in index.versions(agent)
-        ],
-        "amendments": [{**_pick(a, _AMENDMENT), "widens": json.loads(a["widens"])} for a in index.amendments(agent)],
-        "timeline": timeline(store, agent),
-        "lessons": [lesson.as_dict() for lesson in lessons(store, row)],
-        "drafts": [
-            {k: d[k] for k in ("key", "asset", "place", "contract_version", "status", "placed_at")}
-            for d in index.drafts(status=None, agent=agent)
-        ],
-        "questions": [{k: q[k] for k in ("key", "question", "answered", "asked_at")} for q in index.questions(agent)],
-        "cost_month": {cause: round(usd, 6) for cause, usd in sorted(month.items())},
-        "spine": {
-            "last_seq": spine.get("last_seq"),
-            "broken_seq": spine.get("broken_seq"),
-            "problem": spine.get("problem"),
-        },
-    }
 
 
 def _repository(found: Mapping[str, str]) -> str:
@@ -146,9 +75,11 @@ def render(data: Mapping[str, Any], out: TextIO) -> None:
 def show_command(
     out: TextIO, name: str, *, json_output: bool, environ: Mapping[str, str], now: datetime | None = None
 ) -> int:
-    moment = now or datetime.now(UTC)
-    with Store.from_environ(environ) as store:
-        data = gather(store, resolve(store, name), moment)
+    from hz.ops import Context
+    from hz.ops.models_agents import AgentRequest
+    from hz.ops.show import show_agent
+
+    data = show_agent(Context(environ=environ, now=now), AgentRequest(name=name))["agent"]
     if json_output:
         out.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     else:

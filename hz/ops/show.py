@@ -1,0 +1,89 @@
+"""One Heinzelmännchen in full: contract versions, amendments, the timeline, lessons, pending items, cost."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from datetime import UTC, datetime
+from typing import Any, cast
+
+from hz.heinzel.lessons import lessons
+from hz.heinzel.lifecycle import resolve
+from hz.ops import SCHEMA_VERSION
+from hz.ops.agents import summary
+from hz.ops.context import Context
+from hz.ops.models_agents import AgentDetail, AgentRequest, ShowResult, TimelineEntry
+from hz.session.index import Row
+from hz.session.store import Store
+
+_AMENDMENT = ("amendment_id", "by_whom", "base_version", "status", "version", "sentence")
+_TURN = ("turn", "started_at", "cause", "status", "step", "disposition", "reason", "usd", "report")
+
+
+def _pick(row: Row, keys: tuple[str, ...]) -> dict[str, Any]:
+    return {k: row[k] for k in keys}
+
+
+def show_agent(ctx: Context, request: AgentRequest) -> ShowResult:
+    with Store.from_environ(ctx.environ) as store:
+        detail = gather(store, resolve(store, request.name), ctx.moment())
+    return {"schema_version": SCHEMA_VERSION, "agent": detail}
+
+
+def timeline(store: Store, agent: str) -> list[TimelineEntry]:
+    """Every turn the index knows, with the skips no turn was started for (a cap, nothing moved …) among
+    them in time order, and for each one stopped by a cap which cap it was and what it would have needed."""
+    turns: list[dict[str, Any]] = [{**_pick(t, _TURN), "cap": None, "flags": []} for t in store.index.turns(agent)]
+    found: dict[str, dict[str, Any]] = {}
+    skips: list[dict[str, Any]] = []
+    for event in store.read(agent).events:
+        if event.kind == "turn.finished" and event.turn and (event.data.get("cap") or event.data.get("flags")):
+            found[event.turn] = {"cap": event.data.get("cap"), "flags": list(event.data.get("flags", []))}
+        elif event.kind == "turn.skipped":
+            causes = event.data.get("causes") or [None]
+            skips.append({
+                "turn": None, "started_at": event.ts, "cause": causes[0], "status": "skipped",
+                "step": None, "disposition": "skipped", "reason": event.data.get("reason"),
+                "usd": float(event.data.get("usd", 0.0)), "report": None, "cap": event.data.get("cap"), "flags": [],
+            })  # fmt: skip
+    for turn in turns:
+        turn.update(found.get(str(turn["turn"]), {}))
+    return cast(list[TimelineEntry], sorted([*turns, *skips], key=lambda t: str(t["started_at"])))
+
+
+def gather(store: Store, row: Row, now: datetime) -> AgentDetail:
+    index = store.index
+    agent = row["id"]
+    day = now.astimezone(UTC).strftime("%Y-%m-%d")
+    costs = index.costs(agent)
+    month: dict[str, float] = defaultdict(float)
+    for cost in costs:
+        if cost["day"][:7] == day[:7]:
+            month[cost["cause"]] += cost["usd"]
+    spine = index.spine_state(agent) or {}
+    frozen = {agent: spine["problem"]} if spine.get("problem") else {}
+    detail: dict[str, Any] = {
+        **summary({**row, "cost_today": sum(c["usd"] for c in costs if c["day"] == day)}, frozen),
+        "origin": row["origin"],
+        "source": row["source"],
+        "created_at": row["created_at"],
+        "versions": [
+            {k: v[k] for k in ("version", "contract_fingerprint", "amendment_id", "approved", "at")}
+            for v in index.versions(agent)
+        ],
+        "amendments": [{**_pick(a, _AMENDMENT), "widens": json.loads(a["widens"])} for a in index.amendments(agent)],
+        "timeline": timeline(store, agent),
+        "lessons": [lesson.as_dict() for lesson in lessons(store, row)],
+        "drafts": [
+            {k: d[k] for k in ("key", "asset", "place", "contract_version", "status", "placed_at")}
+            for d in index.drafts(status=None, agent=agent)
+        ],
+        "questions": [{k: q[k] for k in ("key", "question", "answered", "asked_at")} for q in index.questions(agent)],
+        "cost_month": {cause: round(usd, 6) for cause, usd in sorted(month.items())},
+        "spine": {
+            "last_seq": spine.get("last_seq"),
+            "broken_seq": spine.get("broken_seq"),
+            "problem": spine.get("problem"),
+        },
+    }
+    return cast(AgentDetail, detail)

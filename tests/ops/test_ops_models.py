@@ -1,0 +1,46 @@
+"""The operations' results are what the CLI's `--json` prints, and they fit their own schemas."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from hz.ops import SCHEMA_VERSION, Context
+from hz.ops.registry import OPERATIONS
+from hz.ops.schemas import check_result, parse_request, request_schema, result_schema
+from tests.ops.homes import busy_home, cli_json
+
+
+def test_list_show_and_drafts_are_the_cli_json_and_fit_their_schemas(repo: Path) -> None:
+    busy_home(repo)
+    ctx = Context.here(os.environ)
+    cases = [
+        ("heinzel_list", {}, ("heinzel", "list")),
+        ("heinzel_list", {"state": "proposed"}, ("heinzel", "list", "--state", "proposed")),
+        ("heinzel_show", {"name": "weekly-note"}, ("heinzel", "show", "weekly-note")),
+        ("drafts", {}, ("drafts",)),
+    ]
+    for name, arguments, argv in cases:
+        operation = OPERATIONS[name]
+        result = operation.run(ctx, parse_request(operation, arguments))
+        assert check_result(operation, result) == result
+        assert result["schema_version"] == SCHEMA_VERSION
+        assert result[operation.payload] == cli_json(*argv), name
+    listed = OPERATIONS["heinzel_list"].run(ctx, parse_request(OPERATIONS["heinzel_list"], {}))
+    assert [(a["name"], a["state"]) for a in listed["agents"]] == [("idle-note", "proposed"), ("weekly-note", "waiting")]
+    drafts = OPERATIONS["drafts"].run(ctx, parse_request(OPERATIONS["drafts"], {}))
+    assert [d["agent"] for d in drafts["drafts"]] == ["me:weekly-note"]
+
+
+def test_requests_are_checked_against_their_schema() -> None:
+    operation = OPERATIONS["heinzel_list"]
+    with pytest.raises(ValidationError):
+        parse_request(operation, {"state": "sleeping"})
+    with pytest.raises(ValidationError):
+        parse_request(OPERATIONS["heinzel_show"], {})
+    schema = request_schema(operation)
+    assert schema["properties"]["state"]["description"] == "Only agents in this state."
+    assert result_schema(operation)["required"] == ["schema_version", "agents"]

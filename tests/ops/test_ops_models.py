@@ -30,7 +30,10 @@ def test_list_show_and_drafts_are_the_cli_json_and_fit_their_schemas(repo: Path)
         assert result["schema_version"] == SCHEMA_VERSION
         assert result[operation.payload] == cli_json(*argv), name
     listed = OPERATIONS["heinzel_list"].run(ctx, parse_request(OPERATIONS["heinzel_list"], {}))
-    assert [(a["name"], a["state"]) for a in listed["agents"]] == [("idle-note", "proposed"), ("weekly-note", "waiting")]
+    assert [(a["name"], a["state"]) for a in listed["agents"]] == [
+        ("idle-note", "proposed"),
+        ("weekly-note", "waiting"),
+    ]
     drafts = OPERATIONS["drafts"].run(ctx, parse_request(OPERATIONS["drafts"], {}))
     assert [d["agent"] for d in drafts["drafts"]] == ["me:weekly-note"]
 

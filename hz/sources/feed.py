@@ -1,14 +1,19 @@
 """`feed:` — an RSS or Atom feed over HTTP(S) (`feed:https://…`) or from a repository file (`feed:path`).
 
 Parsed with feedparser. Each item is its canonical URL (tracking parameters dropped), title, summary,
-author and publication time; `updated` times are immaterial and dropped (an item without a publication
-time is always in the window, since nothing places it). Items with the same canonical URL are one item;
-an item with neither link nor id is keyed by a hash of its content, so five "Daily status" posts stay
-five. An item dated after the moment of the fetch (a skewed clock, a scheduled post) is kept and marked
-`future`, never held back until its time. One item whose link cannot be read is skipped and counted
-(facet `skipped`, only when there are some); a document cut off before its end is an error, never a
-smaller feed. Requests are conditional (ETag, Last-Modified); a 304 keeps the stored items, so the
-fingerprint holds. Facets: `items` (sorted by URL), `links` (the sorted URLs), `skipped`.
+author and publication time. Titles and summaries are plain text: markup stripped, entities decoded,
+whitespace folded, so a feed that re-wraps the same words does not move the fingerprint (a title the feed
+marks as plain text keeps a literal `<b>`). Relative links resolve against the document's base: `xml:base`
+where the feed sets it, else the response's `Content-Location`, else the URL the body came from (after
+redirects); a feed file of the repository has no base, so its relative links stay as written.
+`updated` times are immaterial and dropped (an item without a publication time is always in the window,
+since nothing places it). Items with the same canonical URL are one item; an item with neither link nor
+id is keyed by a hash of its content, so five "Daily status" posts stay five. An item dated after the
+moment of the fetch (a skewed clock, a scheduled post) is kept and marked `future`, never held back until
+its time. One item whose link cannot be read is skipped and counted (facet `skipped`, only when there are
+some); a document that ends inside an element is an error, never a smaller feed. Requests are
+conditional (ETag, Last-Modified); a 304 keeps the stored items, so the fingerprint holds. Facets:
+`items` (sorted by URL), `links` (the sorted URLs), `skipped`.
 """
 
 from __future__ import annotations
@@ -71,7 +76,20 @@ def _fetch_http(spec: SourceSpec, url: str, ctx: FetchContext) -> Fetched:
     validators = {k: v for k, v in validators.items() if v}
     if answer.status == 304:
         return Fetched(None, validators=validators, not_modified=True, requests=1)
-    return Fetched(_parse(spec, answer.body, ctx.now), validators=validators, requests=1)
+    base = _base(answer.url or url, answer.headers.get("content-location"))
+    return Fetched(_parse(spec, answer.body, ctx.now, base), validators=validators, requests=1)
+
+
+def _base(url: str, content_location: str | None) -> str:
+    """The document's base URL: `Content-Location` read against the URL the body came from (RFC 9110)."""
+    from urllib.parse import urljoin
+
+    if not content_location:
+        return url
+    try:
+        return urljoin(url, content_location.strip())
+    except ValueError:  # a Content-Location no URL parser reads: the URL itself
+        return url
 
 
 def _read_file(spec: SourceSpec, target: str, root: Path | None) -> bytes:
@@ -91,10 +109,12 @@ def _read_file(spec: SourceSpec, target: str, root: Path | None) -> bytes:
     return data
 
 
-def _parse(spec: SourceSpec, body: bytes, now: datetime) -> list[dict[str, Any]]:
+def _parse(spec: SourceSpec, body: bytes, now: datetime, base: str | None = None) -> list[dict[str, Any]]:
     import feedparser
 
     # Summaries are reduced to plain text here, so feedparser's HTML sanitizer would be wasted work.
+    # feedparser applies `xml:base` itself; the response's base is applied here (`_item`), since
+    # feedparser empties a link it cannot join to a base, and such an item must be counted, not rekeyed.
     parsed = feedparser.parse(body, sanitize_html=False, resolve_relative_uris=False)
     problem = parsed.get("bozo_exception")
     if not parsed.get("version") and not parsed.entries:
@@ -111,7 +131,7 @@ def _parse(spec: SourceSpec, body: bytes, now: datetime) -> list[dict[str, Any]]
     items, skipped = [], 0
     for entry in parsed.entries:
         try:
-            items.append(_item(entry, now))
+            items.append(_item(entry, now, base))
         except ValueError:  # a link with a port past 65535, a broken IPv6 host: that item only
             skipped += 1
     by_url: dict[str, dict[str, Any]] = {}
@@ -122,23 +142,42 @@ def _parse(spec: SourceSpec, body: bytes, now: datetime) -> list[dict[str, Any]]
 
 
 def _cut_off(body: bytes, problem: object) -> bool:
-    """Whether the XML parser ran out of document: its error sits at the very end of the bytes."""
+    """Whether the document ends inside an element: feedparser found it not well-formed (`bozo` with a
+    SAXParseException) and every byte it has is a well-formed beginning, so only its end is missing.
+
+    Asked of expat directly, because feedparser's loose parser then reads what it got as a smaller feed
+    (an item with an empty title) and the exception's position says little once feedparser has re-encoded
+    the bytes. Expat reads UTF-8, UTF-16 and Latin-1 itself; a document in another encoding is judged by
+    the error's words alone.
+    """
+    from xml.parsers import expat
     from xml.sax import SAXParseException
 
     if not isinstance(problem, SAXParseException):
         return False
-    lines = body.rstrip().split(b"\n")
-    line, column = problem.getLineNumber(), problem.getColumnNumber()
-    if not isinstance(line, int) or not isinstance(column, int) or not 1 <= line <= len(lines):
-        return False
-    return line == len(lines) and column >= len(lines[-1]) - 2
+    parser = expat.ParserCreate()
+    try:
+        parser.Parse(body, False)
+    except expat.ExpatError as early:
+        if early.code != expat.errors.codes[expat.errors.XML_ERROR_UNKNOWN_ENCODING]:
+            return False  # broken before its end: feedparser's loose reading is the best there is
+        return str(problem.getMessage()) in _AT_THE_END
+    try:
+        parser.Parse(b"", True)
+    except expat.ExpatError:
+        return True
+    return False
 
 
-def _item(entry: Any, now: datetime) -> dict[str, Any]:
-    link = entry.get("link") or entry.get("id") or ""
+# expat's words for a document that stops too soon (`no element found` also when there is no root at all)
+_AT_THE_END = ("no element found", "unclosed token", "unclosed CDATA section", "partial character")
+
+
+def _item(entry: Any, now: datetime, base: str | None = None) -> dict[str, Any]:
+    link = _resolved(entry.get("link") or entry.get("id") or "", base)
     record: dict[str, Any] = {
         "url": canonical_url(link) if link else "",
-        "title": one_line(entry.get("title")),
+        "title": _title(entry),
         "summary": one_line(_strip_tags(entry.get("summary") or "")),
         "author": one_line(entry.get("author")) or None,
         "published": _published(entry),
@@ -149,6 +188,22 @@ def _item(entry: Any, now: datetime) -> dict[str, Any]:
     if when is not None and when > now:
         record["future"] = True
     return {k: v for k, v in record.items() if v is not None}
+
+
+def _resolved(link: str, base: str | None) -> str:
+    """A relative link joined to the base; an absolute one exactly as written (ValueError: unreadable)."""
+    from urllib.parse import urljoin, urlsplit
+
+    if not base or not link or urlsplit(link.strip()).scheme:
+        return link
+    return urljoin(base, link.strip())
+
+
+def _title(entry: Any) -> str:
+    """The title as plain text, like the summary; one the feed marks as plain text has no markup to strip."""
+    title = entry.get("title") or ""
+    kind = str((entry.get("title_detail") or {}).get("type") or "")
+    return one_line(_strip_tags(title) if "html" in kind else title)
 
 
 def _content_key(record: dict[str, Any]) -> str:

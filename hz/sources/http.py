@@ -78,6 +78,7 @@ class Answer:
     headers: Mapping[str, str]
     next_url: str | None  # the `Link: <…>; rel="next"` page, if any
     secrets: Secrets | None = None  # what was scrubbed from the body; also scrubbed from parsed strings
+    url: str = ""  # where the body came from, after redirects (a feed's relative links resolve against it)
 
     def json(self) -> Any:
         import orjson
@@ -235,7 +236,8 @@ def _answer(response: httpx.Response, body: bytes, url: str, service: Service, s
         link = response.links.get("next", {}).get("url")
         body = secrets.scrub_bytes(body)
         headers = {k: secrets.scrub(v) for k, v in response.headers.items()}
-        return Answer(status, body, headers, secrets.scrub(link) if link else None, secrets)
+        final = secrets.scrub(redact_url(str(response.url)))
+        return Answer(status, body, headers, secrets.scrub(link) if link else None, secrets, final)
     where = _plain(url)
     reason = secrets.scrub(f"{status} {response.reason_phrase}".strip())
     if status == 401:

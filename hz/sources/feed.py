@@ -165,8 +165,20 @@ def _cut_off(body: bytes, problem: object) -> bool:
     try:
         parser.Parse(b"", True)
     except expat.ExpatError:
-        return True
+        return not _closes_with(body, b">")
     return False
+
+
+def _closes_with(body: bytes, end: bytes) -> bool:
+    """Whether `body` and `end` make a well-formed whole: a document whose last byte is the `>` of its
+    root's end tag (`…</rss`) lost nothing but that byte, and every item is there."""
+    from xml.parsers import expat
+
+    try:
+        expat.ParserCreate().Parse(body + end, True)
+    except expat.ExpatError:
+        return False
+    return True
 
 
 # expat's words for a document that stops too soon (`no element found` also when there is no root at all)

@@ -1,12 +1,14 @@
 """`git:` — this repository's history (`git:` or `git:.`) or another local repository's (`git:<path>`).
 
-Commits whose committer time lies in the input's window, walked newest first with pygit2 (no
-subprocess per commit) and filtered by the query (`hz.sources.gitquery`). The walk stops at the first
-commit older than the window, so a commit whose clock ran behind its parent's can be missed: the same
-history always gives the same answer. Facets: `commits` (non-merge commits: id, subject, author, e-mail,
-time, the paths they touched down to two levels), `merged` (merges on the first-parent line of the
-walked branch, with the tip they merged), `authors` (sorted unique names), `tags` (tags whose commit is in
-the window). Works offline on any full clone: only local objects are read.
+Commits whose committer time lies in the input's window, newest first from one `git log` process read
+as a stream (`hz.sources.gitlog`: git works out the paths each commit changed, at git's speed), and
+filtered by the query (`hz.sources.gitquery`). The walk stops at the first commit older than the window,
+so a commit whose clock ran behind its parent's can be missed: the same history always gives the same
+answer. Facets: `commits` (non-merge commits: id, subject, author, e-mail, time, the paths they changed
+against their first parent, down to two levels), `merged` (merges on the first-parent line of the walked
+branch, with the tip they merged), `authors` (the sorted unique names of every commit of the window the
+query keeps, merges included, whether or not they are on the first-parent line), `tags` (tags whose commit
+is in the window). Works offline on any full clone: only local objects are read.
 
 A commit dated later than the fetching clock (`ctx.now`) cannot be dated truly: its committer's clock ran
 ahead. Leaving it out would hide work that exists, so it is listed with `future: true` whenever the walk
@@ -22,15 +24,18 @@ boundary. File and tag names that are not UTF-8 are carried escaped (`hz.sources
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import os
+import time
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from hz.sources import gitshallow
+from hz.sources import gitlog, gitshallow
 from hz.sources.base import FetchContext, Fetched, SourceError, SourceSpec
 from hz.sources.canonical import escaped_name, one_line
+from hz.sources.gitlog import LogCommit
 from hz.sources.gitquery import FACETS, GitQuery, parse
 from hz.sources.window import Window, iso
 
@@ -45,11 +50,11 @@ def fetch(spec: SourceSpec, ctx: FetchContext) -> Fetched:
     window = Window.of(ctx.slot, spec.window)
     wanted = set(_wanted(spec, query))
     path = _path(spec, ctx.root)
-    read = _read(path, spec, query, window, ctx.now, wanted)
+    read = _read(path, spec, query, window, ctx.now, wanted, ctx)
     if read.boundary:
         why = _deepen(path, ctx, read, window)
         if why is None:
-            read = _read(path, spec, query, window, ctx.now, wanted)
+            read = _read(path, spec, query, window, ctx.now, wanted, ctx)
             why = gitshallow.STILL_SHORT if read.boundary else None
         if why is not None:
             read.records[TRUNCATED] = _marker(read.boundary, why)
@@ -64,13 +69,18 @@ def build(spec: SourceSpec, records: Any, window: Window) -> dict[str, Any]:
     if "merged" in wanted:
         facets["merged"] = records["merged"]
     if "authors" in wanted:
-        facets["authors"] = sorted({c["author"] for c in records["commits"]} | {m["author"] for m in records["merged"]})
+        facets["authors"] = records.get("authors") or _authors_of(records)
     if "tags" in wanted:
         facets["tags"] = records["tags"]
     marker = records.get(TRUNCATED)
     if marker is not None:  # first, where the missing history would be: the model reads it before the rest
         facets.update({name: [{TRUNCATED: marker}, *facets[name]] for name in _WALKED if name in facets})
     return facets
+
+
+def _authors_of(records: Mapping[str, Any]) -> list[str]:
+    """The authors a snapshot from before hz kept them apart lists: those of its commits and merges."""
+    return sorted({c["author"] for c in records["commits"]} | {m["author"] for m in records["merged"]})
 
 
 @dataclass
@@ -80,37 +90,26 @@ class _Read:
     boundary: list[tuple[str, int]] = field(default_factory=list)  # (id, time) of commits missing parents
 
 
-def _read(path: Path, spec: SourceSpec, query: GitQuery, window: Window, now: datetime, wanted: set[str]) -> _Read:
+def _read(
+    path: Path, spec: SourceSpec, query: GitQuery, window: Window, now: datetime, wanted: set[str], ctx: FetchContext
+) -> _Read:
     repo = _open(spec, path)
     try:
         tip = _tip(repo, spec, query)
-        try:
-            return _history(repo, tip, query, window, now, wanted)
-        except KeyError:  # a parent object is missing: a linked worktree of a shallow clone (see below)
-            pass
+        return _history(repo, path, tip, query, window, now, wanted, ctx.environ)
     finally:
         repo.free()
-    # libgit2 applies a shallow clone's boundary only when opened at the repository itself, not at a
-    # linked worktree of it (`git worktree add`), so the walk there runs into a parent never fetched.
-    # The repository the worktree shares holds the same objects and refs: walk there from the same tip.
-    shared = gitshallow.shared_repository(path)
-    if shared is not None:
-        try:
-            return _history(shared, tip, query, window, now, wanted)
-        except KeyError:
-            pass
-        finally:
-            shared.free()
-    raise SourceError("malformed", f"{spec.uri}: the history misses commits it refers to", hint="git fsck names them")
 
 
-def _history(repo: Any, tip: Any, query: GitQuery, window: Window, now: datetime, wanted: set[str]) -> _Read:
-    import pygit2
-
+def _history(
+    repo: Any, path: Path, tip: Any, query: GitQuery, window: Window, now: datetime, wanted: set[str],
+    environ: Mapping[str, str],
+) -> _Read:  # fmt: skip
     read = _Read({}, str(tip))
     if wanted & {"commits", "merged", "authors"}:
-        walk = _Walk(repo, window, now.timestamp(), pygit2)
+        walk = _Walk(repo, path, window, now.timestamp(), environ)
         read.records["commits"], read.records["merged"] = walk.run(tip, query)
+        read.records["authors"] = sorted(walk.authors)
         read.boundary = walk.boundary
     if "tags" in wanted:
         read.records["tags"] = _tags(repo, window, now.timestamp())
@@ -188,80 +187,119 @@ def _tip(repo: Any, spec: SourceSpec, query: GitQuery) -> Any:
 
 
 class _Walk:
-    """One walk of the window: the commits and merges the query keeps, and the shallow boundary met."""
+    """One walk of the window, from one `git log` (`hz.sources.gitlog`): the commits and merges the query
+    keeps, every author of the window, and the shallow boundary met."""
 
-    def __init__(self, repo: Any, window: Window, now: float, pygit2: Any) -> None:
-        self.repo, self.window, self.now, self.pygit2 = repo, window, now, pygit2
-        self.shallow = bool(repo.is_shallow)  # libgit2 reads it from the repository: no git process
+    def __init__(self, repo: Any, path: Path, window: Window, now: float, environ: Mapping[str, str]) -> None:
+        self.path, self.window, self.now, self.environ = path, window, now, environ
+        self.shallow = gitshallow.boundary_ids(repo)  # a file read, no git process; empty for a whole clone
         self.boundary: list[tuple[str, int]] = []
+        self.authors: set[str] = set()
 
     def run(self, tip: Any, query: GitQuery) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-        first_parent = _first_parent_line(self.repo, tip, self.window)
         commits: list[dict[str, Any]] = []
-        merged: list[dict[str, Any]] = []
-        trees = _Trees(self.repo)
-        for commit, future in self._in_window(tip):
-            cut = self.shallow and gitshallow.is_boundary(commit)
+        merges: list[dict[str, Any]] = []
+        first_parents: dict[str, str] = {}  # every commit read -> its first parent: the first-parent line
+        for commit, future in self._in_window(str(tip), first_parents):
+            cut = commit.id in self.shallow
             if cut:
-                self.boundary.append((str(commit.id), commit.commit_time))  # whatever the query keeps
-            author, email = _text(commit, commit.author.raw_name), _text(commit, commit.author.raw_email)
-            if not query.wants_author(author, email):
+                self.boundary.append((commit.id, commit.time))  # whatever the query keeps
+            author, email = _text(commit.author), _text(commit.email)
+            if query.authors and not query.wants_author(author, email):
                 continue
-            paths = [] if cut else _changed(trees, commit)  # its parent is missing: what it changed is unknown
+            if cut:  # its parent is missing: what it changed is unknown
+                paths: list[str] = []
+            elif query.paths:
+                paths = [_name(p) for p in commit.paths]
+            else:  # only the first two levels are kept: decode just those
+                paths = [_name(p) for p in {b"/".join(p.split(b"/", _DEPTH)[:_DEPTH]) for p in commit.paths}]
             if query.paths and not any(query.wants_path(p) for p in paths):
                 continue
+            self.authors.add(author)
             record = _record(commit, author, email, paths, future)
-            if len(commit.parent_ids) > 1:
-                if str(commit.id) in first_parent:
-                    merged.append({**record, "merged": str(commit.parent_ids[1])})
+            if len(commit.parents) > 1:
+                merges.append({**record, "merged": commit.parents[1]})
             else:
                 commits.append(record)
+        line = _first_parent_line(str(tip), first_parents)
+        merged = [m for m in merges if m["id"] in line]
         key = lambda r: (r["time"], r["id"])  # noqa: E731
         return sorted(commits, key=key), sorted(merged, key=key)
 
-    def _in_window(self, tip: Any) -> Iterator[tuple[Any, bool]]:
-        """(commit, dated ahead of the clock) for each commit of the window, newest first."""
+    def _in_window(self, tip: str, first_parents: dict[str, str]) -> Iterator[tuple[LogCommit, bool]]:
+        """(commit, dated ahead of the clock) for each commit of the window, newest first; the walk stops
+        at the first commit older than the window."""
         start = self.window.start.timestamp() if self.window.start is not None else None
         end = self.window.end.timestamp()
-        for commit in self.repo.walk(tip, self.pygit2.enums.SortMode.TIME):
-            if commit.commit_time > self.now:
-                yield commit, True
-            elif start is not None and commit.commit_time < start:
-                return
-            elif commit.commit_time < end:
-                yield commit, False
+        with gitlog.commits(self.path, tip, self.environ) as log:
+            for commit in log:
+                first_parents[commit.id] = commit.parents[0] if commit.parents else ""
+                if commit.time > self.now:
+                    yield commit, True
+                elif start is not None and commit.time < start:
+                    return
+                elif commit.time < end:
+                    yield commit, False
 
 
-def _first_parent_line(repo: Any, tip: Any, window: Window) -> set[str]:
-    start = window.start.timestamp() if window.start is not None else None
+def _first_parent_line(tip: str, first_parents: Mapping[str, str]) -> set[str]:
+    """The commits from `tip` down its first parents, as far as the walk read."""
     line: set[str] = set()
-    commit = repo[tip]
-    while True:
-        line.add(str(commit.id))
-        if (start is not None and commit.commit_time < start) or not commit.parent_ids:
-            return line
-        commit = repo[commit.parent_ids[0]]
+    commit = tip
+    while commit in first_parents and commit not in line:
+        line.add(commit)
+        commit = first_parents[commit]
+    return line
 
 
-def _record(commit: Any, author: str, email: str, paths: list[str], future: bool) -> dict[str, Any]:
+def _record(commit: LogCommit, author: str, email: str, paths: list[str], future: bool) -> dict[str, Any]:
     record = {
-        "id": str(commit.id),
-        "subject": one_line(_text(commit, commit.raw_message).split("\n", 1)[0]),
+        "id": commit.id,
+        "subject": _subject(commit.subject),
         "author": author,
         "email": email,
-        "time": iso(_moment(commit.commit_time)),
+        "time": _iso(commit.time),
         "paths": sorted({"/".join(p.split("/")[:_DEPTH]) for p in paths}),
     }
     return {**record, "future": True} if future else record  # absent otherwise: old fingerprints hold
 
 
-def _text(commit: Any, raw: bytes) -> str:
-    """A field of a commit in the encoding its header names (UTF-8 when none), undecodable bytes as U+FFFD
-    as pygit2 does; an encoding Python does not know (git stores any name) reads as UTF-8, never a crash."""
-    try:
-        return raw.decode(commit.message_encoding or "utf-8", "replace")
-    except LookupError:
-        return raw.decode("utf-8", "replace")
+def _name(path: bytes) -> str:
+    """A path as git listed it, bytes that are not UTF-8 escaped (`hz.sources.canonical.escaped_name`)."""
+    return path.decode("ascii") if path.isascii() else escaped_name(os.fsdecode(path))
+
+
+def _subject(line: bytes) -> str:
+    """The subject as `one_line` makes it; for ASCII that is only its whitespace folded (the common case,
+    a tenth of the cost)."""
+    return " ".join(line.decode("ascii").split()) if line.isascii() else one_line(_text(line))
+
+
+_LAST_STAMP = 253402300799  # 9999-12-31T23:59:59Z: past it, `_moment` clamps
+
+
+_DAYS: dict[int, str] = {}  # day number -> "YYYY-MM-DDT": a window of ten years holds 3,653 of them
+
+
+def _iso(stamp: int) -> str:
+    """`iso(_moment(stamp))`, formatted directly for the years 1970 to 9999 (a day's date is made once)."""
+    if not 0 <= stamp <= _LAST_STAMP:
+        return iso(_moment(stamp))
+    day, seconds = divmod(stamp, 86400)
+    date = _DAYS.get(day)
+    if date is None:
+        if len(_DAYS) > 100_000:  # a daemon reading many far-apart histories: start over
+            _DAYS.clear()
+        t = time.gmtime(day * 86400)
+        date = _DAYS.setdefault(day, f"{t.tm_year:04d}-{t.tm_mon:02d}-{t.tm_mday:02d}T")
+    hours, rest = divmod(seconds, 3600)
+    return f"{date}{hours:02d}:{rest // 60:02d}:{rest % 60:02d}Z"
+
+
+def _text(raw: bytes) -> str:
+    """A field of a commit as git gave it (UTF-8, converted from the encoding the commit names where git
+    knows it), undecodable bytes as U+FFFD as pygit2 does."""
+    return raw.decode("utf-8", "replace")
 
 
 def _moment(stamp: int) -> datetime:
@@ -270,54 +308,6 @@ def _moment(stamp: int) -> datetime:
         return datetime.fromtimestamp(stamp, UTC)
     except (ValueError, OverflowError, OSError):
         return (datetime.max if stamp > 0 else datetime.min).replace(tzinfo=UTC)
-
-
-def _changed(trees: _Trees, commit: Any) -> list[str]:
-    """Every path the commit changed against its first parent (the empty tree for a root commit)."""
-    parent_tree = trees.repo[commit.parent_ids[0]].tree_id if commit.parent_ids else None
-    out: list[str] = []
-    _diff_trees(trees, commit.tree_id, parent_tree, "", out)
-    return out
-
-
-class _Trees:
-    """Tree listings by id, kept for the last few hundred trees: a walk lists each parent's trees once.
-
-    Consecutive commits share most of their trees, so the listing made for a commit's parent is reused
-    when the walk reaches that parent.
-    """
-
-    LIMIT = 512
-
-    def __init__(self, repo: Any) -> None:
-        self.repo = repo
-        self.memo: dict[Any, dict[str, tuple[Any, bool]]] = {}
-
-    def entries(self, oid: Any) -> dict[str, tuple[Any, bool]]:
-        if oid is None:
-            return {}
-        hit = self.memo.get(oid)
-        if hit is None:
-            hit = {e.name: (e.id, e.type_str == "tree") for e in self.repo[oid]}
-            if len(self.memo) >= self.LIMIT:
-                del self.memo[next(iter(self.memo))]
-            self.memo[oid] = hit
-        return hit
-
-
-def _diff_trees(trees: _Trees, new: Any, old: Any, prefix: str, out: list[str]) -> None:
-    """Descend only into subtrees whose ids differ: cost grows with the change, not the tree."""
-    new_entries, old_entries = trees.entries(new), trees.entries(old)
-    differing = {name for name, _ in new_entries.items() ^ old_entries.items()}  # set algebra in C
-    for name in sorted(differing):
-        a, b = new_entries.get(name), old_entries.get(name)
-        path = f"{prefix}{name}"
-        a_tree = a[0] if a is not None and a[1] else None
-        b_tree = b[0] if b is not None and b[1] else None
-        if a_tree is not None or b_tree is not None:
-            _diff_trees(trees, a_tree, b_tree, f"{path}/", out)
-        if (a is not None and not a[1]) or (b is not None and not b[1]):
-            out.append(escaped_name(path))
 
 
 def _tags(repo: Any, window: Window, now: float) -> list[dict[str, Any]]:

@@ -1,9 +1,9 @@
 """A shallow clone's history, as far as a `git:` window needs it: found short, deepened, or reported.
 
 A shallow clone (`git clone --depth 1`, the CI default) ends at boundary commits whose parents were
-never fetched; libgit2 shows them parentless, so a walk ends there as if history began. The check costs
-nothing on a full clone: libgit2 answers `is_shallow` from the repository itself, no git process. In a
-shallow one a commit is a boundary when its object names a parent the walk was not given.
+never fetched; git shows them parentless, so a walk ends there as if history began. The boundary commits
+are the ones the clone's `shallow` file lists; reading it costs one file open, no git process, and a
+full clone has none.
 
 When the window reaches a boundary, the repository hz runs in is deepened from its remote, asking for
 the walked tip by id (so no branch or remote-tracking ref moves): first everything since the window's
@@ -31,12 +31,23 @@ STILL_SHORT = "the remote's history ends there too"
 HINT = "fetch more history (git fetch --shallow-since=<date>, or clone with fetch-depth: 0)"
 
 
-def is_boundary(commit: Any) -> bool:
-    """A commit of a shallow clone whose parents were not fetched (libgit2 shows it parentless)."""
-    if commit.parent_ids:
-        return False
-    header = commit.read_raw().partition(b"\n\n")[0]
-    return any(line.startswith(b"parent ") for line in header.split(b"\n"))
+def boundary_ids(repo: Any) -> frozenset[str]:
+    """The boundary commits of a shallow clone, from its `shallow` file (empty for a whole clone).
+
+    Read from the repository the clone's worktrees share: libgit2 looks for the file only beside the
+    folder it opened, so for a linked worktree (`git worktree add`) it calls the clone whole."""
+    folder = Path(repo.path)
+    common = folder / "commondir"
+    if common.is_file():
+        try:
+            folder = folder / common.read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError):
+            return frozenset()
+    try:
+        text = (folder / "shallow").read_text(encoding="ascii")
+    except (OSError, UnicodeDecodeError):
+        return frozenset()
+    return frozenset(line.strip() for line in text.splitlines() if line.strip())
 
 
 def remote_of(repo: Any) -> str | None:
@@ -45,31 +56,6 @@ def remote_of(repo: Any) -> str | None:
     if "origin" in names:
         return "origin"
     return names[0] if len(names) == 1 else None
-
-
-def shared_repository(workdir: Path) -> Any | None:
-    """The repository a linked worktree at `workdir` shares; None for any other (git 2.31+ names it)."""
-    import pygit2
-
-    try:
-        done = subprocess.run(
-            ["git", "-C", str(workdir), "rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir"],
-            env=git_env(LC_ALL="C"),
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=30,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    lines = done.stdout.splitlines()
-    if done.returncode != 0 or len(lines) != 2 or lines[0] == lines[1]:
-        return None
-    try:
-        return pygit2.Repository(lines[1])
-    except pygit2.GitError:
-        return None
 
 
 def deepen(workdir: Path, remote: str, tip: str, since: datetime | None, environ: Mapping[str, str]) -> bool:

@@ -102,3 +102,8 @@ def test_a_feed_file_keeps_its_relative_links(tmp_path: Path, cache: SourceCache
     (tmp_path / "feed.xml").write_bytes(rss(item("a", "/relative/link")))
     result = fetch("feed:feed.xml", cache, root=tmp_path, window=WEEK)
     assert result.facets["links"] == ["/relative/link"]
+
+
+def test_a_document_missing_only_the_last_angle_bracket_is_read(server: Server, cache: SourceCache) -> None:
+    body = rss(item("one", "https://e.org/1")).removesuffix(b">")  # `…</rss`: every item is there
+    assert [i["url"] for i in fetch(serve_feed(server, body), cache, window=WEEK).facets["items"]] == ["https://e.org/1"]

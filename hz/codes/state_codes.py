@@ -269,4 +269,18 @@ CODES: tuple[Code, ...] = (
         "Nothing to repair on hz/state; find why two members ran (clock skew, a lost lease) in `hz lease log`.",
         proof="tests",
     ),
+    Code(
+        "HZS022",
+        "a time ahead of the clock",
+        "error",
+        LINT,
+        "An event says it was written more than a day after the clock (the server's, for the hook) reads "
+        "now. A time from "
+        "the future would stay recent in every reader's window (publish retries, the approval sweep) for as "
+        "long as it likes.",
+        _story("a draft.placed with ts 2099-12-31T00:00:00Z pushed today"),
+        "Set the clock of the machine that wrote it (hz stamps events with the tick's time; `--now` in the "
+        "future is refused by the hook), then let hz write the receipt again.",
+        proof="tests",
+    ),
 )

@@ -45,7 +45,9 @@ def log_command(
         tip = resolve(team.repo, team.tracking(STATE_REF))
     tip = tip or resolve(team.repo, STATE_REF)
     book = leases or LeaseBook.local(team.repo)
-    shown = [] if tip is None else [e for e in history(team.repo, tip, book) if hz_id is None or e.event.id == hz_id]
+    unread: list[str] = []
+    landed = [] if tip is None else list(history(team.repo, tip, book, unread))
+    shown = [e for e in landed if hz_id is None or e.event.id == hz_id]
     if as_json:
         click.echo(json.dumps([{**e.to_json(), **_who(book, e.event)} for e in shown], indent=2))
     elif tip is None:
@@ -55,6 +57,9 @@ def log_command(
             e = item.event
             void = "  VOID (stale token)" if item.void else ""
             click.echo(f"{e.ts}  {e.kind:<17}  {e.key}  token {e.token}{_by(book, e)}{void}")
+    if unread:  # what a remote without the hook may hold: skipped, said once per run
+        click.echo(f"hz: skipped {len(unread)} file(s) on {STATE_BRANCH} that are no event hz can read "
+                   f"(first: {unread[0]}); `hz state lint` says why", err=True)  # fmt: skip
     return EXIT_OK
 
 

@@ -98,6 +98,8 @@ def _bookkeeping(entry: dict[str, Any]) -> str | None:
     """A line for a draft's fate (hz.review.approval_sweep, or the owner's spine taking a rejection over):
     which draft, approved by whom, or which publish. It is not a turn, so "action -> disposition" would
     only say the action twice."""
+    if entry["action"] == "voided":  # an event file nobody can read: said by the first tick that meets it
+        return f"{entry['agent']}: ignored {entry['path']}: {entry['error']}"
     if entry["action"] not in {"approved", "rejected", "published"} or "key" not in entry:
         return None
     said = f"{entry['agent']}: {entry['key']}"

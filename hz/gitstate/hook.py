@@ -19,6 +19,7 @@ import re
 import shlex
 import sys
 from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -128,7 +129,7 @@ def _check_state(
         return [_refusal(STATE_REF, f"hz/state points at a commit, not a {kind}", "HZS012")]
     if not _fast_forward(repo, old, new):
         return [_refusal(STATE_REF, "hz/state may not be rewritten (not a fast-forward)")]
-    context = LintContext(LeaseBook.for_push(repo, pushed), contracts)
+    context = LintContext(LeaseBook.for_push(repo, pushed), contracts, datetime.now(UTC))
     return lint_range(repo, None if old == ZERO else old, new, context)
 
 

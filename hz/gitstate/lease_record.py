@@ -15,7 +15,8 @@ from pydantic import BaseModel, ConfigDict
 
 from hz.canonical import canonical_json
 from hz.gitstate.events import Role
-from hz.gitstate.types import Holder, HzId, Token, UtcTime, parse_utc
+from hz.gitstate.types import AnyUtcTime as UtcTime
+from hz.gitstate.types import Holder, HzId, Token, parse_utc
 
 LeaseState = Literal["held", "released"]
 

@@ -19,12 +19,14 @@ HZS009 a value that is not of its field's type        HZS017 a token its lease c
 HZS018 the hook could not check the push              HZS019 a name the contract on main does not declare
 HZS020 a lease holder the contract on main does not give the lease's role (owner, delegate; hook)
 HZS021 a second turn.started for a slot (either spelling of its time) already started under another token
+HZS022 a time more than FUTURE_SKEW ahead of the clock (the server's, or the linting machine's)
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
@@ -37,12 +39,17 @@ from hz.gitstate.layout import MAX_LINE_BYTES, is_event_path
 from hz.gitstate.lint_commit import commit_findings, said_count, tree_findings
 from hz.gitstate.lint_text import banned_field, field_names, first_address
 from hz.gitstate.shapes import occasion
+from hz.gitstate.types import parse_utc
 
 if TYPE_CHECKING:
     import pygit2
 
     from hz.gitstate.lint_contracts import MainContracts
     from hz.gitstate.lint_fence import LeaseBook
+
+FUTURE_SKEW = timedelta(days=1)
+"""How far past the clock an event's time may be: room for a laptop whose clock is wrong by hours, none
+for a receipt that claims next month (which would stay "recent" in every reader's window)."""
 
 __all__ = ["LintContext", "banned_field", "check_commit", "check_event_file", "lint_range"]
 
@@ -53,6 +60,7 @@ class LintContext:
 
     leases: LeaseBook | None = None
     contracts: MainContracts | None = None
+    now: datetime | None = None  # the clock: no event may be far ahead of it (the hook's is the server's)
 
     @classmethod
     def local(cls, repo: pygit2.Repository) -> LintContext:
@@ -60,7 +68,7 @@ class LintContext:
         from hz.gitstate.lint_contracts import MainContracts
         from hz.gitstate.lint_fence import LeaseBook
 
-        return cls(LeaseBook.local(repo), MainContracts.read_local(repo))
+        return cls(LeaseBook.local(repo), MainContracts.read_local(repo), datetime.now(UTC))
 
 
 class _Duplicate(ValueError):
@@ -159,6 +167,9 @@ def _check_exact(path: str, data: bytes, event: Event, loc: str, context: LintCo
         return [_diag(path, "HZS015", loc, "not the canonical bytes of this event", hint)]
     if path_of(event) != path:
         return [_diag(path, "HZS011", loc, f"kind and key belong at {path_of(event)}")]
+    if context.now is not None and parse_utc(event.ts) > context.now + FUTURE_SKEW:
+        hint = "an event's time is when it was written, by a clock that is about right"
+        return [_diag(path, "HZS022", loc, f"ts {event.ts} is more than a day ahead of the clock", hint)]
     if problem := _identity_problem(event):
         return [_diag(path, "HZS011", loc, problem, "an event's keys, token and asset agree with each other")]
     if context.leases is not None:

@@ -10,11 +10,14 @@ or hz's fetched copy of it), an event under a token the chain never gave is void
 the highest token, so one forged event far above the lease cannot void the real ones after it. A
 token above the newest one of a fetched copy may be a take-over the copy has not seen yet, so there
 it counts as before. The hook refuses such events in the first place.
+
+A file hz cannot read as an event (not JSON, a value out of its type's range such as a time in the year
+1, a field no model has) is what a remote without the hook may hold: it is skipped, never raised, and
+its path is handed to `unread` when the caller asks, so it can say so once.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -58,9 +61,12 @@ class Landed:
         }
 
 
-def history(repo: pygit2.Repository, tip: str, leases: LeaseBook | None = None) -> Iterator[Landed]:
+def history(
+    repo: pygit2.Repository, tip: str, leases: LeaseBook | None = None, unread: list[str] | None = None
+) -> Iterator[Landed]:
     import pygit2
 
+    from hz.gitstate.double_run import read_event
     from hz.gitstate.lint_fence import LeaseBook
 
     book = leases or LeaseBook.local(repo)
@@ -68,7 +74,12 @@ def history(repo: pygit2.Repository, tip: str, leases: LeaseBook | None = None) 
     walker = repo.walk(tip, pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE)
     for commit in walker:
         seen: dict[str, int] = {}
-        added = [(path, Event.parse_obj_checked(json.loads(data))) for path, data in _added(repo, commit)]
+        added: list[tuple[str, Event]] = []
+        for path, data in _added(repo, commit):
+            if (read := read_event(data)) is not None:
+                added.append((path, read))
+            elif unread is not None:
+                unread.append(path)
         for path, event in sorted(added, key=lambda item: (item[1].ts, _ORDER.index(item[1].kind), item[0])):
             given = _given(book, event)
             # an observation of a draft's fate carries the draft's own token, older than later terms'

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 ULID = "[0-9A-HJKMNP-TV-Z]{26}"
 LOWER_ULID = "[0-9a-hjkmnp-tv-z]{26}"
 HASH = "sha256:[0-9a-f]{64}"
-SLOT = "[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(?::[0-9]{2})?Z"
+SLOT = "20[0-9]{2}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(?::[0-9]{2})?Z"
 """A slot as keys spell it: UTC to the minute (`2026-10-30T15:00Z`), or to the second as leases do.
 ASCII digits only: `\\d` would also match other scripts' digits (found by tests/gitstate/test_lint_property.py)."""
 IDENT = "[a-z][a-z0-9_]{0,63}"

@@ -49,6 +49,8 @@ Slug = Annotated[str, StringConstraints(pattern=shapes.SLUG_PATTERN)]
 """A declared name (an input of a contract), used as a map key."""
 
 _UTC_PATTERN = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,6})?Z$"  # ASCII digits only
+EARLIEST_YEAR = 2000
+LATEST_YEAR = 2099
 
 
 def _parses(value: str) -> str:
@@ -56,8 +58,19 @@ def _parses(value: str) -> str:
     return value
 
 
-UtcTime = Annotated[str, StringConstraints(pattern=_UTC_PATTERN), AfterValidator(_parses)]
-"""A UTC timestamp, `2026-10-30T15:00:00Z` (fractions of a second allowed)."""
+def _in_range(value: str) -> str:
+    """Years 2000 to 2099 only: a time far from now (`0001-01-01`, `9999-12-31`) is no receipt hz wrote,
+    and arithmetic on it (a margin subtracted, a window added) would overflow in every reader."""
+    if not EARLIEST_YEAR <= int(value[:4]) <= LATEST_YEAR:
+        raise ValueError(f"{value} is outside {EARLIEST_YEAR}-{LATEST_YEAR}")
+    return value
+
+
+AnyUtcTime = Annotated[str, StringConstraints(pattern=_UTC_PATTERN), AfterValidator(_parses)]
+"""A UTC timestamp of any year: a lease record's times, which the lease lint bounds with its own words."""
+
+UtcTime = Annotated[str, StringConstraints(pattern=_UTC_PATTERN), AfterValidator(_parses), AfterValidator(_in_range)]
+"""An event's UTC timestamp, in 2000–2099: `2026-10-30T15:00:00Z` (fractions of a second allowed)."""
 
 Count = Annotated[int, Field(ge=0, le=10**12)]
 TOKEN_MAX = 2**31 - 1

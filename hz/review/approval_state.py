@@ -30,6 +30,7 @@ class StateBook:
         self.repo = repo
         self.tip = tip
         self._files: dict[str, Any] | None = None  # path -> blob id
+        self.unread: set[str] = set()  # event files read that hold no event hz can read (voided, said once)
 
     @property
     def files(self) -> dict[str, Any]:
@@ -60,7 +61,10 @@ class StateBook:
         if oid is None:
             return None
         blob: Any = self.repo[oid]
-        return _event(bytes(blob.data)) if blob.type_str == "blob" else None
+        found = _event(bytes(blob.data)) if blob.type_str == "blob" else None
+        if found is None:
+            self.unread.add(path)
+        return found
 
     def fate(self, placed: Event) -> Event | None:
         """The `approval.observed` or `draft.rejected` of a placed draft, if someone recorded it."""
@@ -83,7 +87,7 @@ class StateBook:
 def _event(data: bytes) -> Event | None:
     try:
         return Event.parse_obj_checked(json.loads(data))
-    except (ValueError, ValidationError):
+    except (ValueError, ValidationError, RecursionError):
         return None  # the lint refuses such a file; nothing hz reads from it
 
 
@@ -122,6 +126,7 @@ def undecided(
 
 DECIDED = "approvals-decided"  # in the remote's private folder: `draft.placed` files known to have a fate
 SETTLED = "approvals-settled"  # `approval.observed` files whose publishes need nothing more
+UNREAD = "approvals-unread"  # event files voided as unreadable, already said in a tick's report
 _REMEMBERED_LIMIT = 64 << 20
 
 

@@ -52,7 +52,8 @@ def settle(remote: TeamRemote, view: Any, *, environ: Mapping[str, str], now: da
             entries.append(_entry(fate))
     # only the approvals this tick recorded are its own to publish at once; others wait for their recorder
     texts = {f.placed.key: f.approved for f in seen.fates if f.approved is not None and id(f.receipt) in written}
-    published, open_ = publish_due(remote, view.main, forge=forge, environ=environ, now=now, texts=texts)
+    published, open_, unread = publish_due(remote, view.main, forge=forge, environ=environ, now=now, texts=texts)
+    entries.extend(_voided(remote.local_dir, seen.unread | unread))
     stamp(
         remote.local_dir, view, waiting=seen.waiting > 0, retry=bool(entries) or open_ or seen.held > 0, environ=environ
     )
@@ -67,9 +68,10 @@ def publish_due(
     environ: Mapping[str, str],
     now: datetime,
     texts: Mapping[str, str],
-) -> tuple[list[dict[str, Any]], bool]:
+) -> tuple[list[dict[str, Any]], bool, set[str]]:
     """Run the publishes of every recent approval on hz/state (as this tick left it) not all done yet; the
-    report's entries, and whether some approval's publishes are still open (the next tick looks again)."""
+    report's entries, whether some approval's publishes are still open (the next tick looks again), and
+    the approval files that hold no event hz can read."""
     from hz.gitstate.settings import load_state_settings
     from hz.review.approval_publish import due_publishes, run_due
 
@@ -77,6 +79,7 @@ def publish_due(
     entries: list[dict[str, Any]] = []
     book = StateBook(remote.repo, objects.resolve(remote.repo, remote.tracking(STATE_REF)))
     due, open_ = due_publishes(main, book, now, texts, load_state_settings(remote.root).grace)
+    unread = set(book.unread)
     for approved in due:
         try:
             receipts, results = run_due(main, book, approved, forge=forge, environ=environ, now=now)
@@ -94,7 +97,19 @@ def publish_due(
                 entry.update(action="error", error=result.error)
             if result.status != "recorded":
                 entries.append(entry)
-    return entries, open_
+    return entries, open_, unread
+
+
+def _voided(folder: Path, unread: set[str]) -> list[dict[str, Any]]:
+    """One report entry per event file found unreadable (what a remote without the hook may hold), the
+    first time a tick of this clone meets it; hz reads nothing from such a file, ever."""
+    from hz.review.approval_state import UNREAD, remember, remembered
+
+    known = remembered(folder, UNREAD)
+    new = sorted(unread - known)
+    remember(folder, known, new, UNREAD)
+    why = "no event hz can read (a remote without hz's hook took it): voided"
+    return [{"agent": AGENT, "action": "voided", "path": path, "error": why} for path in new]
 
 
 def forget_copy(remote: TeamRemote, placed: Any) -> None:

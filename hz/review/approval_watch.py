@@ -79,6 +79,7 @@ class Watch:
     waiting: int = 0  # drafts still waiting for their review
     held: int = 0  # approvals left to a clone that holds the draft as placed (this tick looks again next time)
     errors: list[str] = field(default_factory=list)
+    unread: set[str] = field(default_factory=set)  # draft files hz cannot read as events: voided
 
 
 def watch(remote: TeamRemote, view: Any, forge: Any, roster: Roster, now: datetime) -> Watch:
@@ -91,6 +92,7 @@ def watch(remote: TeamRemote, view: Any, forge: Any, roster: Roster, now: dateti
     known = remembered(remote.local_dir)
     pending, decided_now = undecided(book, main.output_of, known)
     remember(remote.local_dir, known, decided_now)
+    found.unread = book.unread
     if not pending:
         return found
     since = min(_parse(p.ts) for p, _, _ in pending) - SINCE_MARGIN

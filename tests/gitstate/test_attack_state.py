@@ -182,6 +182,8 @@ FORGED = draft("state:reports/2026-10-30.md", token=999)
 FUTURE = ended("2026-10-31T15:00:00Z", 1)
 NOT_SCHEDULED = finished(AGENT, "2026-10-31T15:00:00Z", 1).key
 
+NEXT_MONTH = (datetime.now(UTC) + timedelta(days=31)).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+YEAR_ONE_KEY = GOOD_DRAFT.key.replace("@2026-10-30T15:00Z@", "@0001-01-01T00:00Z@")
 ESCAPED = canonical(created(data__turn="priya@example.com")).replace(b"@ex", b"\\u0040ex")
 KEY_PATTERN_MSG = "key: a free string where a typed value belongs (String should match pattern"
 
@@ -238,6 +240,15 @@ ROUTES = [
     Route("forged token", event_route(raw_of(FORGED)), "HZS017", f"token 999 was never given by lease {AGENT}"),
     Route("future-slot turn.finished", event_route(raw_of(FUTURE)), "HZS017",
           f"token 1 of lease {AGENT} was not given for slot {NOT_SCHEDULED.split('@', 1)[1]}"),
+    # times (issue 20: the year 1 crashed every member's tick for good)
+    Route("year 1", event_route(raw_of(GOOD_DRAFT, ts="0001-01-01T00:00:00Z")), "HZS009",
+          "ts: Value error, 0001-01-01T00:00:00Z is outside 2000-2099"),
+    Route("year 9999", event_route(raw_of(GOOD_DRAFT, ts="9999-12-31T23:59:59Z")), "HZS009",
+          "ts: Value error, 9999-12-31T23:59:59Z is outside 2000-2099"),
+    Route("a slot in the year 1", event_route(raw_of(GOOD_DRAFT, key=YEAR_ONE_KEY, data__key=YEAR_ONE_KEY)),
+          "HZS009", KEY_PATTERN_MSG),
+    Route("next month", event_route(raw_of(GOOD_DRAFT, ts=NEXT_MONTH)), "HZS022",
+          f"ts {NEXT_MONTH} is more than a day ahead of the clock"),
 ]  # fmt: skip
 
 

@@ -27,7 +27,7 @@ from hz.gitstate.lint import check_event_file
 from tests.gitstate.factory import finished, hz_id, placed, sha, started
 
 TYPED = [types.Hash, types.HzId, types.Id, types.Key, types.Handle, types.Holder, types.AssetRef, types.Slug,
-         types.UtcTime, types.Count, types.Token, types.Amount, types.Share]  # fmt: skip
+         types.UtcTime, types.AnyUtcTime, types.Count, types.Token, types.Amount, types.Share]  # fmt: skip
 
 
 def _allowed(annotation: Any) -> bool:

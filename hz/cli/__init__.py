@@ -41,6 +41,7 @@ COMMANDS: dict[str, str] = {
     "tick": "hz.cli.tick:tick",
     "daemon": "hz.cli.daemon:daemon",
     "explain": "hz.cli.explain:explain",
+    "serve": "hz.cli.serve:serve",
 }
 
 

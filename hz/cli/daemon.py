@@ -6,6 +6,8 @@ import math
 
 import click
 
+from hz.cli.serve import HOST, PORT
+
 # The longest pause between two ticks: a daemon that ticks less than daily misses the slots it keeps,
 # and the wait it sleeps in cannot take an unbounded timeout.
 MAX_INTERVAL_S = 86_400.0
@@ -27,8 +29,11 @@ def daemon() -> None:
 @click.option("--interval", default=60.0, show_default=True, callback=_interval,
               type=click.FloatRange(min=0.05, max=MAX_INTERVAL_S), help="Seconds between ticks.")  # fmt: skip
 @click.option("--ticks", "max_ticks", type=click.IntRange(min=1), help="Stop after this many ticks.")
-def run(interval: float, max_ticks: int | None) -> int:
+@click.option("--serve", "serving", is_flag=True, help="Also serve the pages, REST and MCP (as `hz serve`).")
+@HOST
+@PORT
+def run(interval: float, max_ticks: int | None, serving: bool, host: str, port: int) -> int:
     """Tick every --interval seconds until SIGTERM or ^C; the tick in progress always completes."""
     from hz.commands.daemon import run_daemon_command
 
-    return run_daemon_command(interval_s=interval, max_ticks=max_ticks)
+    return run_daemon_command(interval_s=interval, max_ticks=max_ticks, serve=(host, port) if serving else None)

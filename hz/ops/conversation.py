@@ -1,0 +1,113 @@
+"""The chat of one Heinzelmännchen: what was said to it (the inbox) and what became of each message.
+
+The chat is the agent's session, not a store of its own: a message is the inbox file its request wrote
+(`hz.session.inbox`, the only place its words are kept, until `retention_days`), and what became of it
+is read from the spine: steered into a running turn (`turn.steered`), queued as the next turn
+(`turn.requested`), the cause of a turn of its own (a turn whose key names the request), or the answer
+to a question (`question.answered`). The reply is that turn's report line. Messages are shown oldest
+first, the last `MAX_MESSAGES` of them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from typing_extensions import TypedDict
+
+from hz.ops import SCHEMA_VERSION
+from hz.ops.context import Context, documented
+
+MAX_MESSAGES = 200
+
+Fate = Literal["steered", "queued", "own-turn", "answer", "waiting"]
+
+
+@documented
+@dataclass(frozen=True, kw_only=True)
+class ConversationRequest:
+    """One Heinzelmännchen's chat, by name or id."""
+
+    name: str
+    """The agent's name or id."""
+
+
+@documented
+class Message(TypedDict):
+    request_id: str
+    received: str | None
+    text: str | None
+    """What the person wrote (None once the inbox copy expired)."""
+    fate: Fate
+    """steered (reached a running turn), queued (the next turn), own-turn, answer (to a question), waiting."""
+    turn: str | None
+    """The turn that took it in."""
+    reply: str | None
+    """That turn's report line, once it finished."""
+    disposition: str | None
+
+
+@documented
+class ConversationResult(TypedDict):
+    schema_version: int
+    agent: str
+    messages: list[Message]
+
+
+def conversation(ctx: Context, request: ConversationRequest) -> ConversationResult:
+    from hz.heinzel.lifecycle import resolve
+    from hz.session.inbox import list_requests
+    from hz.session.store import Store
+
+    with Store.from_environ(ctx.environ) as store:
+        row = resolve(store, request.name)
+        agent = str(row["id"])
+        events = store.read(agent).events
+        inbox = list_requests(store.agent_dir(agent))
+    return {"schema_version": SCHEMA_VERSION, "agent": agent, "messages": messages(agent, events, inbox)}
+
+
+def messages(agent: str, events: list[Any], inbox: list[Any]) -> list[Message]:
+    """Each request the inbox or the spine knows, with its fate; `events` are the spine's envelopes."""
+    fates: dict[str, tuple[Fate, str | None]] = {}
+    reports: dict[str, tuple[str | None, str | None]] = {}
+    prefix = f"{agent}@"
+    texts = {r.request_id: r for r in inbox}
+
+    def asked(key: str) -> str | None:  # a schedule's key (`hz-…@2026-W05`) names no request
+        found = _request_of(key, prefix) if key.startswith(prefix) else None
+        return found if found is not None and (found.startswith("rq-") or found in texts) else None
+
+    for event in events:
+        data = event.data
+        if event.kind == "turn.steered":
+            fates.setdefault(str(data["request_id"]), ("steered", event.turn))
+        elif event.kind == "question.answered" and data.get("request_id"):
+            fates.setdefault(str(data["request_id"]), ("answer", event.turn))
+        elif event.kind == "turn.requested" and (found := asked(str(data.get("key", "")))):
+            fates.setdefault(found, ("queued", event.turn))
+        elif event.kind == "turn.started":
+            for found in filter(None, (asked(str(key)) for key in data.get("keys", []))):
+                fates[found] = ("own-turn", event.turn)
+        elif event.kind == "turn.finished" and event.turn:
+            reports[event.turn] = (data.get("report"), data.get("disposition"))
+    ids = sorted(set(texts) | set(fates), key=lambda i: (texts[i].received if i in texts else "", i))
+    shown: list[Message] = []
+    for request_id in ids[-MAX_MESSAGES:]:
+        fate, turn = fates.get(request_id, ("waiting", None))
+        report, disposition = reports.get(turn or "", (None, None))
+        found = texts.get(request_id)
+        if found is not None and not found.text and fate == "waiting":
+            continue  # a bare wake says nothing
+        shown.append({
+            "request_id": request_id, "received": found.received if found else None,
+            "text": found.text if found else None, "fate": fate, "turn": turn, "reply": report,
+            "disposition": disposition,
+        })  # fmt: skip
+    return [m for m in shown if m["text"] or m["fate"] != "own-turn" or m["reply"]]
+
+
+def _request_of(key: str, prefix: str) -> str:
+    """`hz-…@rq-…` is the request itself; a retry's key `hz-…@retry:<turn>:<request>` ends with it."""
+    rest = key[len(prefix):]
+    return rest.rsplit(":", 1)[-1] if rest.startswith("retry:") else rest

@@ -1,0 +1,123 @@
+"""The pages (GET, server-rendered, readable without JavaScript): each asks one operation and draws it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from hz.errors import HzError
+
+if TYPE_CHECKING:
+    from starlette.requests import Request
+    from starlette.responses import Response
+    from starlette.routing import Route
+
+    from hz.ops import Context
+
+STATES = ("proposed", "asleep", "awake", "waiting", "paused", "retired", "frozen")
+
+
+def routes() -> list[Route]:
+    from starlette.routing import Route
+
+    return [
+        Route("/", agents_page, methods=["GET"]),
+        Route("/heinzel/{name}", agent_page, methods=["GET"]),
+        Route("/drafts", drafts_page, methods=["GET"]),
+        Route("/graph", graph_page, methods=["GET"]),
+        Route("/why", why_page, methods=["GET"]),
+    ]
+
+
+def context(request: Request) -> Context:
+    found: Context = request.app.state.context
+    return found
+
+
+def guarded(request: Request, draw: Callable[[], Response]) -> Response:
+    """A foreseeable error (an unknown agent, a bad filter) is a page that says it, not a traceback."""
+    from hz.web.render import error_page
+
+    try:
+        return draw()
+    except HzError as error:
+        return error_page(request, error, 404 if type(error).__name__ == "UnknownAgent" else 400)
+
+
+def agents_page(request: Request) -> Response:
+    from hz.ops.agents import list_agents
+    from hz.ops.models_agents import ListRequest
+    from hz.web.render import page
+
+    query = request.query_params
+    state = query.get("state") or None
+    filters = {
+        "state": state if state in STATES else None,
+        "artifact": query.get("artifact") or None,
+        "contract": query.get("contract") or None,
+        "everywhere": query.get("all") == "1",
+    }
+
+    def draw() -> Response:
+        result = list_agents(context(request), ListRequest(**filters))  # type: ignore[arg-type]
+        return page(request, "list.html", title="My Heinzelmännchen", agents=result["agents"], filters=filters,
+                    states=STATES, stream="/events/list")  # fmt: skip
+
+    return guarded(request, draw)
+
+
+def agent_page(request: Request) -> Response:
+    from hz.ops.contract_text import ContractRequest, contract_text
+    from hz.ops.conversation import ConversationRequest, conversation
+    from hz.ops.models_agents import AgentRequest
+    from hz.ops.show import show_agent
+    from hz.web.render import page
+
+    name = request.path_params["name"]
+
+    def draw() -> Response:
+        ctx = context(request)
+        agent = show_agent(ctx, AgentRequest(name=name))["agent"]
+        texts = contract_text(ctx, ContractRequest(name=agent["id"]))
+        chat = conversation(ctx, ConversationRequest(name=agent["id"]))
+        return page(request, "agent.html", title=f"{agent['namespace']}:{agent['name']}", agent=agent,
+                    contract=texts, chat=chat["messages"], stream=f"/events/heinzel/{agent['id']}",
+                    seq=agent["spine"]["last_seq"] or 0)  # fmt: skip
+
+    return guarded(request, draw)
+
+
+def drafts_page(request: Request) -> Response:
+    from hz.ops.drafts import DraftsRequest, list_drafts
+    from hz.web.render import page
+
+    def draw() -> Response:
+        result: Any = list_drafts(context(request), DraftsRequest())
+        return page(request, "drafts.html", title="Drafts", result=result)
+
+    return guarded(request, draw)
+
+
+def graph_page(request: Request) -> Response:
+    from hz.ops.graph import GraphRequest, graph
+    from hz.web.render import page
+
+    def draw() -> Response:
+        result: Any = graph(context(request), GraphRequest())
+        return page(request, "graph.html", title="Graph", result=result)
+
+    return guarded(request, draw)
+
+
+def why_page(request: Request) -> Response:
+    from hz.ops.why import WhyRequest, why
+    from hz.web.render import page
+
+    contract = request.query_params.get("contract") or ""
+    slot = request.query_params.get("slot") or None
+
+    def draw() -> Response:
+        result: Any = why(context(request), WhyRequest(contract=contract, slot=slot)) if contract else None
+        return page(request, "why.html", title="Why", result=result, contract=contract, slot=slot or "")
+
+    return guarded(request, draw)

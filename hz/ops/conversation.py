@@ -62,9 +62,36 @@ def conversation(ctx: Context, request: ConversationRequest) -> ConversationResu
     with Store.from_environ(ctx.environ) as store:
         row = resolve(store, request.name)
         agent = str(row["id"])
-        events = store.read(agent).events
         inbox = list_requests(store.agent_dir(agent))
+        said = [r.request_id for r in inbox if r.text]
+        known, resolved = _own_turns(store, agent, said)
+        # the spine is read only for what the index cannot tell (a steer, a queued message, an answer):
+        # an agent with a thousand turns and an empty inbox costs a folder listing
+        events = store.read(agent).events if resolved < len(said) else known
     return {"schema_version": SCHEMA_VERSION, "agent": agent, "messages": messages(agent, events, inbox)}
+
+
+def _own_turns(store: Any, agent: str, request_ids: list[str]) -> tuple[list[Any], int]:
+    """The turns the index knows were started by these requests, as the spine's two events of each
+    (turn.started naming the request, turn.finished with its report) would tell them."""
+    from types import SimpleNamespace
+
+    found: list[Any] = []
+    resolved = 0
+    for request_id in request_ids:
+        key = f"{agent}@{request_id}"
+        hit = store.index.db.execute("SELECT turn FROM keys WHERE agent = ? AND key = ?", (agent, key)).fetchone()
+        if hit is None or hit["turn"] is None:
+            continue
+        turn = store.index.db.execute(
+            "SELECT status, disposition, report FROM turns WHERE agent = ? AND turn = ?", (agent, hit["turn"])
+        ).fetchone()
+        resolved += 1
+        found.append(SimpleNamespace(kind="turn.started", turn=hit["turn"], data={"keys": [key]}))
+        if turn is not None and turn["status"] not in ("running", "waiting"):
+            data = {"report": turn["report"], "disposition": turn["disposition"]}
+            found.append(SimpleNamespace(kind="turn.finished", turn=hit["turn"], data=data))
+    return found, resolved
 
 
 def messages(agent: str, events: list[Any], inbox: list[Any]) -> list[Message]:

@@ -38,6 +38,9 @@ def bind(host: str, port: int) -> socket.socket:
     family = socket.AF_INET6 if host == "::1" else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    # inherited by every accepted connection: a response's head and body go out at once, not 40 ms apart
+    # (Nagle's wait for the ACK a keep-alive client delays)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     try:
         sock.bind(("127.0.0.1" if host == "localhost" else host, port))
     except OSError as exc:
@@ -74,7 +77,20 @@ def prepare(options: Options, environ: Mapping[str, str], out: TextIO) -> tuple[
     print(f"hz serve: open {login_url(options.host, port, keys.mint_login())}", file=out, flush=True)
     print(f"  (the link works once; REST clients send 'Authorization: Bearer' with {keys.folder}/token)",
           file=out, flush=True)  # fmt: skip
-    return uvicorn.Server(config), sock
+    return _server(config, app.app.state.watcher), sock
+
+
+def _server(config: uvicorn.Config, watcher: Any) -> uvicorn.Server:
+    """uvicorn's server, ending the open event streams first when it shuts down: otherwise it would wait
+    for each open page until its graceful timeout."""
+    import uvicorn
+
+    class Server(uvicorn.Server):
+        async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+            await watcher.close()
+            await super().shutdown(sockets)
+
+    return Server(config)
 
 
 def serve_command(options: Options, environ: Mapping[str, str] = os.environ) -> int:

@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sqlite3
+import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import urlencode
 
 from hz.errors import HzError
-from hz.web.live import Event, stream
+from hz.web.live import Event, signature, stream
 
 if TYPE_CHECKING:
     from starlette.requests import Request
@@ -92,6 +94,12 @@ class AgentSource:
 
 
 class ListSource:
+    """Every open list page with the same filters shares one read of the list per change of the index
+    (`_shared`): a hundred open pages cost one query, not a hundred."""
+
+    _shared: ClassVar[dict[str, tuple[Any, dict[str, Any], str]]] = {}
+    _lock = threading.Lock()
+
     def __init__(self, ctx: Context, filters: dict[str, Any]) -> None:
         from hz.session.index import INDEX
         from hz.session.store import Store
@@ -101,6 +109,7 @@ class ListSource:
         index = Store.from_environ(ctx.environ).root / INDEX
         self.files = [index, index.with_name(index.name + "-wal")]
         self.sent: dict[str, Any] = {}
+        hold_open(index)
 
     def paths(self) -> list[Path]:
         return self.files
@@ -108,10 +117,17 @@ class ListSource:
     def _rows(self) -> tuple[dict[str, Any], str]:
         from hz.web.operations import call
 
-        agents = call(self.ctx, "heinzel_list", self.filters)["agents"]
-        rows = {a["id"]: a for a in agents}
-        digest = hashlib.sha256(json.dumps(agents, sort_keys=True, default=str).encode()).hexdigest()[:16]
-        return rows, digest
+        key = json.dumps([str(self.files[0]), self.filters], sort_keys=True)
+        with self._lock:
+            moment = tuple(signature(p) for p in self.files)
+            found = self._shared.get(key)
+            if found is not None and found[0] == moment:
+                return found[1], found[2]
+            agents = call(self.ctx, "heinzel_list", self.filters)["agents"]
+            rows = {a["id"]: a for a in agents}
+            digest = hashlib.sha256(json.dumps(agents, sort_keys=True, default=str).encode()).hexdigest()[:16]
+            self._shared[key] = (moment, rows, digest)
+            return rows, digest
 
     def start(self, last_event_id: str | None) -> list[Event]:
         rows, digest = self._rows()
@@ -127,6 +143,19 @@ class ListSource:
         if events:
             events[-1] = Event(events[-1].kind, events[-1].data, digest)
         return events
+
+
+_HELD: dict[Path, sqlite3.Connection] = {}
+
+
+def hold_open(index: Path) -> None:
+    """Keep one connection to the index open while the server runs. SQLite removes the write-ahead log
+    when its last connection closes: without this, every read of the list by the server itself would
+    remove that file, which the streams watch, and wake every open list page for nothing."""
+    if index not in _HELD and index.exists():
+        connection = sqlite3.connect(index, check_same_thread=False)
+        connection.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        _HELD[index] = connection
 
 
 def _filters(request: Request) -> dict[str, Any]:

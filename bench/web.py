@@ -23,7 +23,7 @@ from sessions import make_spines
 from timing import repeat, stats
 
 from hz.session.index import Index
-from hz.session.spine import SPINE, SpineWriter
+from hz.session.spine import SpineWriter
 
 TICKS = os.sysconf("SC_CLK_TCK")
 

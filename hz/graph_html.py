@@ -27,10 +27,12 @@ ARROW = (
     'markerUnits="userSpaceOnUse" orient="auto"><path d="M0,0 L10,5 L0,10 z" fill="#57606a"></path></marker></defs>'
 )  # a title longer than this is cut in the drawing; the card below shows it whole
 
-STYLE = """
+PAGE_STYLE = """
 body { font: 14px/1.4 system-ui, sans-serif; margin: 24px; color: #1d232a; background: #fafbfc; }
 h1 { font-size: 20px; margin: 0 0 4px; }
 .meta { color: #5b6570; margin: 0 0 16px; }
+"""
+DRAWING_STYLE = """
 svg { background: #fff; border: 1px solid #d8dee4; border-radius: 6px; max-width: 100%; height: auto; }
 .node rect { fill: #eef4ff; stroke: #3b6fd1; stroke-width: 1.5; }
 .node.disabled rect { fill: #f4f4f4; stroke: #8c959f; stroke-dasharray: 5 4; }
@@ -53,6 +55,7 @@ td, th { text-align: left; padding: 2px 12px 2px 0; font-size: 13px; }
 th { color: #5b6570; font-weight: 500; }
 .none { color: #8c959f; }
 """
+STYLE = PAGE_STYLE + DRAWING_STYLE  # the static page's; `hz serve` serves DRAWING_STYLE beside its own
 
 
 @dataclass(frozen=True)
@@ -65,13 +68,10 @@ class Placed:
 
 def render_html(graph: Graph, titles: Mapping[str, str], observed: Observed, *, repository: str) -> str:
     """The page: the drawing, a legend, then one card per contract with its runs and pending drafts."""
-    places = _layout(graph, observed)
     body = [
         f"<h1>hz graph: {escape(repository)}</h1>",
         f'<p class="meta">{escape(_state_line(observed))}</p>',
-        _legend(),
-        _svg(graph, titles, observed, places),
-        *(_card(name, graph, titles, observed) for name in graph.order()),
+        *drawing(graph, titles, observed),
     ]
     digest = base64.b64encode(hashlib.sha256(STYLE.encode("utf-8")).digest()).decode("ascii")
     policy = f"default-src 'none'; style-src 'sha256-{digest}'; base-uri 'none'; form-action 'none'"
@@ -82,6 +82,21 @@ def render_html(graph: Graph, titles: Mapping[str, str], observed: Observed, *, 
         + "\n".join(body)
         + "\n</body>\n</html>\n"
     )
+
+
+def drawing(graph: Graph, titles: Mapping[str, str], observed: Observed) -> list[str]:
+    """The legend, the SVG and one card per contract: markup whose every text is escaped here (the web
+    page of `hz serve` places it as it is)."""
+    places = _layout(graph, observed)
+    return [
+        _legend(),
+        _svg(graph, titles, observed, places),
+        *(_card(name, graph, titles, observed) for name in graph.order()),
+    ]
+
+
+def state_line(observed: Observed) -> str:
+    return _state_line(observed)
 
 
 def _state_line(observed: Observed) -> str:

@@ -85,6 +85,7 @@ def _endpoint(path: str, operation: str, fields: Fields, runs_turn: bool, done: 
     async def endpoint(request: Request) -> Response:
         from starlette.responses import RedirectResponse
 
+        from hz.web.operations import status_of
         from hz.web.render import error_page
 
         form = {k: v[0] for k, v in parse_qs((await request.body()).decode("utf-8", errors="replace")).items()}
@@ -92,7 +93,7 @@ def _endpoint(path: str, operation: str, fields: Fields, runs_turn: bool, done: 
         try:
             finished = await _run(request, operation, fields(request.path_params, form), runs_turn)
         except HzError as error:
-            return error_page(request, error)
+            return error_page(request, error, status_of(error))
         notice = done if finished else "working"
         return RedirectResponse(f"{back}?notice={quote(notice)}", status_code=303)
 

@@ -40,15 +40,13 @@ def _endpoint(operation: Operation) -> Any:
     async def endpoint(request: Request) -> Response:
         from starlette.concurrency import run_in_threadpool
 
-        from hz.web.operations import BadRequest, call
+        from hz.web.operations import call, status_of
 
         try:
             arguments = _query(request) if operation.read_only else await _json(request)
             result = await run_in_threadpool(call, request.app.state.context, operation.name, arguments)
-        except BadRequest as error:
-            return _error(error, 422)
         except HzError as error:
-            return _error(error, 404 if type(error).__name__ == "UnknownAgent" else 400)
+            return _error(error, status_of(error))
         return _json_response(result)
 
     endpoint.__name__ = f"api_{operation.name}"

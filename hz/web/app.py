@@ -61,7 +61,9 @@ def build_app(keys: Keys, port: int, context: Context, *, mcp: bool = True) -> G
     app.state.context = context
     app.state.watcher = watcher
     app.state.pool = pool
-    return Guard(app, keys, port)
+    guard = Guard(app, keys, port)
+    guard.watcher = watcher
+    return guard
 
 
 def _mcp_app() -> tuple[Any, Any] | None:

@@ -54,6 +54,7 @@ class Guard:
         self.app = app
         self.keys = keys
         self.port = port
+        self.watcher: Any = None  # the app's `hz.web.live.Watcher`, which the server ends at shutdown
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":

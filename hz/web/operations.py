@@ -19,6 +19,16 @@ class UnknownOperation(HzError):
     """No operation of that name."""
 
 
+NOT_FOUND = frozenset({"UnknownAgent", "UnknownHeinzel", "UnknownOperation"})
+
+
+def status_of(error: HzError) -> int:
+    """The HTTP status of a foreseeable error: 404 for something that is not there, else 400."""
+    if isinstance(error, BadRequest):
+        return 422
+    return 404 if type(error).__name__ in NOT_FOUND else 400
+
+
 def call(ctx: Context, name: str, arguments: dict[str, Any]) -> Any:
     from pydantic import ValidationError
 

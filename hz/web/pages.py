@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from hz.errors import HzError
 
@@ -25,6 +25,7 @@ def routes() -> list[Route]:
         Route("/heinzel/{name}", agent_page, methods=["GET"]),
         Route("/drafts", drafts_page, methods=["GET"]),
         Route("/graph", graph_page, methods=["GET"]),
+        Route("/graph.css", graph_css, methods=["GET"]),
         Route("/why", why_page, methods=["GET"]),
     ]
 
@@ -36,12 +37,13 @@ def context(request: Request) -> Context:
 
 def guarded(request: Request, draw: Callable[[], Response]) -> Response:
     """A foreseeable error (an unknown agent, a bad filter) is a page that says it, not a traceback."""
+    from hz.web.operations import status_of
     from hz.web.render import error_page
 
     try:
         return draw()
     except HzError as error:
-        return error_page(request, error, 404 if type(error).__name__ == "UnknownAgent" else 400)
+        return error_page(request, error, status_of(error))
 
 
 def agents_page(request: Request) -> Response:
@@ -88,36 +90,53 @@ def agent_page(request: Request) -> Response:
 
 
 def drafts_page(request: Request) -> Response:
-    from hz.ops.drafts import DraftsRequest, list_drafts
+    from hz.web.operations import call
     from hz.web.render import page
 
     def draw() -> Response:
-        result: Any = list_drafts(context(request), DraftsRequest())
+        result = call(context(request), "drafts", {})
         return page(request, "drafts.html", title="Drafts", result=result)
 
     return guarded(request, draw)
 
 
 def graph_page(request: Request) -> Response:
-    from hz.ops.graph import GraphRequest, graph
+    """`hz graph --html` grown into a page of the app: the same drawing and cards (with the runs, their
+    actors, dispositions and costs, and the pending drafts), then the outputs drafted and published."""
+    import importlib
+
+    from hz import graph_html
     from hz.web.render import page
 
     def draw() -> Response:
-        result: Any = graph(context(request), GraphRequest())
-        return page(request, "graph.html", title="Graph", result=result)
+        loaded = importlib.import_module("hz.ops.graph").load(context(request), observed=True)
+        seen = loaded.seen
+        assert seen is not None
+        titles = {c.qualified_name: c.contract.frontmatter.hz.title for c in loaded.compiled.contracts if c.contract}
+        writes = sorted(seen.writes, key=lambda w: (w.contract, w.asset))
+        return page(request, "graph.html", title="Graph", parts=graph_html.drawing(loaded.graph, titles, seen),
+                    state=graph_html.state_line(seen), writes=writes)  # fmt: skip
 
     return guarded(request, draw)
 
 
+def graph_css(request: Request) -> Response:
+    from starlette.responses import Response
+
+    from hz.graph_html import DRAWING_STYLE
+
+    return Response(DRAWING_STYLE, media_type="text/css")
+
+
 def why_page(request: Request) -> Response:
-    from hz.ops.why import WhyRequest, why
+    from hz.web.operations import call
     from hz.web.render import page
 
     contract = request.query_params.get("contract") or ""
     slot = request.query_params.get("slot") or None
 
     def draw() -> Response:
-        result: Any = why(context(request), WhyRequest(contract=contract, slot=slot)) if contract else None
+        result = call(context(request), "why", {"contract": contract, "slot": slot}) if contract else None
         return page(request, "why.html", title="Why", result=result, contract=contract, slot=slot or "")
 
     return guarded(request, draw)

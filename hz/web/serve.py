@@ -77,7 +77,7 @@ def prepare(options: Options, environ: Mapping[str, str], out: TextIO) -> tuple[
     print(f"hz serve: open {login_url(options.host, port, keys.mint_login())}", file=out, flush=True)
     print(f"  (the link works once; REST clients send 'Authorization: Bearer' with {keys.folder}/token)",
           file=out, flush=True)  # fmt: skip
-    return _server(config, app.app.state.watcher), sock
+    return _server(config, app.watcher), sock
 
 
 def _server(config: uvicorn.Config, watcher: Any) -> uvicorn.Server:

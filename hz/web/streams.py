@@ -202,7 +202,7 @@ async def agent_events(request: Request) -> Response:
     try:
         agent = await run_in_threadpool(_resolve, ctx, request.path_params["name"])
     except HzError as error:
-        return _bad(error, 404)
+        return _bad(error)
     return await _respond(request, AgentSource(ctx, agent))
 
 
@@ -214,7 +214,10 @@ def _resolve(ctx: Context, name: str) -> str:
         return str(resolve(store, name)["id"])
 
 
-def _bad(error: HzError, status: int = 400) -> Response:
+def _bad(error: HzError) -> Response:
     from starlette.responses import PlainTextResponse
 
+    from hz.web.operations import status_of
+
+    status = status_of(error)
     return PlainTextResponse(f"{status}: {error.message}\n", status_code=status)

@@ -8,7 +8,6 @@ import re
 import stat
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
@@ -142,23 +141,21 @@ def test_a_change_without_the_csrf_token_is_refused(served: Served, client: http
 
 
 def test_the_same_origin_with_the_csrf_token_gets_through(served: Served, client: httpx.Client) -> None:
-    answer = client.post("/approve", data={"csrf": csrf_of(client), "item": "nothing-here"},
-                         headers={"Origin": served.base})  # fmt: skip
-    assert answer.status_code == 400  # through the gate: the operation itself says there is no such item
-    assert "nothing-here" in answer.text
+    answer = client.post("/logout", data={"csrf": csrf_of(client)}, headers={"Origin": served.base})
+    said = "logged out; open a new login link from `hz serve` to come back\n"
+    assert (answer.status_code, answer.text) == (200, said)
+    assert f"hz_session_{served.port}=" in answer.headers["set-cookie"]
 
 
 def test_a_bearer_client_may_omit_the_origin_but_not_send_a_foreign_one(served: Served) -> None:
     with httpx.Client(base_url=served.base, timeout=10) as client:
-        sent: dict[str, Any] = {"json": {"name": "nobody"}}
-        plain = client.post("/api/v1/heinzel_stop", headers=served.bearer, **sent)
-        assert plain.status_code == 404, plain.text  # through the gate
-        foreign = client.post("/api/v1/heinzel_stop", headers={**served.bearer, "Origin": "http://evil.example"}, **sent)
-        assert foreign.status_code == 403
+        assert client.post("/logout", headers=served.bearer).status_code == 200  # no cookie to ride on
+        evil = {**served.bearer, "Origin": "http://evil.example"}
+        assert client.post("/logout", headers=evil).status_code == 403
 
 
 def test_a_body_too_large_is_refused_before_any_operation(served: Served) -> None:
-    answer = httpx.post(f"{served.base}/api/v1/heinzel_stop", headers=served.bearer, content=b"x" * (300 * 1024))
+    answer = httpx.post(f"{served.base}/logout", headers=served.bearer, content=b"x" * (300 * 1024))
     assert answer.status_code == 413
 
 

@@ -1,4 +1,4 @@
-"""`hz drafts` and `hz reject`: click wiring only; the work is in `hz.commands.drafts` and `hz.review.decide`."""
+"""`hz drafts` and `hz reject`: click wiring only; the work is in `hz.ops.drafts` and `hz.ops.decide`."""
 
 from __future__ import annotations
 
@@ -26,9 +26,9 @@ def drafts(json_output: bool, everywhere: bool) -> int:
 def reject(key: str) -> int:
     """Reject one waiting draft by its key: it is recorded, and the draft is taken back (a team draft's
     pull request closed and its branch deleted on the team remote)."""
-    from datetime import UTC, datetime
+    from hz.ops import Context
+    from hz.ops.decide import reject as reject_draft
+    from hz.ops.models_actions import RejectRequest
 
-    from hz.commands.tick import repo_root
-    from hz.review.decide import reject as reject_draft
-
-    return reject_draft(key, environ=os.environ, now=datetime.now(UTC), root=repo_root(os.environ))
+    click.echo(reject_draft(Context.here(os.environ), RejectRequest(key=key))["said"])
+    return 0

@@ -1,4 +1,4 @@
-"""`hz graph`: the contract graph of this repository as text, Mermaid, JSON or a static HTML page."""
+"""`hz graph`: the contract graph of this repository (hz.ops.graph) as text, Mermaid, JSON or a static HTML page."""
 
 from __future__ import annotations
 
@@ -27,25 +27,19 @@ def run_graph(
     environ: Mapping[str, str] = os.environ,
     cwd: Path | None = None,
 ) -> int:
-    """Print the graph of every layer; contracts that do not compile appear disabled. With `observed`
-    (always for the page), the receipts on `hz/state` are drawn beside the declared edges."""
+    """Print the graph of every layer (hz.ops.graph); contracts that do not compile appear disabled. With
+    `observed` (always for the page), the receipts on `hz/state` are drawn beside the declared edges."""
     from hz import graph_observed
-    from hz.commands.graph_observed import read_observed
-    from hz.contract.project import compile_repository
-    from hz.graph import render_mermaid, render_text, to_json
-    from hz.repo import find_root
+    from hz.graph import render_mermaid, render_text
+    from hz.ops import Context
+    from hz.ops.graph import as_data, load
 
-    root = find_root(cwd)
-    compiled = compile_repository(root, environ, cwd=cwd)
-    graph = shown_graph(compiled, environ)
-    seen = read_observed(root, compiled, graph, environ) if observed or fmt == "html" else None
+    loaded = load(Context(environ=environ), observed=observed or fmt == "html", cwd=cwd)
+    graph, seen = loaded.graph, loaded.seen
     if seen is not None and fmt == "html":
-        return _write_page(graph, compiled, seen, root, html)
+        return _write_page(graph, loaded.compiled, seen, loaded.root, html)
     if fmt == "json":
-        data = to_json(graph)
-        if seen is not None:
-            data["observed"] = graph_observed.to_json(seen)
-        click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+        click.echo(json.dumps(as_data(loaded), indent=2, ensure_ascii=False))
         return 0
     if fmt == "mermaid":
         click.echo(render_mermaid(graph))
@@ -56,48 +50,9 @@ def run_graph(
         click.echo(render_text(graph))
         if seen is not None:
             click.echo(graph_observed.render_text(seen))
-    if not compiled.ok:
+    if not loaded.compiled.ok:
         click.echo("some contracts have errors; `hz workflow validate` shows them", err=True)
     return 0
-
-
-def shown_graph(compiled: Compiled, environ: Mapping[str, str]) -> Graph:
-    """The repository's graph without the module contracts nobody here adopted (hz.contract.layers)."""
-    from hz.contract.layers import adopted_modules
-    from hz.graph import build_graph
-
-    graph = compiled.graph
-    modules = [c.qualified_name for c in compiled.contracts if c.layer == "module"]
-    if not modules:
-        return graph
-    others = [name for name in graph.nodes if name not in modules]
-    reads = [(e.source, e.target) for e in graph.edges]
-    home = _home_adopted(modules, environ)
-    shown = adopted_modules(modules, others, reads, home.__contains__) | set(others)
-    broken = [name for name, why in graph.disabled.items() if why.kind == "broken"]
-    return build_graph([n for n in graph.nodes if n in shown], graph.edges, broken=[b for b in broken if b in shown])
-
-
-def _home_adopted(modules: list[str], environ: Mapping[str, str]) -> set[str]:
-    """The module contracts this home keeps a live agent of: one made from the module's own file
-    (`hz heinzel new NAME --from <package>/workflows/NAME.prose.md`, a personal agent in `me`), or one in
-    the module's namespace. A home never made is not made here."""
-    from hz.config import private_home
-    from hz.contract.layers import SUFFIX
-    from hz.session.store import HEINZEL, Store
-
-    if not (private_home(environ) / HEINZEL).is_dir():
-        return set()
-    found = set()
-    with Store.from_environ(environ) as store:
-        for qualified in modules:
-            namespace, _, name = qualified.partition(":")
-            rows = store.index.agents_of_contract(name, namespace) + [
-                row for row in store.index.agents_of_contract(name, "me") if row["source"] == name + SUFFIX
-            ]
-            if any(not row["retired"] for row in rows):
-                found.add(qualified)
-    return found
 
 
 def _write_page(graph: Graph, compiled: Compiled, seen: Observed, root: Path, target: str) -> int:

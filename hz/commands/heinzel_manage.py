@@ -1,4 +1,5 @@
-"""`hz heinzel new|amend|lessons|dismiss|retire|unretire|rename|pause|unpause`: the user's own actions."""
+"""`hz heinzel new|amend|lessons|dismiss|retire|unretire|rename|pause|unpause`: the user's own actions
+(new, lessons and dismiss print the results of `hz.ops`)."""
 
 from __future__ import annotations
 
@@ -6,11 +7,10 @@ import json
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TextIO
+from typing import Literal, TextIO
 
 from hz.config import load_user_config
 from hz.heinzel import amendments, lifecycle
-from hz.heinzel.lessons import dismiss, lessons
 from hz.session.store import Store
 
 
@@ -27,13 +27,14 @@ def _read(path: Path) -> str:
 def new_command(
     out: TextIO, name: str, source: Path, *, namespace: str, environ: Mapping[str, str], now: datetime | None = None
 ) -> int:
-    config = load_user_config(environ)
-    with Store.from_environ(environ) as store:
-        agent_id = lifecycle.create(
-            store, _read(source), label=str(source), namespace=namespace, handle=config.handle,
-            origin=lifecycle.Origin("file", source.name), now=_now(now), name=name,
-        )  # fmt: skip
-    out.write(f"{namespace}:{name} is proposed ({agent_id}): read its contract, then `hz approve {name}`\n")
+    from hz.ops import Context
+    from hz.ops.models_actions import NewRequest
+    from hz.ops.new import new_agent
+
+    space: Literal["me", "project", "team"] = namespace  # type: ignore[assignment]  # click's Choice
+    request = NewRequest(name=name, contract=_read(source), source=str(source), namespace=space)
+    result = new_agent(Context(environ=environ, now=now), request)
+    out.write("".join(line + "\n" for line in result["said"]))
     return 0
 
 
@@ -57,17 +58,20 @@ def amend_command(
 
 
 def lessons_command(out: TextIO, name: str, *, json_output: bool, environ: Mapping[str, str]) -> int:
-    with Store.from_environ(environ) as store:
-        row = lifecycle.resolve(store, name)
-        found = lessons(store, row)
+    from hz.ops import Context
+    from hz.ops.lessons import list_lessons
+    from hz.ops.models_agents import AgentRequest
+
+    result = list_lessons(Context(environ=environ), AgentRequest(name=name))
+    found = result["lessons"]
     if json_output:
-        out.write(json.dumps([lesson.as_dict() for lesson in found], indent=2, ensure_ascii=False) + "\n")
+        out.write(json.dumps(found, indent=2, ensure_ascii=False) + "\n")
         return 0
-    out.write(f"what {row['name']} learned from you\n")
+    out.write(f"what {result['agent']} learned from you\n")
     for n, lesson in enumerate(found, start=1):
-        mark = "  (dismissed: never shown to a model again)" if lesson.dismissed else ""
-        out.write(f"{n}. {lesson.sentence}{mark}\n   {lesson.lesson_id} · {lesson.recorded_at}\n")
-        for hunk in lesson.hunks:
+        mark = "  (dismissed: never shown to a model again)" if lesson["dismissed"] else ""
+        out.write(f"{n}. {lesson['sentence']}{mark}\n   {lesson['lesson_id']} · {lesson['recorded_at']}\n")
+        for hunk in lesson["hunks"]:
             shown = "(the diff expired with the turn's body)" if hunk is None else hunk.rstrip("\n")
             out.write("".join(f"   | {line}\n" for line in shown.split("\n")))
     if not found:
@@ -78,10 +82,12 @@ def lessons_command(out: TextIO, name: str, *, json_output: bool, environ: Mappi
 def dismiss_command(
     out: TextIO, name: str, lesson: str, *, environ: Mapping[str, str], now: datetime | None = None
 ) -> int:
-    with Store.from_environ(environ) as store:
-        row = lifecycle.resolve(store, name)
-        changed = dismiss(store, row, lesson, now=_now(now))
-    out.write(f"lesson {lesson} of {row['name']} {'dismissed' if changed else 'was already dismissed'}\n")
+    from hz.ops import Context
+    from hz.ops.lessons import dismiss_lesson
+    from hz.ops.models_actions import DismissRequest
+
+    result = dismiss_lesson(Context(environ=environ, now=now), DismissRequest(name=name, lesson=lesson))
+    out.write(result["said"] + "\n")
     return 0
 
 

@@ -46,8 +46,11 @@ class Operation:
 
 
 def _table() -> dict[str, Operation]:
+    from hz.ops import models_actions as acts
     from hz.ops import models_agents as agents
     from hz.ops import models_drafts as drafts
+    from hz.ops import models_graph as graphs
+    from hz.ops import models_why as whys
 
     found = [
         Operation(
@@ -65,10 +68,88 @@ def _table() -> dict[str, Operation]:
             read_only=True,
         ),
         Operation(
+            "heinzel_chat", "Talk to a Heinzelmännchen",
+            "Say something to one Heinzelmännchen: a turn of its own now, or steering for the turn that runs "
+            "(with `after`, its next turn). The message is part of its session, as in `hz heinzel show`.",
+            acts.ChatRequest, acts.TurnResult, "hz.ops.turns:chat", "hz heinzel chat NAME MESSAGE", "said",
+        ),
+        Operation(
+            "heinzel_wake", "Wake a Heinzelmännchen",
+            "Start a turn of cause asked now (or as its next turn, if it is awake).",
+            agents.AgentRequest, acts.TurnResult, "hz.ops.turns:wake", "hz heinzel wake NAME", "said",
+        ),
+        Operation(
+            "heinzel_new", "Propose a new Heinzelmännchen",
+            "Propose a new Heinzelmännchen from a contract's text or a sentence; it wakes only after a person "
+            "approves it (`hz approve NAME`).",
+            acts.NewRequest, acts.NewResult, "hz.ops.new:new_agent", "hz heinzel new NAME --from FILE", "said",
+        ),
+        Operation(
+            "heinzel_retry", "Retry the last turn",
+            "Run the last finished turn again from after its gather step, with a hint.",
+            acts.RetryRequest, acts.TurnResult, "hz.ops.turns:retry", "hz heinzel retry NAME HINT", "said",
+        ),
+        Operation(
+            "heinzel_resume", "Resume a waiting turn",
+            "Resume a waiting turn now, whatever it waits for.",
+            agents.AgentRequest, acts.TurnResult, "hz.ops.turns:resume", "hz heinzel resume NAME", "said",
+        ),
+        Operation(
+            "heinzel_stop", "Stop the running turn",
+            "Stop the running or waiting turn: it ends abandoned; queued messages wait for the next turn.",
+            agents.AgentRequest, acts.TurnResult, "hz.ops.turns:stop", "hz heinzel stop NAME", "said",
+            destructive=True,
+        ),
+        Operation(
             "drafts", "Waiting drafts",
             "Every draft that waits for a person: this machine's agents' and the team's (from the team remote), "
             "each with the key to approve or reject it by.",
             drafts.DraftsRequest, drafts.DraftsResult, "hz.ops.drafts:list_drafts", "hz drafts", "drafts",
+            read_only=True,
+        ),
+        Operation(
+            "approve", "Approve (a person's decision)",
+            "Approve a proposed Heinzelmännchen, an amendment (am-…) or a personal draft by its key. Approving "
+            "is a person's act: the server asks its person first, or refuses.",
+            acts.ApproveRequest, acts.ApproveResult, "hz.ops.decide:approve", "hz approve ITEM", "said",
+            destructive=True, person=True,
+        ),
+        Operation(
+            "reject", "Reject a draft (a person's decision)",
+            "Reject one waiting draft by its key: recorded, and the draft taken back (a team draft's pull "
+            "request closed and its branch deleted).",
+            acts.RejectRequest, acts.RejectResult, "hz.ops.decide:reject", "hz reject KEY", "said",
+            destructive=True, person=True,
+        ),
+        Operation(
+            "answer", "Answer a question",
+            "Answer the question a Heinzelmännchen asked; its waiting turn goes on with the answer.",
+            acts.AnswerRequest, acts.AnswerResult, "hz.ops.turns:answer", "hz heinzel chat NAME ANSWER", "said",
+        ),
+        Operation(
+            "lessons", "Lessons",
+            "What a Heinzelmännchen learned from a person's edits of its approved drafts.",
+            agents.AgentRequest, acts.LessonsResult, "hz.ops.lessons:list_lessons", "hz heinzel lessons NAME",
+            "lessons", read_only=True,
+        ),
+        Operation(
+            "lessons_dismiss", "Dismiss a lesson",
+            "Dismiss a lesson: kept, never shown to a model again.",
+            acts.DismissRequest, acts.DismissResult, "hz.ops.lessons:dismiss_lesson",
+            "hz heinzel dismiss NAME LESSON", "said",
+        ),
+        Operation(
+            "graph", "Contract graph",
+            "How this repository's contracts feed each other: contracts, contract: edges, wake order, "
+            "disabled contracts; with `observed`, what ran, read, wrote and waits according to hz/state.",
+            graphs.GraphRequest, graphs.GraphResult, "hz.ops.graph:graph", "hz graph --json", "graph",
+            read_only=True,
+        ),
+        Operation(
+            "why", "Why did it (not) run?",
+            "For a contract and a slot: its last fate, who holds or held the lease and until when, the grace "
+            "period, a missing upstream approval, a cap, the roles that may run it.",
+            whys.WhyRequest, whys.WhyResult, "hz.ops.why:why", "hz heinzel show NAME", "why",
             read_only=True,
         ),
     ]  # fmt: skip

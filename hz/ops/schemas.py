@@ -12,7 +12,6 @@ from pydantic import TypeAdapter
 
 from hz.ops.registry import Operation
 
-
 _ADAPTERS: dict[type[Any], TypeAdapter[Any]] = {}
 
 

@@ -42,6 +42,7 @@ COMMANDS: dict[str, str] = {
     "daemon": "hz.cli.daemon:daemon",
     "explain": "hz.cli.explain:explain",
     "serve": "hz.cli.serve:serve",
+    "mcp": "hz.cli.mcp:mcp",
 }
 
 

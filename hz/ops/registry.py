@@ -133,7 +133,7 @@ def _table() -> dict[str, Operation]:
             "lessons", read_only=True,
         ),
         Operation(
-            "lessons_dismiss", "Dismiss a lesson",
+            "heinzel_dismiss", "Dismiss a lesson",
             "Dismiss a lesson: kept, never shown to a model again.",
             acts.DismissRequest, acts.DismissResult, "hz.ops.lessons:dismiss_lesson",
             "hz heinzel dismiss NAME LESSON", "said",

@@ -120,10 +120,14 @@ def _first_error(exc: Any) -> str:
     return f"{where}: {first['msg']}"
 
 
-def build_server(ctx: Context, *, allow_approve: bool = False, page: str | None = None) -> Server[Any]:
-    """The MCP server of hz for the repository and home of `ctx` (one per process is enough)."""
+def build_server(ctx: Context | None = None, *, allow_approve: bool = False, page: str | None = None) -> Server[Any]:
+    """The MCP server of hz for the repository and home of `ctx` (default: this process's directory and
+    environment); `page` is the URL a refusal names for deciding in a browser. One per process is enough."""
+    import os
+
     from hz.mcp import resources
 
+    ctx = ctx or Context.here(os.environ)
     settings = Settings(ctx, allow_approve, page)
 
     async def list_tools(

@@ -43,6 +43,7 @@ COMMANDS: dict[str, str] = {
     "explain": "hz.cli.explain:explain",
     "serve": "hz.cli.serve:serve",
     "mcp": "hz.cli.mcp:mcp",
+    "why": "hz.cli.why:why",
 }
 
 

@@ -149,7 +149,7 @@ def _table() -> dict[str, Operation]:
             "why", "Why did it (not) run?",
             "For a contract and a slot: its last fate, who holds or held the lease and until when, the grace "
             "period, a missing upstream approval, a cap, the roles that may run it.",
-            whys.WhyRequest, whys.WhyResult, "hz.ops.why:why", "hz heinzel show NAME", "why",
+            whys.WhyRequest, whys.WhyResult, "hz.ops.why:why", "hz why CONTRACT [SLOT]", "why",
             read_only=True,
         ),
     ]  # fmt: skip

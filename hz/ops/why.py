@@ -18,13 +18,12 @@ from hz.errors import HzError
 from hz.ops import SCHEMA_VERSION
 from hz.ops.context import Context
 from hz.ops.models_agents import Cap
-from hz.ops.models_why import AgentState, Fate, Grace, Roles, Upstream, WhyData, WhyRequest, WhyResult
+from hz.ops.models_why import AgentState, Fate, Grace, Roles, WhyData, WhyRequest, WhyResult
 from hz.ops.why_verdict import verdict
 
 if TYPE_CHECKING:
     from hz.contract.load import Contract
     from hz.contract.project import CompiledContract
-    from hz.graph_observed import Receipt
     from hz.session.store import Store
 
 
@@ -195,4 +194,4 @@ def _utc(moment: datetime) -> str:
     return slot_text(moment)
 
 
-__all__ = ["Receipt", "Upstream", "why"]
+__all__ = ["why"]

@@ -52,11 +52,10 @@ def lease_view(ctx: Context, lease_id: str, slot: str | None, now: datetime, ske
     ref = LEASE_PREFIX + lease_id
     tip, fetched = _resolve(repo, ref), False
     if tip is None and team is not None:
-        ref, fetched = team.tracking(ref), True
-        tip = _resolve(repo, ref)
+        tip, fetched = _resolve(repo, team.tracking(ref)), True
     if tip is None:
         return None
-    record = checked(repo, ref, tip)
+    record = checked(repo, ref, tip)  # checked as the lease ref it copies: its record must name this lease
     if isinstance(record, str):  # damaged: `hz lease list` says how
         return None
     return LeaseView(holder=record.holder, role=record.role, token=record.token, slot=record.slot,

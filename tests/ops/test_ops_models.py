@@ -47,3 +47,25 @@ def test_requests_are_checked_against_their_schema() -> None:
     schema = request_schema(operation)
     assert schema["properties"]["state"]["description"] == "Only agents in this state."
     assert result_schema(operation)["required"] == ["schema_version", "agents"]
+
+
+def test_why_of_a_personal_agent_says_what_keeps_it(repo: Path) -> None:
+    from datetime import UTC, datetime
+
+    from hz.errors import HzError
+    from hz.ops.models_why import WhyRequest
+    from hz.ops.why import why
+
+    busy_home(repo)
+    ctx = Context.here(os.environ, now=datetime(2026, 10, 28, 9, 0, tzinfo=UTC))
+    idle = why(ctx, WhyRequest(contract="idle-note"))["why"]
+    assert (idle["slot"], idle["scope"], idle["verdict"]) == (
+        "2026-10-23T15:00Z", "personal", "its agent here is proposed: it does not wake"
+    )  # fmt: skip
+    later = why(ctx, WhyRequest(contract="weekly-note", slot="2026-10-30T15:00Z"))["why"]
+    assert later["verdict"] == "not due yet: its slot is 2026-10-30T15:00Z"
+    with pytest.raises(HzError) as refused:
+        why(ctx, WhyRequest(contract="weekly-note", slot="friday"))
+    assert (
+        refused.value.render() == "error: 'friday' is not a slot\n  hint: write the UTC minute, e.g. 2026-10-30T15:00Z"
+    )

@@ -34,7 +34,7 @@ def run_import_prose(
     from ulid import ULID
 
     from hz.config import load_user_config
-    from hz.contract.prose_import import import_prose, kind_refusal, read_prose
+    from hz.contract.prose_import import import_prose, kind_refusal, name_from_file, read_prose
     from hz.textfile import read_text_file
 
     here = cwd or Path.cwd()
@@ -45,16 +45,17 @@ def run_import_prose(
     refusal = kind_refusal(prose.kind)
     if refusal is not None:  # before the name: what the file is matters more than what it is called
         raise refusal
-    name = prose.name or ""
+    name = prose.name or name_from_file(source.name) or ""
     if not _SLUG.match(name) or len(name) > 64:  # it becomes the file name: never a path
+        said = "OpenProse name" if prose.name else "file name (the file has no name:)"
         raise HzError(
-            f"the OpenProse name {name!r} cannot name a contract file",
-            hint="rename it in the file to lowercase letters, digits and single dashes, then import again",
+            f"the {said} {name!r} cannot name a contract file",
+            hint="write name: in lowercase letters, digits and single dashes, then import again",
         )
     handle = owner if owner is not None else load_user_config(environ).handle
     if handle and not handle.startswith("@"):
         handle = "@" + handle
-    imported = import_prose(prose, owner=handle, contract_id=str(ULID()))
+    imported = import_prose(prose, owner=handle, contract_id=str(ULID()), file_name=source.name)
     destination = _destination(name, cwd) if write else Path("workflows") / f"{name}.prose.md"
     if write:
         _write(destination, source, imported.text)

@@ -37,7 +37,7 @@ ID = "01JBQ80C2E4G6J8K0M2N4P6Q8S"
 def _import(name: str, owner: str | None = "@alice") -> Imported:
     prose = read_prose((CORPUS / name).read_text())
     assert prose is not None
-    return import_prose(prose, owner=owner, contract_id=ID)
+    return import_prose(prose, owner=owner, contract_id=ID, file_name=name)
 
 
 def _filled(text: str) -> str:
@@ -153,7 +153,6 @@ def test_a_file_written_with_double_hash_sections_imports_like_one_with_triple()
 def test_a_goal_only_file_lists_everything_else_to_write() -> None:
     imported = _import("north-star.prose.md", owner=None)
     assert [t.split(":")[0] for t in imported.todos] == [
-        "### Done when",
         "hz.owner",
         "### Maintains and hz.outputs",
         "nothing wakes this contract",

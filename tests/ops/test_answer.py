@@ -1,0 +1,43 @@
+"""`answer`: a person's answer to the question an agent's waiting turn asked, refused when it is not that."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from hz.errors import HzError
+from hz.ops import Context
+from hz.ops.models_actions import AnswerRequest
+from hz.ops.turns import answer
+from hz.session.store import Store
+from tests.turn.test_asked import HOLDER
+from tests.turn.test_waits import MONDAY, wait_in_another_process
+
+
+def test_an_answer_reaches_the_waiting_question_and_a_wrong_key_is_refused(repo: Path) -> None:
+    agent = wait_in_another_process(repo)
+    with Store.from_environ(os.environ) as store:
+        [question] = [str(q["key"]) for q in store.index.questions(agent)]
+    ctx = Context(environ=os.environ, root=repo, now=MONDAY + timedelta(hours=1))
+    with pytest.raises(HzError) as refused:
+        answer(ctx, AnswerRequest(name="weekly-note", answer="Friday's", key="q-other"))
+    assert refused.value.render() == (
+        f"error: weekly-note has no open question 'q-other'\n  hint: it waits for the answer to {question}"
+    )
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, agent], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              text=True)  # fmt: skip  # the agent busy elsewhere: the answer waits in its inbox
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        said = answer(ctx, AnswerRequest(name="weekly-note", answer="the week that ends on Friday", key=question))
+    finally:
+        assert holder.stdin is not None and holder.stdout is not None
+        holder.stdin.close()
+        assert holder.wait(timeout=10) == 0
+        holder.stdout.close()
+    assert (said["question"], said["ran"]) == (question, [])
+    assert said["said"] == [f"weekly-note is awake; your message ({said['queued']}) reaches the running turn"]

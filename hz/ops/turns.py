@@ -6,6 +6,7 @@ process holds the agent (it is awake), and then the message waits for that turn'
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import UTC, datetime
 
 from hz.errors import HzError
@@ -22,9 +23,11 @@ def _request_id(now: datetime) -> str:
     return "rq-" + str(ULID.from_datetime(now)).lower()
 
 
-def _result(name: str, outcome: object, *, later: bool = False) -> TurnResult:
-    """What ran, or where the message went, with the lines the CLI prints for it."""
+def _result(name: str, outcome: object, environ: Mapping[str, str], *, later: bool = False) -> TurnResult:
+    """What ran, or where the message went, with the lines the CLI prints for it (both scrubbed of the
+    environment's secrets)."""
     from hz.commands.tick import render_report
+    from hz.secrets import secrets_of
     from hz.tick.direct import Outcome
     from hz.tick.report import TickReport
 
@@ -35,10 +38,10 @@ def _result(name: str, outcome: object, *, later: bool = False) -> TurnResult:
         where = "runs as its next turn" if later else "reaches the running turn"
         said = [f"{name} is awake; your message ({outcome.queued}) {where}"]
     else:
-        lines = render_report(TickReport(datetime.now(UTC), woken=outcome.ran))
+        lines = render_report(TickReport(datetime.now(UTC), woken=outcome.ran), environ)
         said = ["nothing to do" if line == "nothing due" else line for line in lines]
-    return {"schema_version": SCHEMA_VERSION, "agent": name, "queued": outcome.queued, "ran": outcome.ran,
-            "said": said}  # fmt: skip
+    ran = secrets_of(environ).scrub_value(outcome.ran)  # an agent's error may quote a server, as the lines do
+    return {"schema_version": SCHEMA_VERSION, "agent": name, "queued": outcome.queued, "ran": ran, "said": said}
 
 
 def wake(ctx: Context, request: AgentRequest) -> TurnResult:
@@ -52,7 +55,7 @@ def chat(ctx: Context, request: ChatRequest) -> TurnResult:
     now = ctx.moment()
     outcome = ask(request.name, request.message, after=request.after, request_id=_request_id(now), root=ctx.root,
                   environ=ctx.environ, now=now)  # fmt: skip
-    return _result(request.name, outcome, later=request.after or not request.message)
+    return _result(request.name, outcome, ctx.environ, later=request.after or not request.message)
 
 
 def answer(ctx: Context, request: AnswerRequest) -> AnswerResult:
@@ -86,16 +89,19 @@ def retry(ctx: Context, request: RetryRequest) -> TurnResult:
     now = ctx.moment()
     outcome = retry_turn(request.name, request.hint, request_id=_request_id(now), root=ctx.root, environ=ctx.environ,
                          now=now)  # fmt: skip
-    return _result(request.name, outcome, later=True)
+    return _result(request.name, outcome, ctx.environ, later=True)
 
 
 def resume(ctx: Context, request: AgentRequest) -> TurnResult:
     from hz.tick.direct import resume as resume_turn
 
-    return _result(request.name, resume_turn(request.name, root=ctx.root, environ=ctx.environ, now=ctx.moment()))
+    outcome = resume_turn(request.name, root=ctx.root, environ=ctx.environ, now=ctx.moment())
+    return _result(request.name, outcome, ctx.environ)
 
 
 def stop(ctx: Context, request: AgentRequest) -> TurnResult:
     from hz.tick.direct import stop as stop_turn
 
-    return _result(request.name, stop_turn(request.name, root=ctx.root, environ=ctx.environ, now=ctx.moment()))
+    return _result(
+        request.name, stop_turn(request.name, root=ctx.root, environ=ctx.environ, now=ctx.moment()), ctx.environ
+    )

@@ -41,3 +41,15 @@ def test_an_answer_reaches_the_waiting_question_and_a_wrong_key_is_refused(repo:
         holder.stdout.close()
     assert (said["question"], said["ran"]) == (question, [])
     assert said["said"] == [f"weekly-note is awake; your message ({said['queued']}) reaches the running turn"]
+
+
+def test_what_ran_is_scrubbed_of_the_environments_secrets_like_the_lines_the_cli_prints() -> None:
+    from hz.ops.turns import _result
+    from hz.tick.direct import Outcome
+
+    environ = {"FORGE_TOKEN": "tok-0123456789abcdef"}
+    failed = {"agent": "weekly-note", "action": "started", "disposition": "failed",
+              "error": "the forge said 401 for tok-0123456789abcdef"}  # fmt: skip
+    result = _result("weekly-note", Outcome([failed]), environ)
+    assert result["ran"] == [{**failed, "error": "the forge said 401 for [redacted]"}]
+    assert result["said"] == ["weekly-note: started -> failed: the forge said 401 for [redacted]"]

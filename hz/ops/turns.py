@@ -52,10 +52,25 @@ def wake(ctx: Context, request: AgentRequest) -> TurnResult:
 def chat(ctx: Context, request: ChatRequest) -> TurnResult:
     from hz.tick.direct import ask
 
+    _fits_the_inbox(request.message)
+
     now = ctx.moment()
     outcome = ask(request.name, request.message, after=request.after, request_id=_request_id(now), root=ctx.root,
                   environ=ctx.environ, now=now)  # fmt: skip
     return _result(request.name, outcome, ctx.environ, later=request.after or not request.message)
+
+
+def _fits_the_inbox(message: str) -> None:
+    """A message the inbox would not read back (hz.session.inbox.MAX_REQUEST_BYTES, stored as JSON, where an
+    escaped character takes up to six bytes) is refused here, not written and then silently passed over."""
+    from hz.session.inbox import MAX_REQUEST_BYTES
+
+    most = MAX_REQUEST_BYTES // 8
+    if len(message) > most:
+        raise HzError(
+            f"the message is {len(message)} characters long; a message holds at most {most}",
+            hint="say it in fewer words, or put the text in a file the contract reads",
+        )
 
 
 def answer(ctx: Context, request: AnswerRequest) -> AnswerResult:

@@ -53,3 +53,20 @@ def test_what_ran_is_scrubbed_of_the_environments_secrets_like_the_lines_the_cli
     result = _result("weekly-note", Outcome([failed]), environ)
     assert result["ran"] == [{**failed, "error": "the forge said 401 for [redacted]"}]
     assert result["said"] == ["weekly-note: started -> failed: the forge said 401 for [redacted]"]
+
+
+def test_a_message_the_inbox_would_not_read_back_is_refused_before_it_is_written(repo: Path) -> None:
+    from hz.ops.models_actions import ChatRequest
+    from hz.ops.turns import chat
+    from tests.turn.agents import adopt, contract_text
+
+    agent = adopt(contract_text(), now=MONDAY)
+    ctx = Context(environ=os.environ, root=repo, now=MONDAY)
+    with pytest.raises(HzError) as refused:
+        chat(ctx, ChatRequest(name="weekly-note", message="\x01" * 200_000))  # 1.2 MB as JSON
+    assert refused.value.render() == (
+        "error: the message is 200000 characters long; a message holds at most 131072\n"
+        "  hint: say it in fewer words, or put the text in a file the contract reads"
+    )
+    with Store.from_environ(os.environ) as store:
+        assert not (store.agent_dir(agent) / "inbox").exists() or not any((store.agent_dir(agent) / "inbox").iterdir())

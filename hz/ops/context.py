@@ -41,3 +41,10 @@ def documented(cls: type[T]) -> type[T]:
     pydantic here: the setting is a plain dict it reads when a schema is asked for)."""
     cls.__pydantic_config__ = {"use_attribute_docstrings": True}  # type: ignore[attr-defined]
     return cls
+
+
+def request(cls: type[T]) -> type[T]:
+    """A request type: documented, and an argument it does not know is refused (a client's typo is
+    said, not ignored)."""
+    cls.__pydantic_config__ = {"use_attribute_docstrings": True, "extra": "forbid"}  # type: ignore[attr-defined]
+    return cls

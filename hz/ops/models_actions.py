@@ -9,11 +9,11 @@ from typing import Any, Literal
 
 from typing_extensions import TypedDict
 
-from hz.ops.context import documented
+from hz.ops.context import documented, request
 from hz.ops.models_agents import Lesson
 
 
-@documented
+@request
 @dataclass(frozen=True, kw_only=True)
 class ApproveRequest:
     """What to approve: a proposed agent (its v1), an amendment (`am-…`) or a personal draft by its key."""
@@ -35,7 +35,7 @@ class ApproveResult(TypedDict):
     said: str
 
 
-@documented
+@request
 @dataclass(frozen=True, kw_only=True)
 class RejectRequest:
     """Reject one waiting draft by its key (`hz drafts` lists them)."""
@@ -51,7 +51,7 @@ class RejectResult(TypedDict):
     said: str
 
 
-@documented
+@request
 @dataclass(frozen=True, kw_only=True)
 class ChatRequest:
     """A message to one Heinzelmännchen: a turn of its own, or steering for the turn that runs."""
@@ -64,7 +64,7 @@ class ChatRequest:
     """If it is awake, run this as its next turn instead of steering the running one."""
 
 
-@documented
+@request
 @dataclass(frozen=True, kw_only=True)
 class AnswerRequest:
     """The answer to the question a Heinzelmännchen asked (its turn waits for it)."""
@@ -77,7 +77,7 @@ class AnswerRequest:
     """The question's key, to be sure it is that question (`heinzel_show` lists them)."""
 
 
-@documented
+@request
 @dataclass(frozen=True, kw_only=True)
 class RetryRequest:
     """Run the last turn again from after its gather step, with a hint."""
@@ -106,7 +106,7 @@ class AnswerResult(TurnResult):
     """The key of the question answered."""
 
 
-@documented
+@request
 @dataclass(frozen=True, kw_only=True)
 class NewRequest:
     """Propose a new Heinzelmännchen from a contract's text or from a sentence; approving lets it wake."""
@@ -141,7 +141,7 @@ class LessonsResult(TypedDict):
     """What `hz heinzel lessons --json` prints."""
 
 
-@documented
+@request
 @dataclass(frozen=True, kw_only=True)
 class DismissRequest:
     """Dismiss a lesson: kept, never shown to a model again."""

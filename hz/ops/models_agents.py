@@ -11,13 +11,13 @@ from typing import Any, Literal
 
 from typing_extensions import TypedDict
 
-from hz.ops.context import documented
+from hz.ops.context import documented, request
 
 State = Literal["proposed", "asleep", "awake", "waiting", "paused", "retired", "frozen"]
 STATES: tuple[State, ...] = ("proposed", "asleep", "awake", "waiting", "paused", "retired", "frozen")
 
 
-@documented
+@request
 @dataclass(frozen=True, kw_only=True)
 class ListRequest:
     """Which Heinzelmännchen to list (the filters of `hz heinzel list`)."""
@@ -32,7 +32,7 @@ class ListRequest:
     """Every repository's agents, each with its repository (else this repository's and those of none)."""
 
 
-@documented
+@request
 @dataclass(frozen=True, kw_only=True)
 class AgentRequest:
     """One Heinzelmännchen, by name (`namespace:name` or `name`) or id (`hz-…`)."""

@@ -7,10 +7,10 @@ from typing import Literal, NotRequired
 
 from typing_extensions import TypedDict
 
-from hz.ops.context import documented
+from hz.ops.context import documented, request
 
 
-@documented
+@request
 @dataclass(frozen=True, kw_only=True)
 class DraftsRequest:
     """Which waiting drafts to list (`hz drafts`)."""

@@ -6,11 +6,11 @@ from dataclasses import dataclass
 
 from typing_extensions import TypedDict
 
-from hz.ops.context import documented
+from hz.ops.context import documented, request
 from hz.ops.models_agents import Cap
 
 
-@documented
+@request
 @dataclass(frozen=True, kw_only=True)
 class WhyRequest:
     """A contract (or its agent) and one of its slots."""

@@ -6,6 +6,8 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from hz.ops import SCHEMA_VERSION, Context
@@ -69,3 +71,23 @@ def test_why_of_a_personal_agent_says_what_keeps_it(repo: Path) -> None:
     assert (
         refused.value.render() == "error: 'friday' is not a slot\n  hint: write the UTC minute, e.g. 2026-10-30T15:00Z"
     )
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=10), inner, max_size=3),
+    max_leaves=8,
+)
+
+
+@given(st.sampled_from(sorted(OPERATIONS)), st.dictionaries(st.text(max_size=12), JSON, max_size=4))
+@settings(max_examples=200, deadline=None)
+def test_any_arguments_make_a_request_or_a_validation_error(name: str, arguments: dict[str, object]) -> None:
+    """What a client sends can only become the operation's request, or a ValidationError the heads turn into
+    a tool error or a 422: never another exception."""
+    operation = OPERATIONS[name]
+    try:
+        parsed = parse_request(operation, arguments)
+    except ValidationError:
+        return
+    assert isinstance(parsed, operation.request)

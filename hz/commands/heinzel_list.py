@@ -16,6 +16,18 @@ PENDING = ("-", "draft", "amendment", "draft,amendment", "question", "draft,ques
            "draft,amendment,question")  # fmt: skip
 
 
+def doubt_lines(lines: list[ListLine], doubt: Mapping[str, tuple[float, str]]) -> str:
+    """A line under the table for each agent with spend in doubt: how much of TODAY, and why."""
+    if not doubt:
+        return ""
+    return "".join(
+        f"{namespace}:{name}: {doubt[id_][0]:.3f} in doubt: {doubt[id_][1]} "
+        "(in TODAY at its worst case until the endpoint's usage settles it or the day ends)\n"
+        for namespace, name, *_, id_ in lines
+        if id_ in doubt
+    )
+
+
 def render(lines: list[ListLine], spent: dict[str, float], out: TextIO, repos: Mapping[str, str] | None = None) -> None:
     """The table, one `%` format per agent: 10,000 agents in a few milliseconds.
 
@@ -92,6 +104,7 @@ def list_command(
         return 0
     table = agent_table(ctx, request)
     render(table.lines, table.spent, out, table.repos)
+    out.write(doubt_lines(table.lines, table.doubt))
     for spine in table.broken:
         out.write(f"warning: the session of {spine['agent']} breaks at {spine['problem']} (hz heinzel show it)\n")
     return 0

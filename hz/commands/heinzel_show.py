@@ -66,7 +66,9 @@ def render(data: Mapping[str, Any], out: TextIO) -> None:
     month = data["cost_month"]
     parts = ", ".join(f"{money.usd(usd)} {cause}" for cause, usd in month.items())
     total = money.usd(sum(month.values()))
-    w(f"\ncost\n  {money.usd(data['cost_today'])} USD today · {total} USD this month{': ' + parts if parts else ''}\n")
+    doubt = f" ({data['in_doubt_today']:.3f} in doubt: {data['in_doubt']})" if data.get("in_doubt") else ""
+    today = f"{money.usd(data['cost_today'])} USD today{doubt}"
+    w(f"\ncost\n  {today} · {total} USD this month{': ' + parts if parts else ''}\n")
     if data["spine"]["problem"]:
         w(f"\nspine\n  {data['spine']['problem']} (events after it are not trusted)\n")
         w(f"  frozen: no wakes, no model calls, no drafts until it is repaired\n  hint: {repair_hint(data['name'])}\n")

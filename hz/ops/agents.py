@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Collection, Mapping
+from dataclasses import dataclass
 from datetime import UTC
 
 from hz.errors import HzError
@@ -49,8 +50,9 @@ def shown_state(row: Row, frozen: Collection[str]) -> str:
     return "frozen" if row["id"] in frozen else str(row["state"])
 
 
-def summary(row: Row, frozen: Mapping[str, str] | None = None) -> AgentSummary:
-    """One agent; `frozen` maps the agents whose spine breaks to where and why (`hz.session.frozen`)."""
+def summary(row: Row, frozen: Mapping[str, str] | None = None, doubt: tuple[float, str] | None = None) -> AgentSummary:
+    """One agent; `frozen` maps the agents whose spine breaks to where and why (`hz.session.frozen`);
+    `doubt` is the part of its cost today still in doubt, and why (`hz.spend.standing`)."""
     frozen = frozen or {}
     return {
         "id": row["id"],
@@ -73,6 +75,8 @@ def summary(row: Row, frozen: Mapping[str, str] | None = None) -> AgentSummary:
             "question": row["pending_question"],
         },
         "cost_today": round(row["cost_today"], 6),
+        "in_doubt_today": round(doubt[0], 6) if doubt else 0.0,
+        "in_doubt": doubt[1] if doubt else None,
         "repository": _repository(row),
     }
 
@@ -107,7 +111,34 @@ def list_agents(ctx: Context, request: ListRequest) -> ListResult:
         rows = store.index.agents(
             state=request.state, artifact=request.artifact, contract=name, version=version, today=today
         )
-    return {"schema_version": SCHEMA_VERSION, "agents": [summary(r, frozen) for r in rows if r["id"] not in hidden]}
+        ledger = Spend.of(store, today)
+    agents = [ledger.summary(r, frozen) for r in rows if r["id"] not in hidden]
+    return {"schema_version": SCHEMA_VERSION, "agents": agents}
+
+
+@dataclass(frozen=True)
+class Spend:
+    """Today's spend as the ledger counts it, by agent, with the part in doubt and why."""
+
+    counted: dict[str, float]
+    doubt: dict[str, tuple[float, str]]
+
+    @classmethod
+    def of(cls, store: Store, day: str) -> Spend:
+        from hz.spend.standing import standing, why_in_doubt
+
+        found = standing(store.root, day)
+        doubt = {a: (s.in_doubt_usd, why_in_doubt(store.agent_dir(a))) for a, s in found.items() if s.in_doubt_usd}
+        return cls({a: s.counted_usd for a, s in found.items()}, doubt)
+
+    def cost(self, agent: str, index_usd: float) -> float:
+        """The ledger's count when it has one for the agent, else what the index recorded (a home from
+        before the ledger, or an agent that spent nothing through it)."""
+        return self.counted.get(agent, index_usd)
+
+    def summary(self, row: Row, frozen: Mapping[str, str]) -> AgentSummary:
+        agent = str(row["id"])
+        return summary({**row, "cost_today": self.cost(agent, row["cost_today"])}, frozen, self.doubt.get(agent))
 
 
 def agent_table(ctx: Context, request: ListRequest) -> Table:
@@ -122,10 +153,12 @@ def agent_table(ctx: Context, request: ListRequest) -> Table:
         hidden, adopted = _hidden(store, ctx, everywhere)
         lines = store.index.agent_lines(state=request.state, artifact=request.artifact, contract=name, version=version)
         spent = store.index.spent_on(today)
+        ledger = Spend.of(store, today)
+    spent.update(ledger.counted)
     lines = [line for line in lines if line[6] not in hidden] if hidden else lines
     repos = {str(r["id"]): named_repository(r) for r in adopted} if everywhere else None
     frozen = {spine["agent"] for spine in broken}
-    return Table(_show_frozen(lines, frozen), spent, repos, [dict(spine) for spine in broken])
+    return Table(_show_frozen(lines, frozen), spent, repos, [dict(spine) for spine in broken], ledger.doubt)
 
 
 def _show_frozen(lines: list[ListLine], frozen: Collection[str]) -> list[ListLine]:

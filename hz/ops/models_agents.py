@@ -6,7 +6,7 @@ printed, now written down; the `…Result` envelopes add `schema_version` for RE
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from typing_extensions import TypedDict
@@ -85,7 +85,11 @@ class AgentSummary(TypedDict):
     last_turn: str | None
     pending: Pending
     cost_today: float
-    """USD spent today (UTC)."""
+    """USD spent today (UTC), as the spend ledger counts it against the caps (the part in doubt included)."""
+    in_doubt_today: float
+    """The part of cost_today whose cost is not known: reserved by requests the endpoint never settled."""
+    in_doubt: str | None
+    """Why it is in doubt (a request is in flight, or was when hz stopped); None when nothing is."""
     repository: Repository | None
     """None for an agent of no repository."""
 
@@ -214,6 +218,7 @@ class Table:
     spent: dict[str, float]
     repos: dict[str, str] | None  # id -> where it belongs, when every repository's agents are listed
     broken: list[dict[str, Any]]  # the spines that break: agent, problem
+    doubt: dict[str, tuple[float, str]] = field(default_factory=dict)  # id -> (USD in doubt, why)
 
 
 __all__ = [

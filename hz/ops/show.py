@@ -10,7 +10,7 @@ from typing import Any, cast
 from hz.heinzel.lessons import lessons
 from hz.heinzel.lifecycle import resolve
 from hz.ops import SCHEMA_VERSION
-from hz.ops.agents import summary
+from hz.ops.agents import Spend
 from hz.ops.context import Context
 from hz.ops.models_agents import AgentDetail, AgentRequest, ShowResult, TimelineEntry
 from hz.session.index import Row
@@ -63,7 +63,7 @@ def gather(store: Store, row: Row, now: datetime) -> AgentDetail:
     spine = index.spine_state(agent) or {}
     frozen = {agent: spine["problem"]} if spine.get("problem") else {}
     detail: dict[str, Any] = {
-        **summary({**row, "cost_today": sum(c["usd"] for c in costs if c["day"] == day)}, frozen),
+        **Spend.of(store, day).summary({**row, "cost_today": sum(c["usd"] for c in costs if c["day"] == day)}, frozen),
         "origin": row["origin"],
         "source": row["source"],
         "created_at": row["created_at"],

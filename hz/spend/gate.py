@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from hz.session.store import Store
 
 _OPEN: dict[tuple[int, Path], tuple[int, Ledger]] = {}  # one connection per process and file: (inode, ledger)
+_CLOSED: dict[Path, str] = {}  # ledger -> the day before which this process settled what was left in doubt
 
 
 def open_ledger(folder: Path, seed: Callable[[], tuple[str, Mapping[str, float]]] | None = None) -> Ledger:
@@ -88,4 +89,8 @@ def ledger_of(store: Store, now: datetime) -> Ledger:
     """The ledger beside the index of `store`; a new one starts from the index's
     record of today, so a home from before the ledger does not forget what it spent this morning."""
     day = utc_day(now)
-    return open_ledger(store.root, lambda: (day, store.index.spent_on(day)))
+    ledger = open_ledger(store.root, lambda: (day, store.index.spent_on(day)))
+    if _CLOSED.get(ledger.path) != day:  # once a day per process: earlier days' doubts become final
+        ledger.close_days(day)
+        _CLOSED[ledger.path] = day
+    return ledger

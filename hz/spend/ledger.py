@@ -225,6 +225,15 @@ class Ledger:
                 (amount, flag, int(reservation_id)),
             )
 
+    def close_days(self, before: str) -> None:
+        """Settle every reservation of a day before `before` that is still unsettled at what it reserved:
+        once its day has ended, nobody learns its cost any more, and it is no longer in doubt. A late
+        `settle` from a request still in flight across midnight replaces it with what was reported."""
+        with self._transaction(durable=False):
+            self._db.execute(
+                "UPDATE reservations SET settled_usd = reserved_usd WHERE day < ? AND settled_usd IS NULL", (before,)
+            )
+
     def spent(self, *, agent: str, turn: str, day: str) -> Spent:
         with self._lock, _guarded(self.path):
             return self._spent(agent, turn, day)

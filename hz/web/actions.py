@@ -49,6 +49,10 @@ def _item(path: Mapping[str, str], form: Mapping[str, str]) -> dict[str, Any]:
     return {"item": form.get("item", "")}
 
 
+def _key(path: Mapping[str, str], form: Mapping[str, str]) -> dict[str, Any]:
+    return {"key": form.get("item", "")}
+
+
 # path -> (operation, how its request is built, whether it runs a turn, what the page says after it)
 FORMS: dict[str, tuple[str, Fields, bool, str]] = {
     "/heinzel/{name}/chat": ("heinzel_chat", _chat, True, "sent"),
@@ -59,7 +63,7 @@ FORMS: dict[str, tuple[str, Fields, bool, str]] = {
     "/heinzel/{name}/stop": ("heinzel_stop", _name, False, "stopped"),
     "/heinzel/{name}/lessons/{lesson}/dismiss": ("lessons_dismiss", _dismiss, False, "dismissed"),
     "/approve": ("approve", _item, False, "approved"),
-    "/reject": ("reject", _item, False, "rejected"),
+    "/reject": ("reject", _key, False, "rejected"),
 }
 NOTICES = {
     "sent": "sent: it steers the running turn, or starts a turn of its own",

@@ -30,19 +30,19 @@ def build_app(keys: Keys, port: int, context: Context, *, mcp: bool = True) -> G
     from starlette.staticfiles import StaticFiles
 
     from hz.web import actions, api, pages, streams
+    from hz.web.mcp_http import MCP_PATH, LazyMCP
 
     watcher = Watcher()
     pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="hz-op")  # turns the pages start
-    mounted = _mcp_app() if mcp else None
+    mounted = LazyMCP(context, port) if mcp else None
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        async with contextlib.AsyncExitStack() as stack:
-            if mounted is not None:
-                await stack.enter_async_context(mounted[1]())
-            yield
-            await watcher.close()
-            pool.shutdown(wait=False, cancel_futures=True)
+        yield
+        await watcher.close()
+        if mounted is not None:
+            await mounted.close()
+        pool.shutdown(wait=False, cancel_futures=True)
 
     routes: list[Any] = [
         Route("/login", login, methods=["GET"]),
@@ -54,7 +54,7 @@ def build_app(keys: Keys, port: int, context: Context, *, mcp: bool = True) -> G
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     if mounted is not None:
-        routes.append(Mount("/mcp", mounted[0]))
+        routes.append(Route(MCP_PATH, mounted, methods=["GET", "POST", "DELETE"]))
     app = Starlette(routes=routes, lifespan=lifespan)
     app.state.keys = keys
     app.state.port = port
@@ -64,18 +64,6 @@ def build_app(keys: Keys, port: int, context: Context, *, mcp: bool = True) -> G
     guard = Guard(app, keys, port)
     guard.watcher = watcher
     return guard
-
-
-def _mcp_app() -> tuple[Any, Any] | None:
-    """`hz mcp`'s server as a streamable-HTTP app and the context that runs its session manager, when
-    the operations layer provides one (`hz.mcp.server.build_server`)."""
-    try:
-        from hz.mcp.server import build_server  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:
-        return None
-    server = build_server(allow_approve=False)
-    http = server.streamable_http_app()
-    return http, lambda: server.session_manager.run()
 
 
 def login(request: Request) -> Response:

@@ -57,6 +57,8 @@ def render(data: Mapping[str, Any], out: TextIO) -> None:
         w(f"  {n}. {lesson['sentence']}{mark}\n")
     if not data["lessons"]:
         w("  nothing yet\n")
+    if data.get("chat"):
+        _chat(data["chat"], w)
     w("\npending\n")
     pending = [f"  draft {d['key']} at {d['place'] or d['asset']}" for d in data["drafts"] if d["status"] == "pending"]
     pending += [f"  question {q['key']}: {q['question']}" for q in data["questions"] if not q["answered"]]
@@ -72,6 +74,20 @@ def render(data: Mapping[str, Any], out: TextIO) -> None:
     if data["spine"]["problem"]:
         w(f"\nspine\n  {data['spine']['problem']} (events after it are not trusted)\n")
         w(f"  frozen: no wakes, no model calls, no drafts until it is repaired\n  hint: {repair_hint(data['name'])}\n")
+
+
+def _chat(messages: list[Mapping[str, Any]], w: Any) -> None:
+    """What was said to the agent (its chat is its session) and what became of each message."""
+    from hz.ops.conversation import FATE_WORDS
+
+    w("\nchat\n")
+    for m in messages:
+        when = str(m["received"] or "")[:16].replace("T", " ") or "?"
+        text = "(the words expired)" if m["text"] is None else str(m["text"]).replace("\n", "\n      ")
+        w(f"  {when}  you: {text}\n")
+        outcome = f" ({m['disposition']})" if m["disposition"] else ""
+        reply = f": {m['reply']}" if m["reply"] else ""
+        w(f"    -> {FATE_WORDS[m['fate']]}{outcome}{reply}\n")
 
 
 def show_command(

@@ -11,17 +11,22 @@ first, the last `MAX_MESSAGES` of them.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from typing_extensions import TypedDict
 
 from hz.ops import SCHEMA_VERSION
 from hz.ops.context import Context, documented
+from hz.ops.models_agents import Fate, Message
 
 MAX_MESSAGES = 200
-
-Fate = Literal["steered", "queued", "own-turn", "answer", "waiting"]
-
+FATE_WORDS = {
+    "steered": "reached the running turn",
+    "queued": "waits for the next turn",
+    "own-turn": "a turn of its own",
+    "answer": "answered its question",
+    "waiting": "waits in the inbox",
+}
 
 @documented
 @dataclass(frozen=True, kw_only=True)
@@ -30,21 +35,6 @@ class ConversationRequest:
 
     name: str
     """The agent's name or id."""
-
-
-@documented
-class Message(TypedDict):
-    request_id: str
-    received: str | None
-    text: str | None
-    """What the person wrote (None once the inbox copy expired)."""
-    fate: Fate
-    """steered (reached a running turn), queued (the next turn), own-turn, answer (to a question), waiting."""
-    turn: str | None
-    """The turn that took it in."""
-    reply: str | None
-    """That turn's report line, once it finished."""
-    disposition: str | None
 
 
 @documented

@@ -185,6 +185,26 @@ class SpineState(TypedDict):
     problem: str | None
 
 
+Fate = Literal["steered", "queued", "own-turn", "answer", "waiting"]
+
+
+@documented
+class Message(TypedDict):
+    """One message said to the agent in its chat, and what became of it (hz.ops.conversation)."""
+
+    request_id: str
+    received: str | None
+    text: str | None
+    """What the person wrote (None once the inbox copy expired)."""
+    fate: Fate
+    """steered (reached a running turn), queued (the next turn), own-turn, answer (to a question), waiting."""
+    turn: str | None
+    """The turn that took it in."""
+    reply: str | None
+    """That turn's report line, once it finished."""
+    disposition: str | None
+
+
 @documented
 class AgentDetail(AgentSummary):
     """What `hz heinzel show --json` prints."""
@@ -198,6 +218,8 @@ class AgentDetail(AgentSummary):
     lessons: list[Lesson]
     drafts: list[AgentDraft]
     questions: list[Question]
+    chat: list[Message]
+    """What was said to it and what became of each message (hz.ops.conversation), oldest first."""
     cost_month: dict[str, float]
     """USD this month (UTC) by cause."""
     spine: SpineState

@@ -12,7 +12,9 @@ from hz.heinzel.lifecycle import resolve
 from hz.ops import SCHEMA_VERSION
 from hz.ops.agents import Spend
 from hz.ops.context import Context
+from hz.ops.conversation import messages
 from hz.ops.models_agents import AgentDetail, AgentRequest, ShowResult, TimelineEntry
+from hz.session.inbox import list_requests
 from hz.session.index import Row
 from hz.session.store import Store
 
@@ -30,13 +32,13 @@ def show_agent(ctx: Context, request: AgentRequest) -> ShowResult:
     return {"schema_version": SCHEMA_VERSION, "agent": detail}
 
 
-def timeline(store: Store, agent: str) -> list[TimelineEntry]:
+def timeline(store: Store, agent: str, events: list[Any] | None = None) -> list[TimelineEntry]:
     """Every turn the index knows, with the skips no turn was started for (a cap, nothing moved …) among
     them in time order, and for each one stopped by a cap which cap it was and what it would have needed."""
     turns: list[dict[str, Any]] = [{**_pick(t, _TURN), "cap": None, "flags": []} for t in store.index.turns(agent)]
     found: dict[str, dict[str, Any]] = {}
     skips: list[dict[str, Any]] = []
-    for event in store.read(agent).events:
+    for event in store.read(agent).events if events is None else events:
         if event.kind == "turn.finished" and event.turn and (event.data.get("cap") or event.data.get("flags")):
             found[event.turn] = {"cap": event.data.get("cap"), "flags": list(event.data.get("flags", []))}
         elif event.kind == "turn.skipped":
@@ -62,6 +64,7 @@ def gather(store: Store, row: Row, now: datetime) -> AgentDetail:
             month[cost["cause"]] += cost["usd"]
     spine = index.spine_state(agent) or {}
     frozen = {agent: spine["problem"]} if spine.get("problem") else {}
+    events = store.read(agent).events  # read once: the timeline's skips and caps, and the chat's fates
     detail: dict[str, Any] = {
         **Spend.of(store, day).summary({**row, "cost_today": sum(c["usd"] for c in costs if c["day"] == day)}, frozen),
         "origin": row["origin"],
@@ -72,13 +75,14 @@ def gather(store: Store, row: Row, now: datetime) -> AgentDetail:
             for v in index.versions(agent)
         ],
         "amendments": [{**_pick(a, _AMENDMENT), "widens": json.loads(a["widens"])} for a in index.amendments(agent)],
-        "timeline": timeline(store, agent),
+        "timeline": timeline(store, agent, events),
         "lessons": [lesson.as_dict() for lesson in lessons(store, row)],
         "drafts": [
             {k: d[k] for k in ("key", "asset", "place", "contract_version", "status", "placed_at")}
             for d in index.drafts(status=None, agent=agent)
         ],
         "questions": [{k: q[k] for k in ("key", "question", "answered", "asked_at")} for q in index.questions(agent)],
+        "chat": messages(agent, events, list_requests(store.agent_dir(agent))),
         "cost_month": {cause: round(usd, 6) for cause, usd in sorted(month.items())},
         "spine": {
             "last_seq": spine.get("last_seq"),

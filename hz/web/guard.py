@@ -34,7 +34,7 @@ CSP = (
 SECURITY_HEADERS = [
     (b"content-security-policy", CSP.encode()),
     (b"x-content-type-options", b"nosniff"),
-    (b"referrer-policy", b"no-referrer"),
+    (b"referrer-policy", b"same-origin"),
     (b"x-frame-options", b"DENY"),
     (b"cross-origin-opener-policy", b"same-origin"),
     (b"cross-origin-resource-policy", b"same-origin"),
@@ -88,7 +88,7 @@ class Guard:
         if how == "cookie" and not self.keys.csrf_ok(_csrf_of(headers, body)):
             await _refuse(send, 403, "the CSRF token is missing or wrong; reload the page and try again", scope)
             return
-        await self.app(scope, _replay(body), send)
+        await self.app(scope, _replay(body, receive), send)
 
     def host_ok(self, host: str) -> bool:
         name, _, port = host.rpartition(":") if not host.endswith("]") else (host, "", "")
@@ -150,7 +150,9 @@ async def _body(receive: Receive) -> bytes | None:
     return b"".join(chunks)
 
 
-def _replay(body: bytes) -> Receive:
+def _replay(body: bytes, rest: Receive) -> Receive:
+    """The body read by the guard, then the connection's own messages (a disconnect when the client
+    leaves: a streaming answer must not be told at once that its client is gone)."""
     sent = False
 
     async def receive() -> Message:
@@ -158,7 +160,7 @@ def _replay(body: bytes) -> Receive:
         if not sent:
             sent = True
             return {"type": "http.request", "body": body, "more_body": False}
-        return {"type": "http.disconnect"}
+        return await rest()
 
     return receive
 

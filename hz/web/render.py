@@ -33,6 +33,9 @@ def environment() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
+    from hz.ops.conversation import FATE_WORDS
+
+    env.filters["fate"] = lambda value: FATE_WORDS.get(str(value), str(value))
     env.filters["usd"] = lambda value: f"{float(value or 0):.2f}"
     env.filters["when"] = lambda value: str(value or "")[:16].replace("T", " ") if value else "-"
     return env
@@ -41,10 +44,15 @@ def environment() -> jinja2.Environment:
 def page(request: Request, template: str, status: int = 200, **values: Any) -> HTMLResponse:
     from starlette.responses import HTMLResponse
 
+    from hz.secrets import scrub
+    from hz.web.actions import NOTICES
+
     keys = request.app.state.keys
+    notice = NOTICES.get(request.query_params.get("notice", ""))  # a known word only, never the query's text
     text = environment().get_template(template).render(
-        csrf=keys.csrf(), path=request.url.path, **values
+        csrf=keys.csrf(), path=request.url.path, notice=notice, **values
     )
+    text = scrub(text)
     return HTMLResponse(text, status_code=status)
 
 

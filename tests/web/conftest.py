@@ -58,7 +58,8 @@ def served(repo: Path) -> Iterator[Served]:
 def agent_with_draft(hz: Hz, repo: Path, name: str = "note") -> str:
     """A personal agent, approved and woken once: the offline runner placed a draft of its note. Its id."""
     path = repo.parent / f"{name}.prose.md"
-    path.write_text(contract_text(f"weekly-{name}"), encoding="utf-8")
+    target = f"file:{name}/{{{{slot:%G-W%V}}}}.md"  # a file of its own: agents drafting one file fight over it
+    path.write_text(contract_text(f"weekly-{name}", target=target), encoding="utf-8")
     made = hz("heinzel", "new", name, "--from", str(path))
     assert made.exit_code == 0, made.err
     assert hz("approve", name).exit_code == 0

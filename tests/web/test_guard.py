@@ -164,5 +164,5 @@ def test_every_answer_carries_the_security_headers(served: Served) -> None:
         answer = httpx.get(f"{served.base}{path}", headers=headers)
         assert answer.headers["content-security-policy"].startswith("default-src 'none'; script-src 'self';")
         assert answer.headers["x-content-type-options"] == "nosniff"
-        assert answer.headers["referrer-policy"] == "no-referrer"
+        assert answer.headers["referrer-policy"] == "same-origin"
         assert answer.headers["cache-control"] == "no-store"

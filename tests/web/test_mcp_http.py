@@ -35,7 +35,7 @@ def test_the_mcp_tools_over_http_with_the_token(hz: Hz, repo: Path, served: Serv
     agent_with_draft(hz, repo)
     names, called = asyncio.run(_session(served, served.bearer))
     assert names == sorted(OPERATIONS)
-    assert called.structuredContent == {"schema_version": 1, "agents": json.loads(hz("heinzel", "list", "--json").out)}
+    assert called.structured_content == {"schema_version": 1, "agents": json.loads(hz("heinzel", "list", "--json").out)}
 
 
 def test_mcp_without_the_token_or_from_another_host_is_refused(served: Served) -> None:

@@ -27,6 +27,6 @@ def test_the_daemon_serves_while_it_ticks(repo: Path) -> None:
         assert httpx.get(f"{found.group(1)}/", timeout=20).status_code == 401
     finally:
         daemon.send_signal(signal.SIGTERM)
-        out, err = daemon.communicate(timeout=30)
+        _, err = daemon.communicate(timeout=30)
     assert daemon.returncode == 0, err
-    assert err.endswith("tick" + ("s" if "ticks" in err else "") + "\n") and "daemon stopped after" in err
+    assert re.search(r"daemon stopped after \d+ ticks?\n\Z", err), err

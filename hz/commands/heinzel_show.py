@@ -84,7 +84,7 @@ def _chat(messages: list[Mapping[str, Any]], w: Any) -> None:
     for m in messages:
         when = str(m["received"] or "")[:16].replace("T", " ") or "?"
         text = "(the words expired)" if m["text"] is None else str(m["text"]).replace("\n", "\n      ")
-        w(f"  {when}  you: {text}\n")
+        w(f"  you, {when}: {text}\n")
         outcome = f" ({m['disposition']})" if m["disposition"] else ""
         reply = f": {m['reply']}" if m["reply"] else ""
         w(f"    -> {FATE_WORDS[m['fate']]}{outcome}{reply}\n")

@@ -21,8 +21,10 @@ are switched off on the command line.
 from __future__ import annotations
 
 import subprocess
+import tempfile
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, NamedTuple
 
@@ -62,35 +64,35 @@ def commits(repository: Path, tip: str, environ: Mapping[str, str] | None = None
         args += ["-c", setting]
     args += ["log", "-z", "--encoding=UTF-8", "--no-renames", "--diff-merges=first-parent", "--name-only"]
     args += ["--no-use-mailmap", "--no-color", "--no-decorate", "--no-ext-diff", f"--format={_FORMAT}", tip, "--"]
-    process = subprocess.Popen(
-        args,
-        env=git_env(environ, LC_ALL="C"),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    assert process.stdout is not None and process.stderr is not None
-    finished = False
-    try:
-        yield _records(process.stdout, repository)
-        finished = True
-    finally:
-        done = process.poll() is not None
-        if not done:
-            process.kill()
-        process.stdout.close()
-        problem = process.stderr.read()
-        process.stderr.close()
-        code = process.wait()
-    if finished and done and code != 0:
-        raise SourceError(
-            "malformed",
-            f"git log failed in {repository}: {problem.decode('utf-8', 'replace').strip()[:300]}",
-            hint="git fsck names missing or damaged objects",
+    with tempfile.TemporaryFile() as errors:  # a file, not a pipe: git never blocks on what it says there
+        process = subprocess.Popen(
+            args, env=git_env(environ, LC_ALL="C"), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=errors
         )
+        assert process.stdout is not None
+        read = _Read()
+        try:
+            yield _records(process.stdout, repository, read)
+        finally:
+            if not read.to_the_end:
+                process.kill()  # the walk left the window: the rest of the history is not wanted
+            process.stdout.close()
+            code = process.wait()
+        if read.to_the_end and code != 0:
+            errors.seek(0)
+            said = errors.read(4096).decode("utf-8", "replace").strip()
+            raise SourceError(
+                "malformed",
+                f"git log failed in {repository}: {said[:300]}",
+                hint="git fsck names missing or damaged objects",
+            )
 
 
-def _records(stream: IO[bytes], repository: Path) -> Iterator[LogCommit]:
+@dataclass
+class _Read:
+    to_the_end: bool = False  # the output was read to its end (git then ends by itself)
+
+
+def _records(stream: IO[bytes], repository: Path, read: _Read) -> Iterator[LogCommit]:
     """The commits of the output, parsed a chunk at a time from a flat list of its NUL-separated fields."""
     fields: list[bytes] = []
     at = 0  # the first field not yet parsed: a record's empty first field
@@ -109,6 +111,7 @@ def _records(stream: IO[bytes], repository: Path) -> Iterator[LogCommit]:
                 break
             yield _commit(fields, at, end, repository)
             at = end
+    read.to_the_end = True
 
 
 def _record_end(fields: list[bytes], at: int, final: bool, repository: Path) -> int | None:

@@ -6,9 +6,12 @@ import subprocess
 from datetime import timedelta
 from pathlib import Path
 
+import pytest
+
+from hz.sources.base import SourceError
 from hz.sources.cache import SourceCache
 from hz.sources.gitlog import commits
-from tests.sources.helpers import commit, days_ago, fetch, git, new_repo
+from tests.sources.helpers import commit, days_ago, fetch, git, new_repo, spread_history
 
 WEEK = timedelta(days=7)
 
@@ -85,8 +88,20 @@ def test_paths_match_git_log_name_only_renames_and_type_changes_included(tmp_pat
 
 def test_git_is_stopped_when_the_walk_leaves_the_window(tmp_path: Path) -> None:
     repo = new_repo(tmp_path / "repo")
-    for n in range(30):
-        commit(repo, f"f{n}.md", f"{n}\n", days_ago(30 - n), f"Commit {n}")
+    spread_history(repo, 3000, days_ago(1), timedelta(hours=1))  # more output than a pipe holds
     with commits(repo, git(repo, "rev-parse", "HEAD")) as log:
         first = next(log)
-    assert first.subject == b"Commit 29" and first.paths == (b"f29.md",)
+    assert first.subject == b"Change 2999" and first.paths == (b"notes/n3.md",)
+
+
+def test_a_history_git_cannot_read_is_a_clear_error(tmp_path: Path, cache: SourceCache) -> None:
+    repo = new_repo(tmp_path / "repo")
+    commit(repo, "a/one.md", "1\n", days_ago(3), "One")
+    commit(repo, "b/two.md", "2\n", days_ago(2), "Two")
+    tree = git(repo, "rev-parse", "HEAD~1^{tree}")
+    (repo / ".git" / "objects" / tree[:2] / tree[2:]).unlink()  # the first commit's tree is gone
+    with pytest.raises(SourceError) as caught:
+        fetch("git:.", cache, root=repo, window=WEEK)
+    assert caught.value.code == "malformed"
+    assert caught.value.message.startswith(f"git log failed in {repo}: ")
+    assert caught.value.hint == "git fsck names missing or damaged objects"

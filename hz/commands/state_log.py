@@ -70,7 +70,14 @@ def _by(book: LeaseBook, event: Event) -> str:
     from hz.gitstate.events import LEASELESS
 
     if event.kind == "approval.observed":
-        return f"  approved by {event.data.get('approver')}"
+        own = " (self-approved)" if event.data.get("self_approved") else ""
+        return f"  approved by {event.data.get('approver')}{own}"
+    if event.kind == "approval.seconded":
+        return f"  seconded by {event.data.get('approver')}"
+    if event.kind == "draft.rejected" and event.data.get("by"):
+        return f"  rejected by {event.data.get('by')}"
+    if event.kind == "draft.superseded":
+        return f"  superseded by {event.data.get('by')}"
     if event.kind in LEASELESS:
         return ""
     who = _who(book, event)

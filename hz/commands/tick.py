@@ -66,8 +66,8 @@ def render_report(report: object, environ: Mapping[str, str] = os.environ) -> li
     assert isinstance(report, TickReport)
     lines: list[str] = []
     for entry in report.woken:
-        if entry["action"] == "error":
-            lines.append(f"{entry['agent']}: error: {entry['error']}")
+        if entry["action"] in ("error", "warning"):
+            lines.append(f"{entry['agent']}: {entry['action']}: {entry[entry['action']]}")
             continue
         if entry["action"] == "frozen":
             lines.extend([f"{entry['agent']}: frozen: {entry['reason']}", f"  hint: {entry['hint']}"])
@@ -100,12 +100,14 @@ def _bookkeeping(entry: dict[str, Any]) -> str | None:
     only say the action twice."""
     if entry["action"] == "voided":  # an event file nobody can read: said by the first tick that meets it
         return f"{entry['agent']}: ignored {entry['path']}: {entry['error']}"
-    if entry["action"] not in {"approved", "rejected", "published"} or "key" not in entry:
+    if entry["action"] not in {"approved", "rejected", "superseded", "published"} or "key" not in entry:
         return None
     said = f"{entry['agent']}: {entry['key']}"
     if entry["action"] == "approved":
         share = round(100 * float(entry.get("share_changed", 0.0)))
-        return f"{said} approved by {entry.get('approver', 'someone')} ({share}% of it changed)"
+        own = ", self-approved: the member whose agent drafted it" if entry.get("self_approved") else ""
+        return f"{said} approved by {entry.get('approver', 'someone')} ({share}% of it changed{own})"
     if entry["action"] == "published":
         return f"{said} published: {entry['publish']} to {entry['target']} ({entry['status']})"
-    return f"{said} rejected"
+    by = f" by {entry['by']}" if entry.get("by") else ""
+    return f"{said} {entry['action']}{by}"

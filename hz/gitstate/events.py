@@ -161,11 +161,14 @@ Kind = Literal[
     "publish.done",
 ]
 
-LEASELESS: frozenset[str] = frozenset({"approval.observed", "draft.rejected", "approval.seconded", "publish.done"})
+LEASELESS: frozenset[str] = frozenset(
+    {"approval.observed", "draft.rejected", "draft.superseded", "approval.seconded", "publish.done"}
+)
 """Receipts of what became of a team draft (and of its publishes), written by whichever member or run saw
-it first, with no lease: each carries the (lease, token) of the `draft.placed` it follows, a token the
-chain did give, so the lint's fence check holds, and a later token never voids it (hz.gitstate.reader):
-it records a fact about `main` and the forge, not work done under a lease term."""
+it first, with no lease: each carries the (lease, token) of a `draft.placed` (the one it follows; for
+`draft.superseded`, the newer draft's that replaced it), a token the chain did give, so the lint's fence
+check holds, and a later token never voids it (hz.gitstate.reader): it records a fact about `main`, the
+forge and `hz/state`, not work done under a lease term."""
 
 
 class Event(_Strict):

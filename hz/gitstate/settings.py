@@ -61,8 +61,12 @@ class StateSettings:
 
 def load_state_settings(root: Path) -> StateSettings:
     """The `[state]` settings of `root/hz.toml`; defaults without the file, ConfigError for a bad one."""
-    document = read_hz_toml(root)
-    path = root / HZ_TOML
+    return state_settings(read_hz_toml(root), root / HZ_TOML)
+
+
+def state_settings(document: dict[str, Any] | None, path: Path) -> StateSettings:
+    """The `[state]` settings of a parsed hz.toml (`path` names it in messages; its parent is the root a
+    `remote` given as a path is checked against)."""
     if document is None:
         return StateSettings()
     table = document.get("state", {})
@@ -95,11 +99,11 @@ def read_hz_toml(root: Path) -> dict[str, Any] | None:
         raise ConfigError(f"{path}: not valid TOML: a number has more than 4,300 digits", hint=_FIX_HINT) from None
     except RecursionError:  # `a = [[[[…]]]]`: tomllib parses nesting by recursion
         raise ConfigError(f"{path}: arrays or tables nest too deeply to read", hint=_FIX_HINT) from None
-    _no_lookalike(path, document)
+    no_lookalike(path, document)
     return document
 
 
-def _no_lookalike(path: Path, document: dict[str, Any]) -> None:
+def no_lookalike(path: Path, document: dict[str, Any]) -> None:
     """`[State]` or `["state "]` is another table to TOML, so the team's `[state]` would be missing and
     team contracts would run unleased on every member's machine; a table that differs only so is an error."""
     for key in document:

@@ -46,7 +46,19 @@ def approve(ctx: Context, request: ApproveRequest) -> ApproveResult:
         drafts = [d for d in store.index.drafts(status="pending") if d["key"] == item]
     if drafts:
         return _approved(item, "draft", None, None, _approve_draft(item, ctx, moment))
+    if (seconded := _second(item, ctx, moment)) is not None:
+        return _approved(item, "seconded", None, None, seconded)
     raise HzError(f"nothing to approve under {item!r}", hint="hz heinzel list shows agents and what they wait for")
+
+
+def _second(item: str, ctx: Context, now: datetime) -> str | None:
+    """A team draft its own author's member approved, seconded by this member when `[review]` on main
+    asks for another member (hz.review.second); None when hz/state has no approval of that key."""
+    if not item.startswith("hz-") or "@" not in item:
+        return None
+    from hz.review.second import second_team
+
+    return second_team(item, root=ctx.root, environ=ctx.environ, now=now)
 
 
 def _approved(item: str, kind: str, row: Row | None, version: int | None, said: str) -> ApproveResult:

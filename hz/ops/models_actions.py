@@ -26,8 +26,8 @@ class ApproveRequest:
 class ApproveResult(TypedDict):
     schema_version: int
     item: str
-    kind: Literal["agent", "amendment", "draft"]
-    """What was approved."""
+    kind: Literal["agent", "amendment", "draft", "seconded"]
+    """What was approved (`seconded`: a team draft its author's member approved, by a second member)."""
     agent: str | None
     """`namespace:name` of the agent whose version or amendment it was (None for a draft)."""
     version: int | None

@@ -51,9 +51,12 @@ def due_publishes(
     known = remembered(folder, SETTLED)
     due: list[Approved] = []
     settled: list[str] = []
+    second = _second_member_required(main)
     for path in book.files:
         if "/approval.observed-" not in path or path in known or (receipt := book.read(path)) is None:
             continue
+        if second and receipt.data.get("self_approved") and not book.has("approval.seconded", receipt.id, receipt.key):
+            continue  # approved by its own author's member: waits for another member's `hz approve`
         contract = contract_on_main(main, receipt.id)
         if _parse(receipt.ts) < now - RETRY_FOR:
             settled.append(path)
@@ -71,6 +74,18 @@ def due_publishes(
     remember(folder, known, settled, SETTLED)
     looked = sum(1 for path in book.files if "/approval.observed-" in path and path not in known)
     return due, looked > len(settled)
+
+
+def _second_member_required(main: Main) -> bool:
+    """`[review] require_other_member` of main's hz.toml; false when main's file is broken (the approval
+    look reports that, and records nothing meanwhile)."""
+    from hz.errors import ConfigError
+    from hz.gitstate.main_toml import main_label, read_main_toml, review_settings
+
+    try:
+        return review_settings(read_main_toml(main.repo, main.tip), main_label(main.tip))
+    except ConfigError:
+        return True  # unreadable: the safe side is to wait
 
 
 def run_due(

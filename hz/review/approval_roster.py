@@ -1,4 +1,4 @@
-"""Who approved a team draft, as a roster handle: the `[team.members]` table of `hz.toml`.
+"""Who approved a team draft, as a roster handle: the `[team.members]` table of `hz.toml` on `main`.
 
     [team.members]
     "@priya" = ["priya@example.com", "priya-gh"]   # the e-mail addresses and forge logins of a member
@@ -6,9 +6,10 @@
 
 The forge names who merged a pull request by login; a merge made by hand names its committer by e-mail.
 Neither may reach `hz/state` (no addresses there, ADR 0024 §6), so both are mapped to the member's
-handle here. A login the roster does not list is its own handle (`@login`: a forge login has a handle's
-shape and is public anyway); an e-mail address it does not list becomes `UNKNOWN`, which the roster
-refuses as a member's handle so it can never name a real member.
+handle here. Only a member approves (hz.review.approval_watch): a merger or committer the roster does not
+list approves nothing. Who rejected is named the same way; one nobody lists is `UNKNOWN`, which the
+roster refuses as a member's handle so it can never name a real member. The roster is the one on the
+fetched `main` (hz.gitstate.main_toml): a pull request that edits it counts only once it is merged.
 
 The file is committed, so anyone on the team can change it by pull request: a handle, an e-mail or a
 login of the wrong shape, a value listed for two members, or more entries than a team has, are errors
@@ -54,13 +55,29 @@ class Roster:
         """The member who committed the merge by hand, or UNKNOWN."""
         return self.by_email.get(email.strip().casefold(), UNKNOWN)
 
+    @property
+    def members(self) -> frozenset[str]:
+        """Every member's handle (a member with no address or login listed names nobody here)."""
+        return frozenset({*self.by_email.values(), *self.by_login.values()})
+
+    def member_login(self, login: str) -> str | None:
+        """The member a forge login belongs to; None for anyone the roster does not list (no approver)."""
+        return self.by_login.get(login.strip().casefold())
+
+    def member_email(self, email: str) -> str | None:
+        """The member a committer's address belongs to; None for anyone the roster does not list."""
+        return self.by_email.get(email.strip().casefold())
+
 
 def load_roster(root: Path) -> Roster:
     """The `[team.members]` roster of `root/hz.toml`; empty without the file or the table."""
     from hz.gitstate.settings import HZ_TOML, read_hz_toml
 
-    document = read_hz_toml(root)
-    path = root / HZ_TOML
+    return roster_of(read_hz_toml(root), root / HZ_TOML)
+
+
+def roster_of(document: Mapping[str, Any] | None, path: Path) -> Roster:
+    """The `[team.members]` roster of a parsed hz.toml (`path` names it in messages)."""
     team = (document or {}).get("team", {})
     if not isinstance(team, dict):
         raise ConfigError(f"{path}: team must be a table", hint=_HINT)

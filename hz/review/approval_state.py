@@ -93,8 +93,9 @@ def _event(data: bytes) -> Event | None:
 
 def undecided(
     book: StateBook, output_of: Callable[[Event], str], known: frozenset[str] = frozenset()
-) -> tuple[list[tuple[Event, str, bool]], list[str]]:
-    """(draft.placed, its output, superseded) of every draft with no fate yet, oldest first, and the paths
+) -> tuple[list[tuple[Event, str, Event | None]], list[str]]:
+    """(draft.placed, its output, the newer draft that replaced it) of every draft with no fate yet, oldest
+    first, and the paths
     of the `draft.placed` files found decided that `known` (the ones a past tick found decided) lacked.
 
     A fate is forever (hz/state is append-only), so a draft in `known` is not read again: an idle tick
@@ -121,7 +122,8 @@ def undecided(
         ident = (placed.id, outputs[id(placed)])
         if ident not in newest or (placed.ts, placed.key) > (newest[ident].ts, newest[ident].key):
             newest[ident] = placed
-    return [(p, outputs[id(p)], newest[(p.id, outputs[id(p)])] is not p) for p in waiting], decided_now
+    replaced = {id(p): newest[(p.id, outputs[id(p)])] for p in waiting}
+    return [(p, outputs[id(p)], None if replaced[id(p)] is p else replaced[id(p)]) for p in waiting], decided_now
 
 
 DECIDED = "approvals-decided"  # in the remote's private folder: `draft.placed` files known to have a fate

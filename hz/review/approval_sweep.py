@@ -29,14 +29,16 @@ AGENT = "approvals"  # the report's name for this bookkeeping
 
 def settle(remote: TeamRemote, view: Any, *, environ: Mapping[str, str], now: datetime) -> list[dict[str, Any]]:
     """Record the fates of the team's pending drafts seen in `view`, then run the publishes due."""
-    from hz.review.approval_roster import load_roster
+    from hz.gitstate.main_toml import team_toml
+    from hz.review.approval_roster import roster_of
     from hz.review.forge import forge_for
 
     if view is None or view.main is None or view.state is None:
         return []
     try:
-        roster = load_roster(remote.root)
-        forge = forge_for(remote.root, environ)
+        document, label = team_toml(remote, view.main)  # the roster and forge the team merged, not the work tree's
+        roster = roster_of(document, label)
+        forge = forge_for(remote.root, environ, document or {})
         seen = watch(remote, view, forge, roster, now)
     except HzError as exc:  # a broken roster or forge: decided by a later tick, never with a wrong approver
         return [_error(exc.message)]  # no stamp: the next tick looks again
@@ -72,13 +74,13 @@ def publish_due(
     """Run the publishes of every recent approval on hz/state (as this tick left it) not all done yet; the
     report's entries, whether some approval's publishes are still open (the next tick looks again), and
     the approval files that hold no event hz can read."""
-    from hz.gitstate.settings import load_state_settings
+    from hz.gitstate.main_toml import team_state_settings
     from hz.review.approval_publish import due_publishes, run_due
 
     main = Main(remote, main_tip)
     entries: list[dict[str, Any]] = []
     book = StateBook(remote.repo, objects.resolve(remote.repo, remote.tracking(STATE_REF)))
-    due, open_ = due_publishes(main, book, now, texts, load_state_settings(remote.root).grace)
+    due, open_ = due_publishes(main, book, now, texts, team_state_settings(remote, main_tip).grace)
     unread = set(book.unread)
     for approved in due:
         try:
@@ -121,8 +123,13 @@ def forget_copy(remote: TeamRemote, placed: Any) -> None:
 
 def _entry(fate: Any) -> dict[str, Any]:
     entry: dict[str, Any] = {"agent": AGENT, "action": fate.kind, "key": fate.placed.key}
+    data = fate.receipt.data
     if fate.kind == "approved":
-        entry.update(approver=fate.receipt.data["approver"], share_changed=fate.receipt.data["share_changed"])
+        entry.update(approver=data["approver"], share_changed=data["share_changed"])
+        if data.get("self_approved"):
+            entry["self_approved"] = True
+    elif (fate.kind == "rejected" and data.get("by")) or fate.kind == "superseded":
+        entry["by"] = data["by"]
     return entry
 
 

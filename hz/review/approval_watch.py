@@ -5,19 +5,11 @@ ticks first after a reviewer merged (or closed) a draft records it on `hz/state`
 with no lease (hz.review.approval_record). What is read comes from the tick's one fetch (the `TeamView`
 of hz.review.sync): the remote's `main`, the draft branches and `hz/state`.
 
-A draft was approved when its content reached `main`, however it got there: merged, rebased, squashed,
-or edited by the reviewer first. Two signs count, never ancestry alone (a squash leaves the draft commit
-out of `main`'s history, and an ancestor says nothing about a reviewer who reverted the file):
-
-- a commit on `main` since the draft was placed names it in a `Hz-Draft: <key>` line (the draft
-  commit's trailer, kept by a merge or a rebase, listed in the message of a squash);
-- the draft's file on `main` changed since the draft's base, and its branch is gone or the forge says
-  its pull request was merged.
-
-It was rejected when its pull request was closed unmerged, its branch was deleted with nothing of it on
-`main`, or a newer draft of the same output superseded it (then only a commit naming it approves it).
-Who approved: the pull request's merger from the forge, else the committer of the commit that brought
-the text to `main`, both mapped to a handle by the roster (hz.review.approval_roster).
+What counts is `main`'s content and who brought it there (hz.review.approval_judge): a commit made or
+merged by a member of the roster on `main` that brings the draft's path to text derived from the draft
+as placed. Trailers and pull requests only help find the draft and its merger. A draft whose pull
+request was closed unmerged, or whose branch is gone with no such commit, is rejected, naming who
+closed it; one a newer draft of the same key replaced is superseded.
 
 Every tick that sees a draft waiting keeps its commit in hz's own refs, so the draft as placed can still
 be compared with the approved text after a squash merge deleted its branch. A clone that never held it
@@ -28,7 +20,6 @@ from __future__ import annotations
 
 import re
 import subprocess
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Literal
@@ -37,15 +28,16 @@ from hz.canonical import fingerprint_bytes
 from hz.errors import HzError
 from hz.gitenv import git_env
 from hz.gitstate import objects
-from hz.gitstate.events import ApprovalObserved, DraftRejected, Event
+from hz.gitstate.events import Event
 from hz.gitstate.layout import event_digest
+from hz.gitstate.lint_fence import LeaseBook
 from hz.gitstate.remote import TeamRemote
 from hz.gitstate.shapes import IDENT, occasion, slot_time
 from hz.gitstate.types import format_utc
 from hz.repo_paths import MAX_FILE_BYTES
-from hz.review.approval_roster import UNKNOWN, Roster
+from hz.review.approval_judge import Judge
+from hz.review.approval_roster import Roster
 from hz.review.approval_state import StateBook, remember, remembered, undecided
-from hz.review.approvals import share_changed
 
 SINCE_MARGIN = timedelta(days=1)  # committer clocks disagree; a trailer older than its draft is no approval
 MAX_COMMITS = 5000  # commits of `main` read for trailers per tick, at most
@@ -64,10 +56,10 @@ _TAGGED = re.compile(r"\A[^\n]* · (hz-\S{1,400})[ \t]*$", re.MULTILINE)
 class Fate:
     """What became of one pending draft, with what its publishes and its owner's lesson need."""
 
-    kind: Literal["approved", "rejected"]
+    kind: Literal["approved", "rejected", "superseded"]
     placed: Event  # its `draft.placed` on hz/state
     output: str
-    receipt: Event  # the `approval.observed` or `draft.rejected` to record
+    receipt: Event  # the `approval.observed`, `draft.rejected` or `draft.superseded` to record
     approved: str | None = None  # the text as approved (on main), for an approval
 
 
@@ -97,19 +89,48 @@ def watch(remote: TeamRemote, view: Any, forge: Any, roster: Roster, now: dateti
         return found
     since = min(_parse(p.ts) for p, _, _ in pending) - SINCE_MARGIN
     marks = main.trailers(since)
-    for placed, output, superseded in pending:
-        judge = Judge(main, placed, output, view, roster, now, forge is not None)
+    leases = LeaseBook.local(remote.repo)
+    for placed, output, newer in pending:
+        judge = Judge(main, placed, output, view, roster, now, forge, authors(main, leases, placed))
         try:
-            fate = judge.decide(marks, None if superseded else _pull(forge, placed, output), superseded)
+            receipt = judge.decide(marks, _pull(forge, placed, output) if newer is None else None, newer)
         except HzError as exc:  # the forge or git could not answer: this draft waits for the next tick
             found.errors.append(f"{placed.key}: {exc.message}")
             continue
-        if fate is None:
+        if receipt is None:
             found.waiting += 1
             found.held += judge.held
         else:
-            found.fates.append(fate)
+            found.fates.append(_fate(main, placed, output, receipt))
     return found
+
+
+_KINDS: dict[str, Literal["approved", "rejected", "superseded"]] = {
+    "approval.observed": "approved", "draft.rejected": "rejected", "draft.superseded": "superseded"
+}  # fmt: skip
+
+
+def _fate(main: Main, placed: Event, output: str, receipt: Event) -> Fate:
+    text = None
+    if receipt.kind == "approval.observed":
+        text = main.text_with(str(placed.data["asset"]).partition(":")[2], str(receipt.data["output_fp"]))
+    return Fate(_KINDS[receipt.kind], placed, output, receipt, text)
+
+
+def authors(main: Main, leases: Any, placed: Event) -> frozenset[str]:
+    """The members whose agent drafted `placed`: the contract's owner on main, and the member who held
+    its lease when it was placed (a maintainer running it as a delegate); an Actions run is no member."""
+    from hz.gitstate.identity import handle_of
+
+    found: set[str] = set()
+    declared = main.contracts.declared.get(placed.id)
+    if declared is not None and declared.owner:
+        found.add(declared.owner)
+    grants = leases.grants(placed.lease)
+    holder = grants.holder(placed.token) if grants is not None else None
+    if holder is not None and holder[0].startswith("@"):
+        found.add(handle_of(holder[0]))
+    return frozenset(found)
 
 
 def _pull(forge: Any, placed: Event, output: str) -> Any:
@@ -129,6 +150,14 @@ def placed_copy(remote: TeamRemote, placed: Event) -> str:
 
 def branch_of(placed: Event, output: str) -> str:
     return f"hz/draft/{placed.id.removeprefix('hz-')}/{output}"
+
+
+def local_branches(main: Main, placed: Event, output: str) -> list[str]:
+    """This clone's own draft branches of the draft's contract and output (the owner's clone: the look
+    before the placing could keep no copy of it), their tips."""
+    prefix = f"refs/heads/{branch_of(placed, output)}"
+    return [str(main.repo.references[name].target) for name in main.repo.references
+            if name == prefix or name.startswith(prefix + "/")]  # fmt: skip
 
 
 def _parse(ts: str) -> datetime:
@@ -226,6 +255,29 @@ class Main:
     def committer(self, commit: str) -> str:
         return self.git("log", "-1", "--format=%ce", commit, "--").strip()
 
+    def first_parent(self, commit: str) -> str | None:
+        found: Any = self.repo[commit]
+        return str(found.parents[0].id) if found.parents else None
+
+    def recent(self, point: str, now: datetime, wait: timedelta) -> bool:
+        """Was `point` committed less than `wait` before `now`?"""
+        when = self.git("log", "-1", "--format=%ct", point, "--").strip()
+        return when.isdigit() and now.timestamp() - int(when) < wait.total_seconds()
+
+    def by_the_forge(self, point: str, now: datetime, wait: timedelta) -> bool:
+        """Did the forge itself commit `point` (a merge on its web page), within `wait`? Its committer names
+        no person: a tick that can ask the forge who merged records it."""
+        return self.committer(point).casefold() in FORGE_COMMITTERS and self.recent(point, now, wait)
+
+    def text_with(self, path: str, fp: str) -> str | None:
+        """The text of `path` whose fingerprint is `fp`, found on main's recent first-parent line."""
+        listed = self.git("rev-list", "--first-parent", "--max-count=200", self.tip, "--", path).split()
+        for commit in listed:
+            text = self.file_at(commit, path)
+            if text is not None and fingerprint_bytes(text.encode("utf-8")) == fp:
+                return text
+        return None
+
     def file_at(self, commit: str | None, path: str) -> str | None:
         """The text of `path` at `commit`; None when it is not a bounded UTF-8 file there."""
         if commit is None or not objects.has_object(self.repo, commit):
@@ -267,161 +319,3 @@ def _tree(repo: Any, commit: str) -> Any:
     import pygit2
 
     return repo[commit].peel(pygit2.Commit).tree
-
-
-@dataclass
-class Judge:
-    """One pending draft against main, its branch and its pull request."""
-
-    main: Main
-    placed: Event
-    output: str
-    view: Any
-    roster: Roster
-    now: datetime
-    forge: bool = False  # this tick can ask the forge who merged
-    held: bool = False  # approved, but left to a clone that holds the draft as placed
-
-    @property
-    def path(self) -> str:
-        return str(self.placed.data["asset"]).partition(":")[2]
-
-    def carrier(self) -> str | None:
-        """The tip of a draft branch on the remote that still carries this draft, None when none does.
-
-        A branch named for the contract and output names its draft in a `Hz-Draft` trailer; one of the
-        older `hz/draft/<agent>/<slot>` branches names it in its commit's subject."""
-        for branch in self.view.drafts.values():
-            if self._names(branch.key, branch.trailers.get("Hz-Contract")):
-                return str(branch.commit)
-        mine = self.placed.key.split("@", 1)[1]
-        for ref in getattr(self.view, "others", ()):
-            tip = objects.resolve(self.main.repo, self.main.remote.tracking(ref))
-            commit: Any = self.main.repo[tip] if tip is not None else None
-            if commit is not None and commit.type_str == "commit" and mine in commit.message.split("\n", 1)[0]:
-                return tip
-        return None
-
-    def draft_commit(self, carrier: str | None) -> str | None:
-        """The draft's own commit, as placed: on the branch that carries it (under a reviewer's commits on
-        top, if any), else the copy this clone kept of it, else the local branch its placing left here (the
-        owner's clone: the look before the placing could keep no copy)."""
-        copy = placed_copy(self.main.remote, self.placed)
-        if carrier is not None:
-            own = self._as_placed(carrier)
-            objects.set_ref(self.main.repo, copy, own)  # kept: a squash merge may delete the branch
-            return own
-        kept = objects.resolve(self.main.repo, copy)
-        if kept is not None:
-            return kept
-        local = objects.resolve(self.main.repo, f"refs/heads/{branch_of(self.placed, self.output)}")
-        found = None if local is None else self._as_placed(local)
-        return found if found is not None and self._placed_text("", found) is not None else None
-
-    def _as_placed(self, tip: str) -> str:
-        """The newest commit from `tip` down its first parents whose file is the draft as placed (its hash
-        is on hz/state); `tip` itself when none of the first REVIEW_DEPTH is."""
-        commit: Any = self.main.repo[tip]
-        for _ in range(REVIEW_DEPTH):
-            text = self.main.file_at(str(commit.id), self.path)
-            if text is not None and fingerprint_bytes(text.encode("utf-8")) == self.placed.data["hash"]:
-                return str(commit.id)
-            if not commit.parents:
-                break
-            commit = commit.parents[0]
-        return tip
-
-    def _names(self, key: str | None, contract: str | None) -> bool:
-        """Does a `Hz-Draft` value name this draft (the team's key, or a member's local key of it)?"""
-        if not key or "@" not in key:
-            return False
-        ident, _, rest = key.partition("@")
-        mine = self.placed.key.split("@", 1)[1]
-        return rest == mine and (ident == self.placed.id or contract == self.placed.id.removeprefix("hz-"))
-
-    def decide(
-        self, marks: Mapping[str, Sequence[tuple[str, str | None, str | None]]], pull: Any, superseded: bool = False
-    ) -> Fate | None:
-        """Approved, rejected, or None (still waiting). A superseded draft is approved only when a commit on
-        main names it (its file may have changed through the draft that replaced it); else rejected."""
-        carrier = self.carrier()
-        draft = self.draft_commit(carrier)
-        named = [c for c, ident, contract in marks.get(self.placed.key.split("@", 1)[1], ())
-                 if self._names(f"{ident}@{self.placed.key.split('@', 1)[1]}", contract)]  # fmt: skip
-        merged = pull is not None and pull.merged
-        on_main = pull.merge_commit if merged and pull.merge_commit and self.main.holds(pull.merge_commit) else None
-        if named:
-            return self._approved(on_main or self.main.merge_point(named[0]), draft, named[0], pull)
-        if superseded:
-            return self._rejected()
-        base = self._base(draft)
-        branch_gone = carrier is None
-        changed = self.main.file_at(self.main.tip, self.path) != self.main.file_at(base, self.path)
-        if changed and (branch_gone or merged):
-            return self._approved(on_main or self.main.first_change(base, self.path), draft, None, pull)
-        if (pull is not None and pull.state == "closed" and not merged) or branch_gone:
-            return self._rejected()
-        return None
-
-    def _base(self, draft: str | None) -> str | None:
-        if draft is not None:
-            commit: Any = self.main.repo[draft]
-            if commit.parents:
-                return str(commit.parents[0].id)
-        return self.main.base_at(_parse(self.placed.ts))
-
-    def _approved(self, point: str, draft: str | None, named: str | None, pull: Any) -> Fate | None:
-        if pull is None and not self.forge and self._by_the_forge(point):
-            return None  # merged on the forge's web page: a tick that can ask it who merged records it
-        approved = self.main.file_at(point, self.path) or ""
-        placed_text = self._placed_text(approved, draft, named if named != point else None)
-        if placed_text is None and self._recent(point, DRAFT_WAIT):
-            # This clone never held the draft (a squash merge deleted its branch before any fetch here):
-            # its share would be a guess. Its owner's clone kept the draft (hz/state has only its hash) and
-            # records the true share; past DRAFT_WAIT with no such tick, the whole text counts as changed.
-            self.held = True
-            return None
-        share = share_changed(placed_text, approved) if placed_text is not None else 1.0
-        data = ApprovalObserved(
-            key=self.placed.key,
-            asset=str(self.placed.data["asset"]),
-            approver=self._approver(point, pull),
-            share_changed=share,
-            output_fp=fingerprint_bytes(approved.encode("utf-8")),
-        )
-        return Fate("approved", self.placed, self.output, self._event("approval.observed", data), approved)
-
-    def _placed_text(self, approved: str, *commits: str | None) -> str | None:
-        """The draft as placed: a commit that holds exactly it (its hash is on hz/state), else None.
-
-        When the approved text is the placed one (merged unedited) it is its own witness. None: no copy of
-        the draft is left here (a squash merge deleted a branch this clone never fetched)."""
-        wanted = str(self.placed.data["hash"])
-        for text in (*(self.main.file_at(c, self.path) for c in commits), approved):
-            if text is not None and fingerprint_bytes(text.encode("utf-8")) == wanted:
-                return text
-        return None
-
-    def _by_the_forge(self, point: str) -> bool:
-        """Did the forge itself commit `point` (a merge on its web page), within FORGE_WAIT? Its committer
-        names no person; past FORGE_WAIT with no tick that has a forge, it is recorded with UNKNOWN."""
-        committer = self.main.committer(point)
-        return committer.casefold() in FORGE_COMMITTERS and self._recent(point, FORGE_WAIT)
-
-    def _recent(self, point: str, wait: timedelta) -> bool:
-        """Was `point` committed less than `wait` before this tick?"""
-        when = self.main.git("log", "-1", "--format=%ct", point, "--").strip()
-        return when.isdigit() and self.now.timestamp() - int(when) < wait.total_seconds()
-
-    def _approver(self, point: str, pull: Any) -> str:
-        if pull is not None and pull.merged and pull.merged_by:
-            return self.roster.for_login(str(pull.merged_by)) or UNKNOWN
-        return self.roster.for_email(self.main.committer(point))
-
-    def _rejected(self) -> Fate:
-        data = DraftRejected(key=self.placed.key, asset=str(self.placed.data["asset"]))
-        return Fate("rejected", self.placed, self.output, self._event("draft.rejected", data))
-
-    def _event(self, kind: Any, data: Any) -> Event:
-        return Event.make(kind, id=self.placed.id, key=self.placed.key, ts=format_utc(self.now),
-                          lease=self.placed.lease, token=self.placed.token, data=data)  # fmt: skip

@@ -23,6 +23,7 @@ import re
 import subprocess
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 from hz.errors import ConfigError
@@ -35,6 +36,7 @@ from hz.review.forge_types import Forge, ForgeError, PullRequest
 __all__ = ["Forge", "ForgeError", "PullRequest", "api_base", "draft_key_in", "forge_for", "marker", "pull_text",
            "repository"]  # fmt: skip
 
+TomlTable = Mapping[str, Any]
 DEFAULT_API = "https://api.github.com"
 _OWNER = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})"
 _NAME = r"[A-Za-z0-9._-]{1,100}"
@@ -45,12 +47,13 @@ _GITHUB_SCP = re.compile(rf"^(?:[A-Za-z0-9._-]+@)?github\.com:/?({_OWNER}/{_NAME
 _REPO_HINT = 'set GITHUB_REPOSITORY=owner/name or write [forge] repo = "owner/name" in hz.toml'
 
 
-def forge_for(repo_root: Path, environ: Mapping[str, str]) -> Forge | None:
-    """The GitHub adapter for this repository's team, or None without a token or a known repository."""
+def forge_for(repo_root: Path, environ: Mapping[str, str], document: TomlTable | None = None) -> Forge | None:
+    """The GitHub adapter for this repository's team, or None without a token or a known repository.
+    `document`: the hz.toml whose `[forge]` counts (main's, hz.gitstate.main_toml), else the work tree's."""
     token = environ.get("GITHUB_TOKEN", "")
     if not token:
         return None
-    name = repository(repo_root, environ)
+    name = repository(repo_root, environ, document)
     if name is None:
         return None
     from hz.review.forge_github import GitHubForge  # the HTTP client loads only when there is a forge
@@ -86,12 +89,12 @@ def _base_refusal(base: str) -> str | None:
     return None
 
 
-def repository(repo_root: Path, environ: Mapping[str, str]) -> str | None:
+def repository(repo_root: Path, environ: Mapping[str, str], document: TomlTable | None = None) -> str | None:
     """`owner/name` of the team's GitHub repository (see the module's docstring), or None."""
     given = environ.get("GITHUB_REPOSITORY", "")
     if given:
         return _checked(given, "GITHUB_REPOSITORY")
-    configured = _configured_repo(repo_root)
+    configured = _configured_repo(repo_root, document)
     if configured is not None:
         return configured
     url = _remote_url(repo_root, load_state_settings(repo_root).remote)
@@ -114,8 +117,8 @@ def _checked(value: str, origin: str) -> str:
     return value
 
 
-def _configured_repo(root: Path) -> str | None:
-    document = read_hz_toml(root) or {}
+def _configured_repo(root: Path, given: TomlTable | None = None) -> str | None:
+    document = given if given is not None else (read_hz_toml(root) or {})
     table = document.get("forge", {})
     if not isinstance(table, dict):
         raise ConfigError(f"{root / 'hz.toml'}: forge must be a table", hint=_REPO_HINT)

@@ -86,6 +86,11 @@ class GitHubForge:
         reply = self.http.get(self._repo(f"pulls/{int(number)}"), missing_ok=True)
         return None if reply.status == 404 else _pull(_object(reply))
 
+    def closer(self, number: int) -> str | None:
+        """The login of who closed issue or pull request `number` (GitHub names them on the issue only)."""
+        reply = self.http.get(self._repo(f"issues/{int(number)}"), missing_ok=True)
+        return None if reply.status == 404 else _inner(_object(reply), "closed_by", "login")
+
     def close_pull(self, number: int) -> None:
         self.http.send("PATCH", self._repo(f"pulls/{int(number)}"), {"state": "closed"})
 

@@ -51,6 +51,10 @@ class Forge(Protocol):
 
     def close_pull(self, number: int) -> None: ...
 
+    def closer(self, number: int) -> str | None:
+        """The login of who closed pull request `number` unmerged; None when the forge does not say."""
+        ...
+
     def find_comment(self, issue: int, marker: str) -> int | None:
         """The id of a comment on `issue` (an issue or a pull request) whose body holds `marker`."""
         ...

@@ -2,7 +2,8 @@
 
 Works from any machine with a clone (a reviewer's included): the draft is found on the team remote by
 one fetch (hz.review.sync), by the team's key or by a member's own key of it (same version, slot and
-asset). The receipt goes first, `draft.rejected {key, asset}` with the lease fields of the draft's own
+asset). The receipt goes first, `draft.rejected {key, asset, by}` (by: this member's handle, `@unknown`
+when hz knows none) with the lease fields of the draft's own
 `draft.placed` (hz.review.approval_record, no lease taken), so a decision is never lost: a pull request
 or branch left behind by a failure afterwards is closed or deleted by the next tick, which deletes the
 branch of every decided draft (hz.review.draft_push).
@@ -50,9 +51,9 @@ def reject_team(key: str, *, root: Path | None, environ: Mapping[str, str], now:
             return None  # this machine's draft on no team branch: the local path says what became of it
         raise HzError(f"no draft waits under {key}, here or on the team's remote", hint=HINT)
     placed = _placed(remote, view, str(draft.key))
-    _record(remote, view, placed, now)
+    _record(remote, view, placed, now, environ)
     done = Rejected(str(draft.key), draft.branch)
-    done.pull = _close_pull(remote.root, environ, draft.branch, done.notes)
+    done.pull = _close_pull(remote, environ, draft.branch, done.notes)
     _delete(remote, draft, done.notes)
     return done
 
@@ -100,12 +101,15 @@ def _placed(remote: Any, view: Any, key: str) -> Any:
     return placed
 
 
-def _record(remote: Any, view: Any, placed: Any, now: datetime) -> None:
+def _record(remote: Any, view: Any, placed: Any, now: datetime, environ: Mapping[str, str]) -> None:
+    from hz.config import load_user_config
     from hz.gitstate.events import DraftRejected, Event
     from hz.gitstate.types import format_utc
     from hz.review.approval_record import record_once
+    from hz.review.approval_roster import UNKNOWN
 
-    data = DraftRejected(key=placed.key, asset=str(placed.data["asset"]))
+    by = load_user_config(environ).handle or UNKNOWN  # who ran `hz reject`: their handle, asserted
+    data = DraftRejected(key=placed.key, asset=str(placed.data["asset"]), by=by)
     receipt = Event.make("draft.rejected", id=placed.id, key=placed.key, ts=format_utc(now), lease=placed.lease,
                          token=placed.token, data=data)  # fmt: skip
     recorded = record_once(remote, view.state, [receipt], now)
@@ -115,11 +119,12 @@ def _record(remote: Any, view: Any, placed: Any, now: datetime) -> None:
         raise HzError(f"{placed.key} was decided already", hint="hz heinzel show lists what happened to it")
 
 
-def _close_pull(root: Path, environ: Mapping[str, str], branch: str, notes: list[str]) -> str | None:
+def _close_pull(remote: Any, environ: Mapping[str, str], branch: str, notes: list[str]) -> str | None:
+    from hz.gitstate.main_toml import team_toml
     from hz.review.forge import forge_for
 
     try:
-        forge = forge_for(root, environ)
+        forge = forge_for(remote.root, environ, team_toml(remote)[0] or {})  # main's [forge], the team's
         pull = forge.pull_for_branch(branch) if forge is not None else None
         if forge is None or pull is None or pull.state != "open":
             return None

@@ -159,9 +159,12 @@ class AgentWork:
         for event in approvals.undecided(self.journal.events()):
             key = str(event.data["key"])
             team_key = f"{lease}@{key.split('@', 1)[1]}"
-            if book.read(event_path(str(lease), "draft.rejected", team_key)) is not None:
+            # a draft another replaced is as decided here as a rejected one (no phantom pending draft);
+            # the entry names the team's key, the one every member's `hz drafts` and `hz state log` show
+            ended = (kind for kind in ("draft.rejected", "draft.superseded") if book.has(kind, str(lease), team_key))
+            if (kind := next(ended, None)) is not None:
                 approvals.record_rejection(self.journal, key, approver=None)
-                entries.append({"agent": self.name, "action": "rejected", "key": key})
+                entries.append({"agent": self.name, "action": kind.partition(".")[2], "key": team_key})
             elif (approved := book.read(event_path(str(lease), "approval.observed", team_key))) is not None:
                 if self._learns():
                     causes.append(self._lesson(key))

@@ -193,6 +193,7 @@ def tick(
         # with [state], the tick's one fetch of the team remote (main, drafts, hz/state, leases) comes first
         fetched, unreached = _fetch_team(root, environ)
         errors = [{"agent": "hz/state", "action": "error", "error": error} for error in unreached]
+        errors += _shared_settings(fetched)
         # team contracts on main this home has no agent for yet (an Actions run's empty home included)
         main = fetched[1].main if fetched else None  # the remote's main this fetch saw: its team contracts
         adopting = [] if root is None else adopt_new_team_contracts(store, root, environ, moment, main)
@@ -209,6 +210,17 @@ def tick(
         report = run_tick(store, work, root=root, environ=environ, now=moment, runner=runner, tools=tools, fetched=team)
         report.woken[:0] = errors
         return report
+
+
+def _shared_settings(fetched: Any) -> list[dict[str, Any]]:
+    """One warning when this work tree's `[state]`, `[forge]` or `[team.members]` are not main's (main's
+    count: hz.gitstate.main_toml)."""
+    if not fetched or fetched[1] is None:
+        return []
+    from hz.gitstate.main_toml import differs_warning
+
+    said = differs_warning(fetched[0], fetched[1].main)
+    return [] if said is None else [{"agent": "hz.toml", "action": "warning", "warning": said}]
 
 
 def _settle_drafts(fetched: Any, environ: Mapping[str, str], now: datetime) -> list[dict[str, Any]]:

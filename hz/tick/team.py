@@ -84,11 +84,14 @@ class Team:
         """The team of this tick, with its one fetch of the remote done: `fetched` (the TeamRemote and the
         hz.review.sync.TeamView of the tick's start, `for_tick`), else here."""
         from hz.gitstate.identity import whoami
+        from hz.gitstate.main_toml import team_state_settings
         from hz.gitstate.settings import load_state_settings
         from hz.gitstate.writer import StateWriter
 
         settings = load_state_settings(root)
         remote, view = fetched or fetch(root, settings.remote, environ)
+        if view is not None and view.main is not None:  # the lease times the team merged, not the work tree's
+            settings = team_state_settings(remote, view.main)
         team = cls(remote, settings, whoami(environ, handle), StateWriter(remote, settings))
         team.view, team.environ = view, environ
         return team
@@ -333,7 +336,10 @@ def _forge(team: Team) -> Any:
 
     if team.forge is False:
         try:
-            team.forge = forge_for(team.remote.root, team.environ)
+            from hz.gitstate.main_toml import team_toml
+
+            main = team.view.main if team.view is not None else None
+            team.forge = forge_for(team.remote.root, team.environ, team_toml(team.remote, main)[0] or {})
         except HzError as exc:
             team.forge = exc.message
     return team.forge

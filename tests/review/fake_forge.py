@@ -210,13 +210,21 @@ class FakeForge:
         self.edit(number, path, text, by)
         return self.merge(number, by, method, message)
 
-    def close(self, number: int) -> None:
+    def close(self, number: int, by: str | None = None) -> None:
+        """Close `number` unmerged on the web page, as `by` (default: the token's own login)."""
         with self.lock:
             issue = self.find_issue(number)
             if issue.pull is not None and issue.pull.merged:
                 raise Answer(422, "Pull request is merged")
-            issue.state = "closed"
+            issue.state, issue.closed_by = "closed", by or self.login
             issue.closed_at = issue.updated_at = now()
+
+    def reopen(self, number: int) -> None:
+        with self.lock:
+            issue = self.find_issue(number)
+            if issue.pull is not None and issue.pull.merged:
+                raise Answer(422, "Pull request is merged")
+            issue.state, issue.closed_at, issue.closed_by, issue.updated_at = "open", None, None, now()
 
     def delete_branch(self, branch: str) -> None:
         with self.lock:

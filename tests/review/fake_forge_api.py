@@ -101,6 +101,7 @@ class Api:
             "created_at": issue.created_at,
             "updated_at": issue.updated_at,
             "closed_at": issue.closed_at,
+            "closed_by": self._user(issue.closed_by) if issue.closed_by and issue.state == "closed" else None,
         }
         if issue.pull is not None:
             data["pull_request"] = {"url": f"{self.fake.url}/repos/{self.fake.full_name}/pulls/{issue.number}"}
@@ -170,17 +171,17 @@ class Api:
         pulls.sort(key=lambda i: (getattr(i, key), i.number), reverse=_q(query, "direction", "desc") == "desc")
         return 200, [self.pull_json(i, full=False) for i in pulls], {}
 
-    def _r_pull(self, method: str, m: re.Match[str], _q_: dict[str, list[str]], data: Any, _u: str) -> Reply:
+    def _r_pull(self, method: str, m: re.Match[str], _q_: dict[str, list[str]], data: Any, user: str) -> Reply:
         issue = self.fake.find_issue(int(m.group(1)))
         if issue.pull is None:
             raise Answer(404, "Not Found")
         if method == "PATCH":
-            self._patch_pull(issue, data)
+            self._patch_pull(issue, data, user)
         elif method != "GET":
             raise Answer(404, "Not Found")
         return 200, self.pull_json(issue, full=True), {}
 
-    def _patch_pull(self, issue: Issue, data: dict[str, Any]) -> None:
+    def _patch_pull(self, issue: Issue, data: dict[str, Any], user: str) -> None:
         assert issue.pull is not None
         if "title" in data:
             issue.title = str(data["title"])
@@ -197,7 +198,7 @@ class Api:
                 raise Answer(
                     422, "Validation Failed", [{"resource": "PullRequest", "code": "custom", "message": "merged"}]
                 )
-            issue.state, issue.closed_at = "closed", now()
+            issue.state, issue.closed_at, issue.closed_by = "closed", now(), user
             issue.pull.head_sha = g.rev(self.fake.bare, issue.pull.head) or issue.pull.head_sha
         elif data.get("state") == "open" and issue.state == "closed":
             if issue.pull.merged or g.rev(self.fake.bare, issue.pull.head) is None:

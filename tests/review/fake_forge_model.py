@@ -44,6 +44,7 @@ class Issue:
     created_at: str = ""
     updated_at: str = ""
     closed_at: str | None = None
+    closed_by: str | None = None  # the login of who closed it (GitHub's issue answer names them)
     pull: Pull | None = None
 
 

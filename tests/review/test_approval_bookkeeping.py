@@ -112,19 +112,38 @@ def test_an_approval_coalesced_with_a_schedule_wake_still_records(
     lint_clean(priya)
 
 
-def test_a_trailer_names_the_draft_even_when_the_branch_stays_and_the_file_is_unchanged(
+def test_a_strangers_trailer_approves_nothing_and_deletes_nothing_then_a_members_edited_squash_is_seen(
     tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:
-    """A merge whose commit names the draft by `Hz-Draft` is an approval, even unedited and with the branch
-    left on the remote; the committer is mapped through the roster, and an unlisted one is @unknown."""
+    """Issue 19, findings 1 and 2. Before: Sam, whom the roster does not list, pushed a commit to main that
+    only names the draft in a `Hz-Draft` line; the next tick recorded "approved by @unknown" and deleted the
+    branch. And a member's `git merge --squash` with an edited line and their own message, the branch kept,
+    was never seen. Now the trailer approves and deletes nothing, and the member's squash is the approval."""
     remote, url, priya, omar = team(tmp_path, request)
     placed, branch = placed_draft(remote, priya)
-    message = f"Pulse of 09:00\n\nHz-Draft: {placed['data']['key']}\n"
-    Reviewer.join(tmp_path, url, "Sam", "sam@elsewhere.example").squash_merge(branch, message=message, delete=False)
+    omar.tick(START + timedelta(minutes=2))
+    sam = Reviewer.join(tmp_path, url, "Sam", "sam@elsewhere.example")
+    sam.git("fetch", "-q", "origin")
+    (sam.clone / "NOTES.md").write_text("unrelated\n")
+    sam.git("add", "NOTES.md")
+    sam.git("commit", "-q", "-m", f"Notes\n\nHz-Draft: {placed['data']['key']}\n")
+    sam.git("push", "-q", "origin", "HEAD:main")
 
-    omar.tick(START + timedelta(minutes=5))
-    approvals = fates(remote)
-    assert [(e["data"]["approver"], e["data"]["share_changed"]) for e in approvals] == [("@unknown", 0.0)]
+    woken = omar.tick(START + timedelta(minutes=5))
+    assert fates(remote) == [] and fates(remote, "draft.rejected") == [], woken
+    assert draft_branches(remote) == [f"refs/heads/{branch}"]
+
+    path = placed["data"]["asset"].partition(":")[2]
+    rita = Reviewer.join(tmp_path, url, "Rita", "rita@example.com")
+    rita.squash_merge(branch, edit(path), message="Pulse of 09:00, reviewed", delete=False)
+    woken = omar.tick(START + timedelta(minutes=8))
+    (approval,) = fates(remote)
+    assert (approval["data"]["key"], approval["data"]["approver"]) == (placed["data"]["key"], "@rita"), woken
+    assert 0 < approval["data"]["share_changed"] < 0.5 and "self_approved" not in approval["data"]
+    assert approval["data"]["output_fp"] == fingerprint_bytes(on_main(remote, path))
+    omar.tick(START + timedelta(minutes=9))
+    assert draft_branches(remote) == []  # decided: now its branch goes
+    lint_clean(omar)
 
 
 def test_a_branch_deleted_unmerged_is_a_rejection_recorded_once(tmp_path: Path, request: pytest.FixtureRequest) -> None:
@@ -133,11 +152,13 @@ def test_a_branch_deleted_unmerged_is_a_rejection_recorded_once(tmp_path: Path, 
     Reviewer.join(tmp_path, url, "Rita", "rita@example.com").git("push", "-q", "origin", "--delete", branch)
 
     woken = omar.tick(START + timedelta(minutes=5))
-    assert {"agent": "approvals", "action": "rejected", "key": placed["data"]["key"]} in woken
+    assert {"agent": "approvals", "action": "rejected", "key": placed["data"]["key"], "by": "@unknown"} in woken
     clone, environ = actions_run(tmp_path, url, 1)
     Member("actions", clone, environ).tick(START + timedelta(minutes=6))
     rejected = fates(remote, "draft.rejected")
-    assert [e["data"] for e in rejected] == [{"key": placed["data"]["key"], "asset": placed["data"]["asset"]}]
+    assert [e["data"] for e in rejected] == [
+        {"key": placed["data"]["key"], "asset": placed["data"]["asset"], "by": "@unknown"}
+    ]
     assert fates(remote) == []
 
 

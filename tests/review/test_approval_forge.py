@@ -60,23 +60,30 @@ def test_each_merge_method_is_an_approval_by_its_merger(
     assert fates(remote) == approvals and fates(remote, "draft.rejected") == []
 
 
-def test_a_pull_request_closed_unmerged_is_a_rejection(
+def test_a_pull_request_closed_unmerged_is_a_rejection_by_its_closer_and_reopening_changes_nothing(
     tmp_path: Path, request: pytest.FixtureRequest, fake_forge: Callable[..., FakeForge]
 ) -> None:
+    """Issue 19, finding 4: the rejection names who closed the pull request, through the roster. A pull
+    request reopened after its rejection was recorded stays rejected (a fate is recorded once)."""
     remote, fake, omar, placed, _, number = drafted(tmp_path, request, fake_forge)
-    fake.close(number)  # the branch stays on the remote
+    fake.close(number, by="rita-gh")  # the branch stays on the remote
     omar.tick(START + timedelta(minutes=20))
-    assert [e["data"]["key"] for e in fates(remote, "draft.rejected")] == [placed["data"]["key"]]  # type: ignore[index]
+    rejected = fates(remote, "draft.rejected")
+    assert [(e["data"]["key"], e["data"]["by"]) for e in rejected] == [(placed["data"]["key"], "@rita")]  # type: ignore[index]
     assert fates(remote) == []
+    fake.reopen(number)
+    omar.tick(START + timedelta(minutes=25))
+    assert fates(remote, "draft.rejected") == rejected and fates(remote) == []
 
 
-def test_an_unlisted_merger_is_their_own_login(
+def test_a_merge_by_someone_the_roster_does_not_list_approves_nothing(
     tmp_path: Path, request: pytest.FixtureRequest, fake_forge: Callable[..., FakeForge]
 ) -> None:
+    """Before: an unlisted merger was recorded as their own login (`@sam-gh`). Only a member approves."""
     remote, fake, omar, _, _, number = drafted(tmp_path, request, fake_forge)
     fake.merge(number, by="sam-gh", method="squash")
     omar.tick(START + timedelta(minutes=20))
-    assert [(e["data"]["approver"], e["data"]["share_changed"]) for e in fates(remote)] == [("@sam-gh", 0.0)]
+    assert fates(remote) == [] and fates(remote, "draft.rejected") == []
 
 
 def test_a_tick_without_the_forge_leaves_a_web_merge_to_one_that_can_name_its_merger(

@@ -33,7 +33,9 @@ def test_a_reviewer_rejects_a_team_draft_closing_its_pull_request_deleting_its_b
     assert draft_branches(bare) == []
     assert [p["state"] for p in fake.pulls()] == ["closed"]
     receipts = [e for e in state_events(bare) if e["kind"] == "draft.rejected"]
-    assert [(e["key"], e["data"]["asset"]) for e in receipts] == [(KEY, "state:pulse/20261026T1100.md")]
+    assert [(e["key"], e["data"]["asset"], e["data"]["by"]) for e in receipts] == [
+        (KEY, "state:pulse/20261026T1100.md", "@omar")
+    ]  # issue 19 finding 4: the rejector is named
 
     again = hz("reject", KEY, cwd=clone, environ=environ)
     assert (again.returncode, again.stderr.splitlines()[0]) == (1, f"error: {KEY} was decided already")

@@ -21,6 +21,12 @@ from tests.turn.test_late_runner import HOURLY, hz
 from tests.turn.test_no_git_identity import no_identity
 from tests.turn.test_team import git
 
+# The roster a seeded team has unless the test writes its own: only a member's merge approves a draft.
+TEAM_ROSTER = (
+    '\n[team.members]\n"@rita" = ["rita@example.com", "rita-gh", "rita"]\n'
+    '"@priya" = ["priya@example.com", "priya"]\n"@omar" = ["omar@example.com", "omar"]\n'
+)
+
 # Variables of the test's own environment that would make a participant someone it is not.
 FOREIGN = ("HZ_HANDLE", "HZ_HOME", "HZ_CONFIG_HOME", "GITHUB_ACTIONS", "GITHUB_RUN_ID")
 
@@ -37,11 +43,15 @@ def seed_remote(
     """`main` on the bare remote: hz.toml's [state] pointing at `url` (then `toml`, more tables), the team
     contract and `others` (more contracts, by file name under workflows/); the hook installed.
 
-    A lease lasts 10 minutes and the grace period is two tick intervals of 5 minutes."""
+    A lease lasts 10 minutes and the grace period is two tick intervals of 5 minutes. Without a
+    `[team.members]` table in `toml`, TEAM_ROSTER is the roster (rita reviews, priya and omar run)."""
     git("--git-dir", str(bare), "symbolic-ref", "HEAD", "refs/heads/main")  # so a fresh clone checks out main
     seed = tmp_path / "seed"
     git("init", "-q", str(seed))
-    (seed / "hz.toml").write_text(f'[state]\nremote = "{url}"\ntick_interval_s = 300\nlease_ttl_s = 600\n{toml}')
+    roster = "" if "[team.members]" in toml else TEAM_ROSTER
+    (seed / "hz.toml").write_text(
+        f'[state]\nremote = "{url}"\ntick_interval_s = 300\nlease_ttl_s = 600\n{toml}{roster}'
+    )
     (seed / "workflows").mkdir()
     (seed / "workflows" / "team-pulse.prose.md").write_text(contract)
     for name, text in (others or {}).items():

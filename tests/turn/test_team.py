@@ -74,7 +74,8 @@ def test_the_lease_picks_one_runner_per_slot_and_receipts_land_in_one_push(tmp_p
     git("init", "-q", "--bare", str(bare))
     seed = tmp_path / "seed"
     git("init", "-q", str(seed))
-    (seed / "hz.toml").write_text(f'[state]\nremote = "{bare}"\ntick_interval_s = 300\n')
+    roster = '[team.members]\n"@priya" = ["hz-test@example.invalid"]\n'  # the test's pinned git identity
+    (seed / "hz.toml").write_text(f'[state]\nremote = "{bare}"\ntick_interval_s = 300\n{roster}')
     git("add", "hz.toml", cwd=seed)
     git("commit", "-q", "-m", "team repo", cwd=seed)
     git("push", "-q", str(bare), "HEAD:main", cwd=seed)
@@ -98,15 +99,15 @@ def test_the_lease_picks_one_runner_per_slot_and_receipts_land_in_one_push(tmp_p
     assert [b for b in branches if b != "*"] == [f"hz/draft/{CONTRACT_ID}/note"]  # named for what it drafts
 
     # merging the draft branch on the remote approves it: the next tick records it and deletes the branch;
-    # Monday's draft, superseded on that branch by Friday's, is recorded rejected
+    # Monday's draft, superseded on that branch by Friday's, is recorded superseded (not rejected)
     draft = [b for b in branches if b != "*"][-1]
     git("merge", "-q", "--ff-only", draft, cwd=priya)
     git("push", "-q", "origin", "HEAD:main", cwd=priya)
     approved = tick(root=priya, environ=priya_env, now=FRIDAY + timedelta(hours=1))
     said = [(e["agent"], e["action"]) for e in approved.woken]
-    assert said[:2] == [("approvals", "rejected"), ("approvals", "approved")], approved.woken
+    assert said[:2] == [("approvals", "superseded"), ("approvals", "approved")], approved.woken
     kinds = git("--git-dir", str(bare), "ls-tree", "-r", "--name-only", "hz/state").splitlines()
-    assert sum("approval.observed" in k for k in kinds) == 1 and sum("draft.rejected" in k for k in kinds) == 1
+    assert sum("approval.observed" in k for k in kinds) == 1 and sum("draft.superseded" in k for k in kinds) == 1
     assert git("--git-dir", str(bare), "for-each-ref", "refs/heads/hz/draft/") == ""
 
 

@@ -22,6 +22,14 @@ _AMENDMENT = ("amendment_id", "by_whom", "base_version", "status", "version", "s
 _TURN = ("turn", "started_at", "cause", "status", "step", "disposition", "reason", "usd", "report")
 
 
+def _key(draft: Row) -> str:
+    """A team draft by the team's key (its contract's id), the one `hz drafts`, `hz state log` and the
+    tick say; a personal draft, or one on an older `hz/draft/<agent>/<slot>` branch, by its own."""
+    from hz.review.branches import shown_key
+
+    return shown_key(str(draft["key"]), str(draft["place"] or ""))
+
+
 def _pick(row: Row, keys: tuple[str, ...]) -> dict[str, Any]:
     return {k: row[k] for k in keys}
 
@@ -78,7 +86,7 @@ def gather(store: Store, row: Row, now: datetime) -> AgentDetail:
         "timeline": timeline(store, agent, events),
         "lessons": [lesson.as_dict() for lesson in lessons(store, row)],
         "drafts": [
-            {k: d[k] for k in ("key", "asset", "place", "contract_version", "status", "placed_at")}
+            {**{k: d[k] for k in ("asset", "place", "contract_version", "status", "placed_at")}, "key": _key(d)}
             for d in index.drafts(status=None, agent=agent)
         ],
         "questions": [{k: q[k] for k in ("key", "question", "answered", "asked_at")} for q in index.questions(agent)],

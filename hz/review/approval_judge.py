@@ -147,7 +147,8 @@ class Judge:
         base = self._base(draft)
         self.rival = None if newer is None else self._text_of(newer)
         for point, merger in self._candidates(base, pull):
-            receipt = self._approval_at(point, merger, witnesses, carrier is None or merger is not None)
+            merged = merger is not None or self.main.merges(point, draft)
+            receipt = self._approval_at(point, merger, witnesses, carrier is None or merged, merged)
             if receipt is not None or self.held:
                 return receipt
         if newer is not None:
@@ -178,12 +179,14 @@ class Judge:
         return self.main.base_at(_parse(self.placed.ts))
 
     def _approval_at(
-        self, point: str, merger: str | None, witnesses: Sequence[str | None], trusted: bool
+        self, point: str, merger: str | None, witnesses: Sequence[str | None], trusted: bool, merged: bool = False
     ) -> Event | None:
         """The approval `point` makes, if it is one: it changed the path, a member made or merged it, and
         the text there is derived from the draft. `trusted`: the draft's branch is gone or the forge merged
         its pull request, so a text this clone cannot compare (it never held the draft) counts once no
-        clone that can has recorded it within DRAFT_WAIT."""
+        clone that can has recorded it within DRAFT_WAIT. `merged`: `point` merges the draft's own branch (the
+        forge's merge of its pull request, or a merge commit holding the draft commit): the reviewer's text
+        on that branch is approved however much of it they rewrote."""
         from hz.review.approval_watch import DRAFT_WAIT, FORGE_WAIT
 
         approved = self.main.file_at(point, self.path)
@@ -205,7 +208,7 @@ class Judge:
             share = 1.0
         else:
             share = share_changed(placed_text, approved)
-            if share > DERIVED_MAX:
+            if share > DERIVED_MAX and not merged:
                 return None  # someone else's text at the draft's path, not the draft edited
             if self.rival is not None and share_changed(self.rival, approved) <= share:
                 return None  # the newer draft of the same key, merged: not this one's approval

@@ -82,7 +82,12 @@ def watch(remote: TeamRemote, view: Any, forge: Any, roster: Roster, now: dateti
     main = Main(remote, view.main)
     book = StateBook(remote.repo, view.state)
     known = remembered(remote.local_dir)
-    pending, decided_now = undecided(book, main.output_of, known)
+    on_branches = {branch.key: branch.output for branch in view.drafts.values() if branch.key}
+
+    def output_of(placed: Event) -> str:  # a branch that carries it says, else what main and the copy say
+        return on_branches.get(placed.key) or main.output_of(placed)
+
+    pending, decided_now = undecided(book, output_of, known)
     remember(remote.local_dir, known, decided_now)
     found.unread = book.unread
     if not pending:
@@ -254,6 +259,19 @@ class Main:
 
     def committer(self, commit: str) -> str:
         return self.git("log", "-1", "--format=%ce", commit, "--").strip()
+
+    def merges(self, point: str, draft: str | None) -> bool:
+        """Is `point` a merge commit that brings the draft commit `draft` in through another parent?"""
+        found: Any = self.repo[point]
+        if draft is None or len(found.parents) < 2:
+            return False
+        for parent in found.parents[1:]:
+            done = subprocess.run(["git", "-C", str(self.remote.root), "merge-base", "--is-ancestor", draft,
+                                   str(parent.id)], capture_output=True, env=git_env(self.remote.git.env),
+                                  check=False)  # fmt: skip
+            if done.returncode == 0:
+                return True
+        return False
 
     def first_parent(self, commit: str) -> str | None:
         found: Any = self.repo[commit]

@@ -73,6 +73,13 @@ def team_key(key: str, contract: str) -> str:
     return f"hz-{contract}@{key.split('@', 1)[1]}"
 
 
+def shown_key(key: str, place: str) -> str:
+    """The key a member's draft is shown by: the team's (`hz-<contract id>@…`) when it waits on a branch
+    named for its contract, else its own (a personal draft, an older `hz/draft/<agent id>/<slot>` one)."""
+    contract = place.removeprefix("hz/draft/").partition("/")[0] if place.startswith("hz/draft/") else ""
+    return team_key(key, contract) if _PART.match(contract) and not contract.startswith("hz-") else key
+
+
 def message(tag: drafts.Tag, contract: str, output: str) -> str:
     """The draft commit's message: a subject for a branch and its pull request, then hz's trailers."""
     slot = tag.key.split("@")[2]

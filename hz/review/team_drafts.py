@@ -57,7 +57,31 @@ def team_drafts(root: Path | None, environ: Mapping[str, str], now: datetime) ->
                 "pull": pulls.get(draft.branch),
             }
         )
+    found.notes += waiting_for_second(remote, view)
     return found
+
+
+def waiting_for_second(remote: Any, view: Any) -> list[str]:
+    """The self-approved drafts whose publishes wait for a second member (`[review] require_other_member`
+    on main): approved by the member whose agent drafted them, their branch is gone, so a note says so."""
+    from hz.errors import ConfigError
+    from hz.gitstate.main_toml import review_settings, team_toml
+    from hz.review.approval_state import StateBook
+
+    if view.main is None or view.state is None:
+        return []
+    try:
+        if not review_settings(*team_toml(remote, view.main)):
+            return []
+    except ConfigError:
+        return []
+    book = StateBook(remote.repo, view.state)
+    return [
+        f"{approval.key} was approved by {approval.data['approver']}, the member whose agent drafted it: its "
+        f"publishes wait for a second member's `hz approve {approval.key}`"
+        for approval in book.of_kind("approval.observed")
+        if approval.data.get("self_approved") and not book.has("approval.seconded", approval.id, approval.key)
+    ]
 
 
 def _names(remote: Any, main: str | None, ids: set[str]) -> dict[str, str]:

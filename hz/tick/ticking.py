@@ -97,7 +97,9 @@ def run_tick(
         _carry_waiting_drafts(store, team)
         pushed = flush(team, now)
         report.pushed = bool(pushed["pushed"])
-        report.woken.extend(_fenced(lease, pushed.get("withheld", {})) for lease in pushed.get("fenced", ()))
+        for lease in pushed.get("fenced", ()):
+            _forget_fenced(store, team, lease, report, now)
+            report.woken.append(_fenced(lease, pushed.get("withheld", {})))
         if "error" in pushed:
             report.woken.append({"agent": "hz/state", "action": "error", "error": pushed["error"]})
         for ref, why in sorted(pushed.get("unpublished", {}).items()):
@@ -109,6 +111,30 @@ def run_tick(
             report.woken.append({"agent": "forge", "action": "error", "error": why})
         report.woken.extend(pushed.get("auto_published", ()))  # publishes a policy let run before the review
     return report
+
+
+def _forget_fenced(store: Store, team: Any, lease: str, report: TickReport, now: datetime) -> None:
+    """A fenced turn placed nothing for the team: the tick says `fenced` once (not `started -> drafted`
+    too), and this machine's record of its draft is decided here, so no pending draft that no other
+    member can see is left behind (`hz drafts`, `hz heinzel show`)."""
+    from hz.gitstate.layout import STATE_REF
+    from hz.gitstate.objects import resolve
+    from hz.review import approvals
+    from hz.review.approval_state import StateBook
+
+    plan = team.plans.get(lease)
+    if plan is None:
+        return
+    report.woken[:] = [
+        e for e in report.woken if not (e.get("agent") == plan.name and e["action"] in ("started", "resumed"))
+    ]
+    book = StateBook(team.remote.repo, resolve(team.remote.repo, team.remote.tracking(STATE_REF)))
+    with store.writer(plan.agent_id, now=now) as writer:
+        journal = Journal(writer, lambda: now)
+        for event in approvals.undecided(journal.events()):
+            key = str(event.data["key"])
+            if not book.has("draft.placed", lease, f"{lease}@{key.split('@', 1)[1]}"):
+                approvals.record_rejection(journal, key, approver=None)
 
 
 def _fenced(lease: str, withheld: Mapping[str, str]) -> dict[str, Any]:

@@ -78,7 +78,7 @@ Material: what changed.
 
 - [ ] every commit is covered
 """
-DECIDED = re.compile(r"[\w-]+: hz-[0-9A-Z]+@v\d+@\S+ (rejected|approved( .*)?)")
+DECIDED = re.compile(r"[\w-]+: hz-[0-9A-Z]+@v\d+@\S+ ((rejected|superseded)( by \S+)?|approved( .*)?)")
 MOVED = CONTRACT.replace("state:reports/{slot", "state:reports/hourly/{slot")
 
 
@@ -109,7 +109,7 @@ class Member:
     def tick(self, when: str) -> list[str]:
         """One tick; a legitimate one exits 0 and nothing in it was refused. Its lines of output about slots.
 
-        Approval bookkeeping lines (`… <draft key> rejected|approved`) are left out: any member's tick
+        Approval bookkeeping lines (`… <draft key> rejected|superseded|approved …`) are left out: any member's tick
         records the fate of a draft a later slot's draft superseded (docs/decisions.md, "Approval is
         bookkeeping"), whichever member ticks first; `hz state log` shows those fates once each."""
         done = self.hz("tick", "--now", when)
@@ -171,7 +171,8 @@ def team(tmp_path: Path, bare: Path, loopback: str) -> str:  # noqa: F811
     assert made.returncode == 0, made.stderr
     (seed / "workflows" / "repo-digest.prose.md").unlink()  # hz init's example: a team contract with no id
     (seed / "workflows" / "hourly.prose.md").write_text(CONTRACT)
-    (seed / "hz.toml").write_text(f'[state]\nremote = "{loopback}"\n')
+    roster = '[team.members]\n"@ann" = ["hz-test@example.invalid"]\n'  # who merges by hand: the pinned identity
+    (seed / "hz.toml").write_text(f'[state]\nremote = "{loopback}"\n{roster}')
     owners = subprocess.run([sys.executable, "-m", "hz", "codeowners", "--write"], cwd=seed, capture_output=True,
                             text=True, check=False)  # fmt: skip
     assert owners.returncode == 0, owners.stderr

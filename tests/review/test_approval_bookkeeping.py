@@ -121,6 +121,9 @@ def test_a_strangers_trailer_approves_nothing_and_deletes_nothing_then_a_members
     was never seen. Now the trailer approves and deletes nothing, and the member's squash is the approval."""
     remote, url, priya, omar = team(tmp_path, request)
     placed, branch = placed_draft(remote, priya)
+    # issue 19, finding 12: the owner's `hz heinzel show` names the draft by the team's key, as `hz drafts` does
+    shown = hz("heinzel", "show", "team-pulse", cwd=priya.clone, environ=priya.environ).stdout
+    assert f"  draft {placed['data']['key']} at {branch}\n" in shown, shown
     omar.tick(START + timedelta(minutes=2))
     sam = Reviewer.join(tmp_path, url, "Sam", "sam@elsewhere.example")
     sam.git("fetch", "-q", "origin")

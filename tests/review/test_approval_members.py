@@ -129,6 +129,9 @@ def test_with_review_requiring_another_member_a_self_approval_publishes_only_aft
     assert approval["data"]["self_approved"] is True
     assert [e for e in state_events(remote) if e["kind"] == "publish.done"] == []
     key = placed["data"]["key"]
+    listed = hz("drafts", cwd=omar.clone, environ=omar.environ).stdout
+    wait = f"{key} was approved by @priya, the member whose agent drafted it: its publishes wait for a second"
+    assert wait in listed, listed
     own = hz("approve", key, cwd=priya.clone, environ=priya.environ)
     assert (own.returncode, own.stderr.splitlines()[0]) == (
         1,

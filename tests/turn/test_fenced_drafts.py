@@ -108,9 +108,12 @@ def test_a_holder_stopped_past_its_lease_places_no_receipt_and_no_branch(tmp_pat
 
     assert owner.returncode == 0, out + err
     woken = json.loads(out)["woken"]
-    assert [(e["action"], e.get("disposition")) for e in woken] == [("started", "drafted"), ("fenced", None)]
+    # issue 19, finding 12: it said `started -> drafted` and `fenced`, and left a pending draft here
+    assert [(e["action"], e.get("disposition")) for e in woken] == [("fenced", None)]
+    listed = json.loads(hz("drafts", "--json", cwd=priya, environ=priya_env).stdout)
+    assert [row for row in listed if row.get("scope") != "team"] == []  # the team's (omar's) draft only
     branch = git("branch", "--list", "hz/draft/*", "--format=%(refname:short)", cwd=priya).strip()
-    assert woken[1] == {"agent": LEASE, "action": "fenced",
+    assert woken[0] == {"agent": LEASE, "action": "fenced",
                         "reason": f"the lease was taken over; its draft branch {branch} was not pushed"}  # fmt: skip
     assert remote_refs(bare) == ran  # not one ref moved: no branch, no receipt, no renewal of the owner's
     assert [(r["holder"].split("/")[0], r["token"]) for r in lease_chain(bare)][-1] == ("@omar", 2)

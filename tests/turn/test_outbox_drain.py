@@ -33,7 +33,8 @@ def guarded_team_repo(tmp_path: Path) -> Path:
     assert hooked.returncode == 0, hooked.stderr
     seed = tmp_path / "seed"
     git("init", "-q", str(seed))
-    (seed / "hz.toml").write_text(f'[state]\nremote = "{bare}"\n')
+    roster = '[team.members]\n"@priya" = ["hz-test@example.invalid"]\n'  # the pinned git identity merges
+    (seed / "hz.toml").write_text(f'[state]\nremote = "{bare}"\n{roster}')
     (seed / "workflows").mkdir()
     (seed / "workflows/team-note.prose.md").write_text(TEAM)
     git("add", "hz.toml", "workflows", cwd=seed)
@@ -102,7 +103,7 @@ def test_an_idle_tick_with_an_empty_outbox_starts_no_git_process_but_the_fetch(t
     first = tick(root=clone, environ=environ, now=MONDAY)
     assert (entries(first), first.pushed) == ([("started", "drafted")], True)
     draft = git("branch", "--list", "hz/draft/*", "--format=%(refname:short)", cwd=clone)
-    git("merge", "-q", "--ff-only", draft, cwd=clone)  # approved on the remote's main: no draft left to look at
+    git("merge", "-q", "--no-ff", "-m", "Approve", draft, cwd=clone)  # approved on main: no draft left to look at
     git("push", "-q", "origin", "HEAD:main", cwd=clone)
     approved = tick(root=clone, environ=environ, now=MONDAY + timedelta(minutes=5))
     assert entries(approved) == [("approved", None)]  # recorded by this tick's approval look (no lease, no turn)

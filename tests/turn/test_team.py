@@ -101,7 +101,7 @@ def test_the_lease_picks_one_runner_per_slot_and_receipts_land_in_one_push(tmp_p
     # merging the draft branch on the remote approves it: the next tick records it and deletes the branch;
     # Monday's draft, superseded on that branch by Friday's, is recorded superseded (not rejected)
     draft = [b for b in branches if b != "*"][-1]
-    git("merge", "-q", "--ff-only", draft, cwd=priya)
+    git("merge", "-q", "--no-ff", "-m", "Approve the note", draft, cwd=priya)  # a fast-forward names no merger
     git("push", "-q", "origin", "HEAD:main", cwd=priya)
     approved = tick(root=priya, environ=priya_env, now=FRIDAY + timedelta(hours=1))
     said = [(e["agent"], e["action"]) for e in approved.woken]

@@ -12,6 +12,6 @@ def approve_command(out: TextIO, item: str, *, environ: Mapping[str, str], now: 
     from hz.ops.decide import approve
     from hz.ops.models_actions import ApproveRequest
 
-    result = approve(Context(environ=environ, now=now), ApproveRequest(item=item))
+    result = approve(Context.here(environ, now), ApproveRequest(item=item))  # its repository: a team draft's
     out.write(result["said"] + "\n")
     return 0

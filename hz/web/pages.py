@@ -14,6 +14,7 @@ if TYPE_CHECKING:
 
     from hz.ops import Context
 
+TIMELINE = 200  # the latest turns an agent's page shows; `?turns=all` shows every one
 STATES = ("proposed", "asleep", "awake", "waiting", "paused", "retired", "frozen")
 
 
@@ -70,7 +71,6 @@ def agents_page(request: Request) -> Response:
 
 def agent_page(request: Request) -> Response:
     from hz.ops.contract_text import ContractRequest, contract_text
-    from hz.ops.conversation import ConversationRequest, conversation
     from hz.ops.models_agents import AgentRequest
     from hz.ops.show import show_agent
     from hz.web.render import page
@@ -81,10 +81,11 @@ def agent_page(request: Request) -> Response:
         ctx = context(request)
         agent = show_agent(ctx, AgentRequest(name=name))["agent"]
         texts = contract_text(ctx, ContractRequest(name=agent["id"]))
-        chat = conversation(ctx, ConversationRequest(name=agent["id"]))
+        every = request.query_params.get("turns") == "all"
+        timeline = agent["timeline"] if every else agent["timeline"][-TIMELINE:]
         return page(request, "agent.html", title=f"{agent['namespace']}:{agent['name']}", agent=agent,
-                    contract=texts, chat=chat["messages"], stream=f"/events/heinzel/{agent['id']}",
-                    seq=agent["spine"]["last_seq"] or 0)  # fmt: skip
+                    contract=texts, chat=agent["chat"], stream=f"/events/heinzel/{agent['id']}",
+                    seq=agent["spine"]["last_seq"] or 0, timeline=timeline)  # fmt: skip
 
     return guarded(request, draw)
 

@@ -210,10 +210,13 @@ class _Walk:
             if cut:  # its parent is missing: what it changed is unknown
                 paths: list[str] = []
             elif query.paths:
-                paths = [_name(p) for p in commit.paths]
+                named = [_name(p) for p in commit.paths]
+                if not any(query.wants_path(p) for p in named):
+                    continue
+                paths = sorted({"/".join(p.split("/", _DEPTH)[:_DEPTH]) for p in named})
             else:  # only the first two levels are kept: decode just those
-                paths = [_name(p) for p in {b"/".join(p.split(b"/", _DEPTH)[:_DEPTH]) for p in commit.paths}]
-            if query.paths and not any(query.wants_path(p) for p in paths):
+                paths = sorted([_name(p) for p in {b"/".join(p.split(b"/", _DEPTH)[:_DEPTH]) for p in commit.paths}])
+            if cut and query.paths:
                 continue
             self.authors.add(author)
             record = _record(commit, author, email, paths, future)
@@ -253,13 +256,14 @@ def _first_parent_line(tip: str, first_parents: Mapping[str, str]) -> set[str]:
 
 
 def _record(commit: LogCommit, author: str, email: str, paths: list[str], future: bool) -> dict[str, Any]:
+    """`paths`: sorted, already cut to their first two levels."""
     record = {
         "id": commit.id,
         "subject": _subject(commit.subject),
         "author": author,
         "email": email,
         "time": _iso(commit.time),
-        "paths": sorted({"/".join(p.split("/")[:_DEPTH]) for p in paths}),
+        "paths": paths,
     }
     return {**record, "future": True} if future else record  # absent otherwise: old fingerprints hold
 

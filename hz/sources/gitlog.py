@@ -139,7 +139,7 @@ def _commit(fields: list[bytes], at: int, end: int, repository: Path) -> LogComm
     paths = fields[at + 1 + _FIELDS : end]
     if paths:
         paths[0] = paths[0][1:]  # the newline that opens the list
-    subject = message.split(b"\n", 1)[0]
+    subject = message.lstrip(b"\n").split(b"\n", 1)[0]  # blank lines before it are no subject (libgit2 too)
     return LogCommit(names[0], tuple(names[1:]), int(time), author, email, subject, tuple(paths))
 
 

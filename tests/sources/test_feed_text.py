@@ -106,4 +106,6 @@ def test_a_feed_file_keeps_its_relative_links(tmp_path: Path, cache: SourceCache
 
 def test_a_document_missing_only_the_last_angle_bracket_is_read(server: Server, cache: SourceCache) -> None:
     body = rss(item("one", "https://e.org/1")).removesuffix(b">")  # `…</rss`: every item is there
-    assert [i["url"] for i in fetch(serve_feed(server, body), cache, window=WEEK).facets["items"]] == ["https://e.org/1"]
+    assert [i["url"] for i in fetch(serve_feed(server, body), cache, window=WEEK).facets["items"]] == [
+        "https://e.org/1"
+    ]

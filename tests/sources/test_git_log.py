@@ -105,3 +105,12 @@ def test_a_history_git_cannot_read_is_a_clear_error(tmp_path: Path, cache: Sourc
     assert caught.value.code == "malformed"
     assert caught.value.message.startswith(f"git log failed in {repo}: ")
     assert caught.value.hint == "git fsck names missing or damaged objects"
+
+
+def test_blank_lines_before_a_subject_are_no_subject(tmp_path: Path, cache: SourceCache) -> None:
+    repo = new_repo(tmp_path / "repo")
+    (repo / "a.md").write_text("a\n")
+    git(repo, "add", "a.md")
+    git(repo, "commit", "-q", "--cleanup=verbatim", "-m", "\n\nImported from svn\n\nrevision 253", when=days_ago(2))
+    result = fetch("git:.", cache, root=repo, window=WEEK)
+    assert [c["subject"] for c in result.facets["commits"]] == ["Imported from svn"]

@@ -8,12 +8,14 @@ Each participant is a separate `hz tick` process on the hooked loopback remote (
 from __future__ import annotations
 
 import json
+import subprocess
 from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
+from hz.canonical import fingerprint_bytes
 from tests.gitstate.conftest import bare, loopback  # noqa: F401  (the fixtures, fetched by name below)
 from tests.review.fake_forge import FakeForge
 from tests.review.test_approval_bookkeeping import ROSTER, START, edit, fates, lint_clean, placed_draft, team
@@ -147,3 +149,27 @@ def test_with_review_requiring_another_member_a_self_approval_publishes_only_aft
     omar.tick(START + timedelta(minutes=30))  # past the grace period: any member takes the publish over
     assert len([e for e in state_events(remote) if e["kind"] == "publish.done"]) == 1
     lint_clean(omar)
+
+
+def test_a_merge_reverted_before_any_tick_is_still_the_members_approval(
+    tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """An outsider's revert does not undo a member's approval, nor does it make one: Rita squash-merges
+    the edited draft, Sam reverts it before any tick looked; the approval is Rita's, its text the merged
+    one (docs/decisions.md, the edge cases of the rule)."""
+    remote, url, priya, _ = team(tmp_path, request)
+    placed, branch = placed_draft(remote, priya)
+    path = placed["data"]["asset"].partition(":")[2]
+    merged = Reviewer.join(tmp_path, url, "Rita", "rita@example.com").squash_merge(branch, edit(path))
+    sam = Reviewer.join(tmp_path, url, "Sam", "sam@elsewhere.example")
+    sam.git("fetch", "-q", "origin")
+    sam.git("checkout", "-q", "origin/main")
+    sam.git("revert", "--no-edit", merged)
+    sam.git("push", "-q", "origin", "HEAD:main")
+
+    priya.tick(START + timedelta(minutes=5))
+    (approval,) = fates(remote)
+    text = subprocess.run(["git", "--git-dir", str(remote), "show", f"{merged}:{path}"], capture_output=True,
+                          check=True).stdout  # fmt: skip
+    assert approval["data"]["approver"] == "@rita" and approval["data"]["output_fp"] == fingerprint_bytes(text)
+    assert fates(remote, "draft.rejected") == []

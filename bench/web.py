@@ -116,8 +116,13 @@ def bench_agent(folder: Path, runs: int) -> None:
     server = Server(home)
     try:
         status, body = server.request(f"/heinzel/{agent}")
+        assert status == 200 and body.count(b"<tr data-turn=") == 200, (status, body.count(b"<tr data-turn="))
+        timed = repeat(lambda: server.request(f"/heinzel/{agent}"), runs)
+        print(f"an agent page with 1,000 turns, the latest 200 drawn (GET /heinzel/ID): {stats(timed)}")
+        status, body = server.request(f"/heinzel/{agent}?turns=all")
         assert status == 200 and body.count(b"<tr data-turn=") == 1000, (status, body.count(b"<tr data-turn="))
-        print(f"an agent page with 1,000 turns (GET /heinzel/ID): {stats(repeat(lambda: server.request(f'/heinzel/{agent}'), runs))}")  # noqa: E501
+        timed = repeat(lambda: server.request(f"/heinzel/{agent}?turns=all"), runs)
+        print(f"  the same page with all 1,000 turns drawn (?turns=all): {stats(timed)}")
         bench_append_to_page(server, home, agent, max(10, runs // 2))
     finally:
         server.stop()

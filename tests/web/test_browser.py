@@ -62,6 +62,20 @@ def keep(driver: Any, name: str) -> None:
         driver.save_screenshot(str(DOCS / f"web-{name}.png"))
 
 
+def team_day(repo: Path) -> None:
+    """Two team contracts, one reading the other, and a day of their receipts: the graph has something to
+    draw (who ran what, at what cost, what it drafted)."""
+    from tests.graph.state import land, ran, team_contract
+
+    flows = repo / "workflows"
+    source = team_contract(flows, "changes", 1, title="Merged changes")
+    digest = team_contract(flows, "digest", 2, title="Weekly digest", inputs={"src": "contract:team/changes#summary"})
+    events = ran(source, "01M6DQS9M0FQR33EQ3KWJSCM4Q", {"commits": "a"}) + ran(
+        digest, "01M6DQS9M0FQR33EQ3KWJSCM4R", {"src": "b"}, usd=1.5
+    )
+    land(repo, events, {source: ("@ann/m-0000000a", "owner"), digest: ("actions:4242", "actions")})
+
+
 def test_a_person_uses_the_pages(hz: Hz, repo: Path, served: Served, browser: Any) -> None:
     from selenium.webdriver.common.by import By
 
@@ -109,7 +123,8 @@ def test_a_person_uses_the_pages(hz: Hz, repo: Path, served: Served, browser: An
     assert any("turn.started" in s.text for s in steps)
     keep(browser, "live")
 
-    for path, name in (("/drafts", "drafts"), ("/graph", "graph"), ("/why", "why")):
+    team_day(repo)
+    for path, name in (("/drafts", "drafts"), ("/graph", "graph"), ("/why?contract=team:digest", "why")):
         browser.get(f"{served.base}{path}")
         assert browser.find_elements(By.TAG_NAME, "h1") and not browser.find_elements(By.CSS_SELECTOR, "[data-error]")
         keep(browser, name)

@@ -8,6 +8,7 @@ import re
 import stat
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -166,3 +167,18 @@ def test_every_answer_carries_the_security_headers(served: Served) -> None:
         assert answer.headers["x-content-type-options"] == "nosniff"
         assert answer.headers["referrer-policy"] == "same-origin"
         assert answer.headers["cache-control"] == "no-store"
+
+
+def test_a_form_cannot_send_the_browser_to_another_site(
+    hz: Any, repo: Path, served: Served, client: httpx.Client
+) -> None:
+    from tests.turn.agents import contract_text
+
+    csrf = csrf_of(client)
+    for n, back in enumerate(("//evil.example/x", "http://evil.example/", "/\\evil.example", "javascript:alert(1)")):
+        path = repo.parent / f"p{n}.prose.md"
+        path.write_text(contract_text(f"proposed-{n}"), encoding="utf-8")
+        assert hz("heinzel", "new", f"p{n}", "--from", str(path)).exit_code == 0
+        answer = client.post("/approve", data={"csrf": csrf, "item": f"p{n}", "back": back},
+                             headers={"Origin": served.base})  # fmt: skip
+        assert (answer.status_code, answer.headers["location"]) == (303, "/?notice=approved"), back

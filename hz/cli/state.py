@@ -36,9 +36,15 @@ def log(hz_id: str | None, remote: str | None, no_fetch: bool, as_json: bool) ->
 
 @state.command("lint")
 @click.option("--range", "span", metavar="A..B", help="Lint only the commits in A..B (default: all of hz/state).")
+@click.option(
+    "--since",
+    metavar="COMMIT",
+    help="Lint only the commits after COMMIT, a tip linted before (all of hz/state when it is all zeros, "
+    "not in this clone, or not an ancestor).",
+)
 @click.option("--hook", is_flag=True, help="Run as a pre-receive hook: read ref updates on stdin.")
 @click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON.")
-def lint(span: str | None, hook: bool, as_json: bool) -> int:
+def lint(span: str | None, since: str | None, hook: bool, as_json: bool) -> int:
     """Refuse text, unknown kinds and fields, addresses and rewrites on hz/state."""
     from hz.commands.state_lint import hook_command, lint_command
 
@@ -46,7 +52,7 @@ def lint(span: str | None, hook: bool, as_json: bool) -> int:
         return hook_command(sys.stdin, os.environ)
     from hz.repo import find_root
 
-    return lint_command(find_root(), span, as_json)
+    return lint_command(find_root(), span, as_json, since)
 
 
 @state.command("install-hook")

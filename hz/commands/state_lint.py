@@ -20,17 +20,39 @@ if TYPE_CHECKING:
 CANDIDATES = (STATE_REF, f"refs/remotes/origin/{STATE_BRANCH}")
 
 
-def lint_command(root: Path, span: str | None, as_json: bool) -> int:
+def lint_command(root: Path, span: str | None, as_json: bool, since: str | None = None) -> int:
     import pygit2
 
     repo = pygit2.Repository(str(root))
+    if span is not None and since is not None:
+        raise HzError("give --range or --since, not both", hint="--since X lints X..hz/state")
     if span is not None:
         return _report(_lint(repo, *_parse_range(repo, span)), as_json)
     tip = _default_tip(repo, root)
     if tip is None:
         click.echo(f"{STATE_BRANCH}: no such branch yet, nothing to lint")
         return EXIT_OK
+    if since is not None:
+        return _lint_since(repo, since, tip, as_json)
     return _report(_lint(repo, None, tip), as_json)
+
+
+def _lint_since(repo: pygit2.Repository, since: str, tip: str, as_json: bool) -> int:
+    """Only what came after `since`, saying on stderr how much was read (or why it was all of it)."""
+    from hz.gitstate.lint import LintContext
+    from hz.gitstate.lint_since import lint_counted, since_base
+
+    base, why = since_base(repo, since, tip)
+    if why is not None:
+        click.echo(f"hz state lint: {why}; linting all of {STATE_BRANCH}", err=True)
+    run = lint_counted(repo, base, tip, LintContext.local(repo))
+    start = f" since {base[:12]}" if base is not None else ""
+    click.echo(f"hz state lint: {_count(run.commits, 'commit')}, {_count(run.events, 'event')}{start}", err=True)
+    return _report(run.found, as_json)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _lint(repo: pygit2.Repository, base: str | None, tip: str) -> list[Diagnostic]:

@@ -57,10 +57,25 @@ class Keys:
 
     def mint_login(self, now: float | None = None) -> str:
         """A new one-time login code, kept as the hash of the code with its expiry."""
+        moment = now if now is not None else time.time()
+        self._forget_expired(moment)
         code = secrets.token_urlsafe(24)
-        expires = int((now if now is not None else time.time()) + LOGIN_TTL_S)
-        atomic_write(self._login_path(code), str(expires))
+        atomic_write(self._login_path(code), str(int(moment + LOGIN_TTL_S)))
         return code
+
+    def _forget_expired(self, now: float) -> None:
+        """Codes printed and never used would pile up, one per start of the server: gone once expired."""
+        folder = self.folder / LOGINS
+        if not folder.is_dir() or folder.is_symlink():
+            return
+        for name in os.listdir(folder):
+            raw = read_own(folder / name, 32) if re.fullmatch(r"[0-9a-f]{64}", name) else None
+            try:
+                expired = raw is not None and int(raw.decode("ascii")) <= now
+            except ValueError:
+                expired = True
+            if expired:
+                (folder / name).unlink(missing_ok=True)
 
     def spend_login(self, code: str, now: float | None = None) -> bool:
         """True once for a code that was minted and has not expired; the code is gone afterwards."""

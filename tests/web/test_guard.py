@@ -182,3 +182,21 @@ def test_a_form_cannot_send_the_browser_to_another_site(
         answer = client.post("/approve", data={"csrf": csrf, "item": f"p{n}", "back": back},
                              headers={"Origin": served.base})  # fmt: skip
         assert (answer.status_code, answer.headers["location"]) == (303, "/?notice=approved"), back
+
+
+def test_expired_login_codes_are_forgotten_when_a_new_one_is_minted(served: Served) -> None:
+    keys = served.server.server.config.app.keys
+    logins = keys.folder / "logins"
+    keys.mint_login(now=0.0)
+    assert len(list(logins.iterdir())) == 2  # the one printed at start, and one that expired long ago
+    keys.mint_login()
+    assert len(list(logins.iterdir())) == 2  # the expired one went; the printed one and the new one stay
+    assert all(stat.S_IMODE(p.stat().st_mode) == 0o600 for p in logins.iterdir())
+
+
+def test_an_event_frame_cannot_smuggle_a_second_field() -> None:
+    from hz.web.live import Event
+
+    frame = Event("step", {"report": "ok\n\nevent: row\ndata: {}\r\nid: 999"}, "7").frame().decode()
+    assert frame.count("\n") == 4 and frame.endswith("\n\n")
+    assert frame.splitlines()[:2] == ["event: step", "id: 7"]

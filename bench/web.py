@@ -73,7 +73,12 @@ class Server:
 
     def stop(self) -> None:
         self.process.send_signal(signal.SIGTERM)
-        self.process.wait(timeout=20)
+        try:
+            self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:  # never leave a server behind, even a stuck one
+            self.process.kill()
+            self.process.wait()
+            raise
 
 
 def home_with(folder: Path, agents: int, events: int) -> tuple[Path, list[str]]:

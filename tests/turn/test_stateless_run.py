@@ -127,8 +127,8 @@ def test_each_hourly_slot_runs_once_across_stateless_runs(tmp_path: Path) -> Non
         clone, environ = actions(tmp_path, bare, run_id)
         now = datetime(2026, 10, 26, hour, 12, tzinfo=UTC)
         # 126 comes after 125 drafted hour 12 on the output's one branch, over hour 11's draft: that one is
-        # recorded rejected (superseded) by 126's bookkeeping, whatever it runs itself
-        expected = [("rejected", None), ("skipped", "ran-elsewhere")] if run_id == 126 else [("started", "drafted")]
+        # recorded superseded (draft.superseded, no rejection) by 126's bookkeeping, whatever it runs itself
+        expected = [("superseded", None), ("skipped", "ran-elsewhere")] if run_id == 126 else [("started", "drafted")]
         assert tick(clone, environ, now) == expected
     hours = [e["key"].rsplit("@", 1)[1] for e in finished(bare)]
     assert sorted(hours) == ["2026-10-26T11:00Z", "2026-10-26T12:00Z", "2026-10-26T13:00Z"]

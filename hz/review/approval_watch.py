@@ -38,6 +38,7 @@ from hz.repo_paths import MAX_FILE_BYTES
 from hz.review.approval_judge import Judge
 from hz.review.approval_roster import Roster
 from hz.review.approval_state import StateBook, remember, remembered, undecided
+from hz.review.placed_copies import forget_decided
 
 SINCE_MARGIN = timedelta(days=1)  # committer clocks disagree; a trailer older than its draft is no approval
 MAX_COMMITS = 5000  # commits of `main` read for trailers per tick, at most
@@ -89,6 +90,7 @@ def watch(remote: TeamRemote, view: Any, forge: Any, roster: Roster, now: dateti
 
     pending, decided_now = undecided(book, output_of, known)
     remember(remote.local_dir, known, decided_now)
+    forget_decided(remote, book, now)  # copies of drafts with a fate, whoever recorded it
     found.unread = book.unread
     if not pending:
         return found

@@ -96,8 +96,8 @@ def arrivals(rng: random.Random) -> tuple[list[Arrival], set[int]]:
 
 def woke(woken: list[dict[str, Any]]) -> list[tuple[str, Any]]:
     """What the tick's agents did; the drafts' bookkeeping (each hour's draft replaces the one before on the
-    output's branch, and is recorded rejected by whoever ticks next) is counted on hz/state instead."""
-    kept = [e for e in woken if e["action"] not in ("rejected", "approved")]
+    output's branch, and is recorded superseded by whoever ticks next) is counted on hz/state instead."""
+    kept = [e for e in woken if e["action"] not in ("rejected", "superseded", "approved")]
     return [(e["action"], e.get("reason") or e.get("disposition")) for e in kept]
 
 
@@ -203,7 +203,7 @@ def test_a_team_day_runs_every_slot_exactly_once(tmp_path: Path, request: pytest
         per_slot = Counter(e["key"] for e in events if e["kind"] == kind)
         assert per_slot == Counter({key(h): 1 for h in range(HOURS)}), kind
     # one branch for the output, holding the last hour's draft: each hour's draft replaced the one before
-    rejected = Counter(e["key"] for e in events if e["kind"] == "draft.rejected")
+    rejected = Counter(e["key"] for e in events if e["kind"] in ("draft.rejected", "draft.superseded"))
     assert set(rejected.values()) <= {1} and len(rejected) <= HOURS - 1  # superseded ones, each once
     branch = f"hz/draft/{LEASE.removeprefix('hz-')}/pulse"
     assert draft_branches(remote) == [f"refs/heads/{branch}"]

@@ -25,6 +25,8 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from hz.errors import HzError
+
 REDACTED = "[redacted]"
 MIN_LENGTH = 8
 _SUFFIXES = ("_TOKEN", "_KEY", "_APIKEY", "_SECRET", "_PASSWORD", "_PASSWD", "_PAT", "_CREDENTIALS")
@@ -159,14 +161,46 @@ class Secrets:
         return _each_string(value, self.redact)
 
 
+class TooDeep(HzError):
+    """A JSON-like value nested deeper than `MAX_DEPTH`: no answer or outcome hz reads is shaped so."""
+
+
+# GitHub's answers nest about 6 levels, Jira's rich text a few dozen; a value deeper than this is built to
+# hurt (a 1.2 KB answer can nest 600 levels), and is refused rather than walked.
+MAX_DEPTH = 256
+
+
 def _each_string(value: Any, change: Callable[[str], str]) -> Any:
+    """`value` rebuilt with `change` applied to every string, keys too; a loop, not recursion, so no
+    nesting can exhaust the stack, and a nesting past MAX_DEPTH is a TooDeep error."""
     if isinstance(value, str):
         return change(value)
-    if isinstance(value, Mapping):
-        return {change(str(k)): _each_string(v, change) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_each_string(v, change) for v in value]
-    return value
+    if not isinstance(value, Mapping | list | tuple):
+        return value
+    root = _empty(value)
+    stack: list[tuple[Any, Any, int]] = [(value, root, 1)]
+    while stack:
+        source, target, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise TooDeep(f"a value nested more than {MAX_DEPTH} levels deep was refused")
+        pairs = source.items() if isinstance(source, Mapping) else enumerate(source)
+        for key, item in pairs:
+            if isinstance(item, str):
+                new: Any = change(item)
+            elif isinstance(item, Mapping | list | tuple):
+                new = _empty(item)
+                stack.append((item, new, depth + 1))
+            else:
+                new = item
+            if isinstance(target, dict):
+                target[change(str(key))] = new
+            else:
+                target.append(new)
+    return root
+
+
+def _empty(container: Any) -> dict[str, Any] | list[Any]:
+    return {} if isinstance(container, Mapping) else []
 
 
 def secrets_of(environ: Mapping[str, str] = os.environ) -> Secrets:

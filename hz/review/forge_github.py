@@ -37,7 +37,7 @@ class GitHubForge:
     @classmethod
     def connect(cls, base: str, repo: str, token: str, environ: Mapping[str, str], **options: Any) -> GitHubForge:
         """The adapter with its own HTTP client; `options` go to `Transport` (sleep, clock, max_wait_s)."""
-        from hz.sources.http import client
+        from hz.http.client import limits_from, new_client
 
         headers = {
             "Authorization": f"Bearer {token}",
@@ -45,7 +45,8 @@ class GitHubForge:
             "X-GitHub-Api-Version": API_VERSION,
             "User-Agent": USER_AGENT,
         }
-        return cls(Transport(client(headers), base, repo, token, secrets_of(environ), **options))
+        options.setdefault("limits", limits_from(environ))
+        return cls(Transport(new_client(headers), base, repo, token, secrets_of(environ), **options))
 
     def close(self) -> None:
         self._closer()

@@ -8,8 +8,10 @@
   Header values are parsed defensively: a huge, negative or garbled value never hangs or crashes.
 - 401 says the token was rejected, 404 is returned to the caller when it asked for that (a lookup),
   422 carries GitHub's own message; every text taken from an answer is scrubbed of secrets.
-- Every request has a timeout; a `Link: rel="next"` is followed only on the API's own origin, so a
-  page never sends the token elsewhere.
+- Every request goes through the shared client (`hz.http.client`): an overall deadline, bounded by the
+  tick's remote time too, a size cap, JSON nesting bounded, and redirects only within the API's origin,
+  so another host never answers for GitHub; a rate-limit wait must also fit in the tick's time left. A
+  `Link: rel="next"` is followed only under the API's base, so a page never sends the token elsewhere.
 - httpx and httpcore log what a server answers (its headers, at DEBUG) when someone turns their logging
   on; a server that echoes the token in a header would put it in that log, so their records are scrubbed.
 """
@@ -24,14 +26,16 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from hz.review.forge_limits import rate_limit
+from hz.http.budget import may_wait
+from hz.http.client import Asked, Limits, RemoteError, json_of, request
+from hz.http.jsonvalue import loads
+from hz.http.ratelimit import rate_limit
 from hz.review.forge_types import ForgeError
 from hz.secrets import Secrets
 
 if TYPE_CHECKING:
     import httpx
 
-TIMEOUT_S = 20.0
 MAX_WAIT_S = 15.0  # the most one request waits for rate limits in all, before it gives up with a ForgeError
 MAX_ATTEMPTS = 4
 MAX_PAGES = 100  # 10,000 comments at 100 a page: more is not a thread a publish marker hides in
@@ -83,8 +87,10 @@ class Transport:
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.time,
         max_wait_s: float = MAX_WAIT_S,
+        limits: Limits | None = None,
     ) -> None:
         self.client = client
+        self.limits = limits or Limits()
         self.base = base
         self.repo = repo
         self.secrets = secrets
@@ -138,28 +144,31 @@ class Transport:
         return f"{self.base}/{path.lstrip('/')}"
 
     def _send(self, method: str, url: str, *, missing_ok: bool, **kwargs: Any) -> httpx.Response:
-        import httpx
-
         waited = 0.0
+        asked = Asked("GitHub", self._shown(url))
         for attempt in range(MAX_ATTEMPTS):
             try:
-                response = self.client.request(method, url, timeout=TIMEOUT_S, **kwargs)
-            except httpx.HTTPError as exc:
-                raise ForgeError(
-                    f"could not reach GitHub at {self.base} ({type(exc).__name__})",
-                    hint="check the network and HZ_GITHUB_API; the next tick tries again",
-                ) from None
+                response = request(self.client, method, url, asked, self.limits, **kwargs)
+            except RemoteError as exc:
+                hint = (
+                    exc.hint
+                    if exc.kind != "unavailable"
+                    else "check the network and HZ_GITHUB_API; the next tick tries again"
+                )
+                raise ForgeError(self.secrets.scrub(exc.message), hint=hint) from None
             limit = rate_limit(response, self.clock())
             if limit is None:
                 self._check(method, url, response, missing_ok)
                 return response
             wait, when = limit
-            if wait is None or waited + wait > self.max_wait_s or attempt == MAX_ATTEMPTS - 1:
+            too_long = wait is None or waited + wait > self.max_wait_s or not may_wait(wait)
+            if too_long or attempt == MAX_ATTEMPTS - 1:
                 raise ForgeError(
                     f"GitHub's rate limit stops {method} {self._shown(url)} ({response.status_code}); {when}",
                     hint="hz tries again at a later tick; nothing was lost",
                     status=response.status_code,
                 )
+            assert wait is not None
             self.sleep(wait)
             waited += wait
         raise AssertionError("unreachable: the last attempt returns or raises")
@@ -192,8 +201,8 @@ class Transport:
     def _message(self, response: httpx.Response) -> str:
         """GitHub's `message` and the `errors[].message` of an error answer: scrubbed, one line, bounded."""
         try:
-            data = response.json()
-        except ValueError:
+            data = loads(response.content, self.limits.max_depth)
+        except ValueError:  # no JSON, or JSON too deep to read: the status line says it
             data = None
         parts: list[str] = []
         if isinstance(data, dict):
@@ -211,16 +220,13 @@ class Transport:
 
     def _reply(self, response: httpx.Response) -> Reply:
         data: Any = None
-        if response.content and response.status_code != 404:
-            import orjson
-
+        if response.status_code != 404:
             try:
-                data = self.secrets.scrub_value(orjson.loads(response.content))
-            except orjson.JSONDecodeError:
-                raise ForgeError(
-                    f"GitHub answered {self._shown(str(response.url))} with something that is not JSON",
-                    status=response.status_code,
-                ) from None
+                data = self.secrets.scrub_value(
+                    json_of(response, Asked("GitHub", self._shown(str(response.url))), self.limits)
+                )
+            except RemoteError as exc:
+                raise ForgeError(self.secrets.scrub(exc.message), hint=exc.hint, status=response.status_code) from None
         link = response.links.get("next", {}).get("url")
         return Reply(response.status_code, data, link)
 

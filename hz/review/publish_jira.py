@@ -8,6 +8,7 @@ The issue's comments are read (all pages) for that marker before one is added.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -71,12 +72,13 @@ def _has_marker(session: Any, url: str, marker: str, secrets: Secrets) -> bool:
 
 
 def _post(session: Any, url: str, payload: dict[str, Any], secrets: Secrets) -> None:
-    import httpx
+    from hz.http.client import Asked, RemoteError, limits_from, request
 
+    asked = Asked("Jira", redact_url(url))
     try:
-        response = session.post(url, json=payload, headers={"Content-Type": "application/json"})
-    except httpx.HTTPError as exc:
-        raise PublishError(f"could not reach Jira at {redact_url(url)} ({type(exc).__name__})") from None
+        response = request(session, "POST", url, asked, limits_from(os.environ), json=payload)
+    except RemoteError as exc:
+        raise PublishError(secrets.scrub(exc.message), hint=exc.hint) from None
     if response.status_code in (200, 201):
         return
     reason = secrets.scrub(f"{response.status_code} {response.reason_phrase}".strip())

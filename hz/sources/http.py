@@ -7,60 +7,33 @@ anything reads it, and URLs lose their userinfo before they are quoted or kept. 
 with `X-RateLimit-Remaining: 0`) is waited out when `Retry-After` / `X-RateLimit-Reset` is within the
 caller's bound, and otherwise reported with the time it resets.
 
-A server decides how fast and how much it sends, so every request has an overall deadline (not only a
-timeout per read: a byte a second would hold a fetch forever) and a size cap that holds for the bytes on
-the wire and again for what they inflate to (a 300 KB gzip can hold 300 MB). Bodies are inflated here,
-chunk by chunk with the room left as the bound, so a bomb costs its cap, not its size. Both limits come
-from the environment (`HZ_FETCH_DEADLINE_S`, `HZ_FETCH_MAX_BYTES`).
+Every request goes through `hz.http.client`: an overall deadline (also bounded by the tick's remote
+time), a size cap as sent and as inflated, JSON nesting bounded, redirects only within the origin
+asked. Its failures become SourceErrors here (`too-large`, `unavailable` for a deadline, `malformed` for
+a document nested too deep, `bad-source` for a redirect elsewhere).
 """
 
 from __future__ import annotations
 
-import functools
-import math
 import os
-import ssl
 import time
-import zlib
-from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
-from datetime import UTC, datetime
-from email.utils import parsedate_to_datetime
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from hz.http.budget import may_wait
+from hz.http.client import Asked, Limits, RemoteError, limits_from, new_client, request, too_deep
+from hz.http.jsonvalue import NotJson, TooDeep, loads
+from hz.http.ratelimit import rate_limit
 from hz.secrets import Secrets, redact_url, secrets_of
 from hz.sources.base import SourceError
-from hz.sources.window import iso
 
 if TYPE_CHECKING:
     import httpx
 
+__all__ = ["Answer", "Limits", "Service", "client", "get", "limits_from"]
+
 USER_AGENT = "hz-sources/1"
-TIMEOUT_S = 30.0
-DEADLINE_S = 60.0  # one request, from connecting to its last byte
-MAX_BYTES = 32 * 1024 * 1024  # a body, as sent and as inflated: a big feed or API page is a few MB
-
-
-@dataclass(frozen=True)
-class Limits:
-    deadline_s: float = DEADLINE_S
-    max_bytes: int = MAX_BYTES
-
-
-def limits_from(environ: Mapping[str, str]) -> Limits:
-    """The limits the environment sets; a value that is no positive number leaves the default."""
-    return Limits(
-        _positive(environ.get("HZ_FETCH_DEADLINE_S"), DEADLINE_S),
-        int(_positive(environ.get("HZ_FETCH_MAX_BYTES"), MAX_BYTES)),
-    )
-
-
-def _positive(text: str | None, default: float) -> float:
-    try:
-        value = float(text) if text else default
-    except ValueError:
-        return default
-    return value if math.isfinite(value) and value > 0 else default
 
 
 @dataclass(frozen=True)
@@ -79,14 +52,18 @@ class Answer:
     next_url: str | None  # the `Link: <…>; rel="next"` page, if any
     secrets: Secrets | None = None  # what was scrubbed from the body; also scrubbed from parsed strings
     url: str = ""  # where the body came from, after redirects (a feed's relative links resolve against it)
+    asked: Asked | None = None  # who answered what, for the message when the JSON nests too deep
+    limits: Limits = field(default_factory=Limits)
 
     def json(self) -> Any:
-        import orjson
-
+        """The body's JSON; None when it is none; a SourceError when it nests past the limit."""
         try:
-            value = orjson.loads(self.body)
-        except orjson.JSONDecodeError:
+            value = loads(self.body, self.limits.max_depth)
+        except NotJson:
             return None
+        except TooDeep:
+            error = too_deep(self.asked or Asked("the server", "its answer"), self.limits)
+            raise SourceError("malformed", error.message, hint=error.hint) from None
         # The body was scrubbed as bytes; only a secret written with escapes (`\u0067hp_…`, `https:\/\/`)
         # gets past that, and shows once the text is decoded, so only then are the strings walked.
         if self.secrets is None or (b"\\u" not in self.body and b"\\/" not in self.body):
@@ -95,23 +72,18 @@ class Answer:
 
 
 def client(headers: Mapping[str, str] | None = None) -> httpx.Client:
-    import httpx
-
-    return httpx.Client(
-        timeout=TIMEOUT_S,
-        follow_redirects=True,
-        headers={"User-Agent": USER_AGENT, **(headers or {})},
-        trust_env=False,
-        verify=_tls(),
-    )
+    return new_client({"User-Agent": USER_AGENT, **(headers or {})})
 
 
-@functools.cache
-def _tls() -> ssl.SSLContext:
-    """One TLS context per process: building it loads the CA bundle, a tenth of a second each time."""
-    import httpx
-
-    return httpx.create_ssl_context()
+# what a failure of the shared client is, as a source error
+_CODES = {
+    "unavailable": "unavailable",
+    "timeout": "unavailable",
+    "too-large": "too-large",
+    "too-deep": "malformed",
+    "redirect": "bad-source",
+    "malformed": "malformed",
+}
 
 
 def get(
@@ -130,96 +102,31 @@ def get(
     """GET `url`; 200 or 304 come back, everything else is a SourceError naming the status.
 
     `secrets` (by default those of this process's environment) are scrubbed from all the answer holds.
+    A rate limit is waited out when it asks for at most `max_wait_s` and the tick has that time left.
     """
-    import httpx
-
     secrets = secrets_of() if secrets is None else secrets
     limits = limits_from(os.environ) if limits is None else limits
+    asked = Asked(service.name, _plain(url))
     headers = {"Accept-Encoding": "gzip, deflate"}
     if etag:
         headers["If-None-Match"] = etag
     if last_modified:
         headers["If-Modified-Since"] = last_modified
     for _attempt in range(3):
-        deadline = time.monotonic() + limits.deadline_s
         try:
-            with session.stream(
-                "GET", url, params=params, headers=headers, timeout=min(TIMEOUT_S, limits.deadline_s)
-            ) as response:
-                wait = _rate_limit_wait(response)
-                if wait is None:
-                    body = _read_body(response, url, service, limits, deadline) if response.status_code == 200 else b""
-                    if response.status_code == 304 and not (etag or last_modified):
-                        raise _unasked_304(url, service)
-                    return _answer(response, body, url, service, secrets)
-        except httpx.HTTPError as exc:
-            raise SourceError(
-                "unavailable", f"could not reach {service.name} at {_plain(url)} ({type(exc).__name__})"
-            ) from None
-        if wait > max_wait_s:
-            raise _rate_limited(response, url, service, secrets)
-        sleep(max(wait, 0.0))
-    raise _rate_limited(response, url, service, secrets)
-
-
-def _read_body(response: httpx.Response, url: str, service: Service, limits: Limits, deadline: float) -> bytes:
-    """The body, inflated, within the deadline and the size cap (SourceError past either)."""
-    body = bytearray()
-    pieces = _inflated(response.iter_raw(), response.headers.get("Content-Encoding", ""), limits.max_bytes)
-    try:
-        for piece in pieces:
-            body += piece
-            _check(body, response, url, service, limits, deadline)
-    except _Overflow:
-        raise _too_large(url, service, limits) from None
-    return bytes(body)
-
-
-class _Overflow(Exception):
-    """Inflating stopped at the cap with input left."""
-
-
-def _check(
-    body: bytearray, response: httpx.Response, url: str, service: Service, limits: Limits, deadline: float
-) -> None:
-    if time.monotonic() > deadline:
-        raise SourceError(
-            "unavailable",
-            f"{service.name} took longer than {limits.deadline_s:g} s to send {_plain(url)}",
-            hint="set HZ_FETCH_DEADLINE_S to allow more; hz tries again at the next recheck",
-        )
-    if len(body) > limits.max_bytes or response.num_bytes_downloaded > limits.max_bytes:
-        raise _too_large(url, service, limits)
-
-
-def _inflated(chunks: Iterator[bytes], encoding: str, cap: int) -> Iterator[bytes]:
-    """`chunks` decoded by their Content-Encoding, never inflating more than `cap` + 1 bytes in all."""
-    coding = encoding.strip().lower()
-    if coding in ("", "identity"):
-        yield from chunks
-        return
-    if coding not in ("gzip", "x-gzip", "deflate"):
-        raise SourceError("bad-source", f"the answer is encoded as {coding[:40]!r}, which hz does not read")
-    inflater = zlib.decompressobj(47)  # 47: a gzip or a zlib header, whichever the stream has
-    made = 0
-    try:
-        for chunk in chunks:
-            piece = inflater.decompress(chunk, cap + 1 - made)
-            made += len(piece)
-            yield piece
-            if inflater.unconsumed_tail:  # the cap stopped it: what is left would inflate past it
-                raise _Overflow
-        yield inflater.flush()
-    except zlib.error:
-        raise SourceError("malformed", f"the answer's {coding} encoding is damaged") from None
-
-
-def _too_large(url: str, service: Service, limits: Limits) -> SourceError:
-    return SourceError(
-        "too-large",
-        f"{service.name} sent more than {limits.max_bytes} bytes for {_plain(url)} (as sent or inflated)",
-        hint="set HZ_FETCH_MAX_BYTES to allow more, or point the source at a smaller document",
-    )
+            response = request(session, "GET", url, asked, limits, params=params, headers=headers)
+        except RemoteError as exc:
+            raise SourceError(_CODES[exc.kind], secrets.scrub(exc.message), hint=exc.hint) from None
+        limit = rate_limit(response, time.time())
+        if limit is None:
+            if response.status_code == 304 and not (etag or last_modified):
+                raise _unasked_304(url, service)
+            return _answer(response, url, service, secrets, asked, limits)
+        wait, when = limit
+        if wait is None or wait > max_wait_s or not may_wait(wait):
+            raise _rate_limited(response, url, service, secrets.scrub(when))
+        sleep(wait)
+    raise _rate_limited(response, url, service, secrets.scrub(when))
 
 
 def _unasked_304(url: str, service: Service) -> SourceError:
@@ -230,14 +137,17 @@ def _unasked_304(url: str, service: Service) -> SourceError:
     )
 
 
-def _answer(response: httpx.Response, body: bytes, url: str, service: Service, secrets: Secrets) -> Answer:
+def _answer(
+    response: httpx.Response, url: str, service: Service, secrets: Secrets, asked: Asked, limits: Limits
+) -> Answer:
     status = response.status_code
     if status in (200, 304):
         link = response.links.get("next", {}).get("url")
-        body = secrets.scrub_bytes(body)
+        body = secrets.scrub_bytes(response.content if status == 200 else b"")
         headers = {k: secrets.scrub(v) for k, v in response.headers.items()}
         final = secrets.scrub(redact_url(str(response.url)))
-        return Answer(status, body, headers, secrets.scrub(link) if link else None, secrets, final)
+        next_url = secrets.scrub(link) if link else None
+        return Answer(status, body, headers, next_url, secrets, url=final, asked=asked, limits=limits)
     where = _plain(url)
     reason = secrets.scrub(f"{status} {response.reason_phrase}".strip())
     if status == 401:
@@ -265,42 +175,10 @@ def _answer(response: httpx.Response, body: bytes, url: str, service: Service, s
     raise SourceError("bad-source", f"{service.name} rejected the request for {where} ({reason})")
 
 
-def _rate_limit_wait(response: httpx.Response) -> float | None:
-    """Seconds to wait before retrying, when the answer says we were rate limited; None otherwise."""
-    status = response.status_code
-    limited = status == 429 or (status == 403 and response.headers.get("X-RateLimit-Remaining") == "0")
-    if status == 403 and "Retry-After" in response.headers:
-        limited = True  # GitHub's secondary rate limit
-    if not limited:
-        return None
-    retry_after = response.headers.get("Retry-After")
-    if retry_after:
-        return _seconds_until(retry_after)
-    reset = response.headers.get("X-RateLimit-Reset")
-    if reset and reset.isdigit():
-        return int(reset) - time.time()
-    return 60.0
-
-
-def _seconds_until(value: str) -> float:
-    if value.strip().isdigit():
-        return float(value.strip())
-    try:
-        return (parsedate_to_datetime(value) - datetime.now(UTC)).total_seconds()
-    except (TypeError, ValueError):
-        return 60.0
-
-
-def _rate_limited(response: httpx.Response, url: str, service: Service, secrets: Secrets) -> SourceError:
-    reset = response.headers.get("X-RateLimit-Reset")
-    when = ""
-    if reset and reset.isdigit() and len(reset) <= 12:  # a time this century, not an absurd number
-        when = f"; it resets at {iso(datetime.fromtimestamp(int(reset), UTC))}"
-    elif response.headers.get("Retry-After"):
-        when = f"; retry after {secrets.scrub(response.headers['Retry-After'])} s"
+def _rate_limited(response: httpx.Response, url: str, service: Service, when: str) -> SourceError:
     return SourceError(
         "rate-limited",
-        f"{service.name} rate limit reached reading {_plain(url)} ({response.status_code}){when}",
+        f"{service.name} rate limit reached reading {_plain(url)} ({response.status_code}); {when}",
         hint="hz tries again at the next recheck; set a longer `recheck` on inputs that poll this often",
     )
 

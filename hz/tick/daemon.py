@@ -185,7 +185,18 @@ def tick(
     runner: Any = None,
     tools: tuple[Any, ...] = (),
 ) -> TickReport:
-    """One deterministic tick at `now` (default: the clock); `runner` and `tools` override the defaults."""
+    """One deterministic tick at `now` (default: the clock); `runner` and `tools` override the defaults.
+
+    Its remote requests (sources, the forge, publishes) share one budget of time (`hz.http.budget`)."""
+    from hz.http.budget import tick_budget
+
+    with tick_budget(environ):
+        return _tick(root=root, environ=environ, now=now, runner=runner, tools=tools)
+
+
+def _tick(
+    *, root: Path | None, environ: Mapping[str, str], now: datetime | None, runner: Any, tools: tuple[Any, ...]
+) -> TickReport:
     from hz.session.store import Store
 
     moment = now or datetime.now(UTC)

@@ -46,7 +46,9 @@ Faults for the next requests, in order, whatever they ask: `fail(status, times=1
 headers=None)` (401, 404, 422, 500 ...), `rate_limit_primary(reset_in=30, times=1, status=403)`
 (`x-ratelimit-remaining: 0`, `x-ratelimit-reset` now + reset_in; pass `reset=` for an exact header
 value), `rate_limit_secondary(retry_after="2", times=1, status=403)` (a `Retry-After`; None for none),
-`clear_faults()`. `fail(..., body=...)` answers that JSON instead of `{"message": ...}`.
+`clear_faults()`. `fail(..., body=...)` answers that JSON instead of `{"message": ...}`. `hostile` is a
+list of acts answering the next requests on the socket itself (deep, huge, dripping, redirecting to
+another origin: tests/review/fake_forge_hostile.py).
 
 Endpoints (under /repos/<owner>/<repo>): GET/POST pulls (state, head=owner:branch, base, sort, direction,
 per_page, page; list items lack `merged` and `merged_by`, as GitHub's do), GET/PATCH pulls/<n>,
@@ -95,6 +97,7 @@ class FakeForge:
         self.issues: dict[int, Issue] = {}
         self.threads: dict[int, list[dict[str, Any]]] = {}
         self.faults: list[Fault] = []
+        self.hostile: list[Callable[[Any], None]] = []  # answers of a hostile server (fake_forge_hostile.py)
         self.ids = iter(range(1_000_001, 10**9))
         self.lock = threading.RLock()
         self._server: ThreadingHTTPServer | None = None

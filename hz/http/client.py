@@ -211,6 +211,16 @@ def _origin(url: httpx.URL) -> tuple[str, str, int | None]:
     return url.scheme, url.host, url.port or _DEFAULT_PORTS.get(url.scheme)
 
 
+def same_origin(url: str, other: str) -> bool:
+    """Whether two URLs share scheme, host and port (a `Link` to a next page must: it carries the token)."""
+    import httpx
+
+    try:
+        return _origin(httpx.URL(url)) == _origin(httpx.URL(other))
+    except (httpx.InvalidURL, ValueError):
+        return False
+
+
 def _whole(response: httpx.Response, asked: Asked, limits: Limits) -> httpx.Response:
     """`response` with its body read within the cap, as a response whose `.content` is that body."""
     import httpx

@@ -27,7 +27,8 @@ def loads(data: bytes, max_depth: int = MAX_DEPTH) -> Any:
     try:
         value = orjson.loads(data)
     except orjson.JSONDecodeError as exc:
-        if "recursion" in str(exc).lower():  # past orjson's own limit, which is above ours
+        said = str(exc).lower()
+        if "depth" in said or "recursion" in said:  # past orjson's own limit (1024), which is above ours
             raise TooDeep from None
         raise NotJson from None
     if depth_over(value, max_depth):

@@ -68,7 +68,7 @@ def _from_sentence(ctx: Context, request: NewRequest, sentence: str, runner: Run
     check_name(name)
     with Store.from_environ(ctx.environ) as store:
         _free(store, name, namespace)  # before paying for a model call
-        ledger = ledger_of(store, ctx.moment())
+        ledger = ledger_of(store)
     thinker = runner or _configured_runner(config.raw, ctx.environ)
     if thinker.name == "offline":
         raise refuse_offline()
@@ -77,7 +77,7 @@ def _from_sentence(ctx: Context, request: NewRequest, sentence: str, runner: Run
     limits = Limits(config.heinzel.max_usd, config.heinzel.max_usd_per_day)
     # a turn of its own for the turn cap: one compile's requests together, never another compile's
     gate = LedgerGate(ledger, agent=f"{namespace}:{name}", turn=f"compile:{new_turn_id(ctx.moment())}",
-                      runner=str(thinker.name), limits=limits, clock=ctx.moment)  # fmt: skip
+                      runner=str(thinker.name), limits=limits)  # fmt: skip
     compiled = compile_sentence(thinker, replace(asked, spend=gate))
     with Store.from_environ(ctx.environ) as store:
         agent_id = lifecycle.create(

@@ -42,12 +42,13 @@ ERROR_CODES = (
 
 
 class SourceError(HzError):
-    """A source could not be read; `code` is one of ERROR_CODES."""
+    """A source could not be read; `code` is one of ERROR_CODES, `status` the HTTP status when one said so."""
 
-    def __init__(self, code: str, message: str, *, hint: str | None = None) -> None:
+    def __init__(self, code: str, message: str, *, hint: str | None = None, status: int | None = None) -> None:
         assert code in ERROR_CODES, code
         super().__init__(message, hint=hint)
         self.code = code
+        self.status = status
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,7 @@ FACETS = ("items", "opened", "closed", "merged")
 SERVICE = Service("GitHub", "GITHUB_TOKEN")
 SLACK = timedelta(days=1)
 PER_PAGE = 100
+MAX_PAGES = 200  # 20,000 items of one listing: more is a server paging forever
 _GLOB = frozenset("*?[")
 
 
@@ -41,7 +42,7 @@ def fetch(spec: SourceSpec, ctx: FetchContext) -> Fetched:
     since = None if spec.window is None else ctx.slot - spec.window - SLACK
     base = ctx.environ.get("HZ_GITHUB_API", "https://api.github.com").rstrip("/")
     pages_before = dict((ctx.previous or {}).get("validators", {}).get("pages", {}))
-    reader = _Reader(base, pages_before, ctx)
+    reader = _Reader(base, pages_before, ctx, spec.uri)
     with client(_headers(ctx)) as session:
         reader.session = session
         repos = _repos(reader, owner, repo_glob, query)
@@ -97,8 +98,9 @@ def _headers(ctx: FetchContext) -> dict[str, str]:
 class _Reader:
     """Conditional, paginated GETs that remember each page's ETag and items for the next fetch."""
 
-    def __init__(self, base: str, previous: dict[str, Any], ctx: FetchContext) -> None:
+    def __init__(self, base: str, previous: dict[str, Any], ctx: FetchContext, uri: str = "") -> None:
         self.base = base
+        self.ctx_uri = uri
         self.previous = previous
         self.ctx = ctx
         self.pages: dict[str, Any] = {}
@@ -107,6 +109,12 @@ class _Reader:
 
     def page(self, url: str, convert: Any) -> tuple[list[Any], str | None]:
         assert self.session is not None
+        if self.requests >= MAX_PAGES:
+            raise SourceError(
+                "malformed",
+                f"GitHub listed more than {MAX_PAGES} pages for {self.ctx_uri}; hz stopped reading",
+                hint="narrow the source (a repository instead of a glob) or its `window`",
+            )
         kept = redact_url(url)  # what the cache holds: never a credential from the base URL
         stored = self.previous.get(kept) or {}
         secrets = secrets_of(self.ctx.environ)

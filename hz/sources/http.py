@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from hz.http.budget import may_wait
-from hz.http.client import Asked, Limits, RemoteError, limits_from, new_client, request, too_deep
+from hz.http.client import Asked, Limits, RemoteError, limits_from, new_client, request, same_origin, too_deep
 from hz.http.jsonvalue import NotJson, TooDeep, loads
 from hz.http.ratelimit import rate_limit
 from hz.secrets import Secrets, redact_url, secrets_of
@@ -143,6 +143,12 @@ def _answer(
     status = response.status_code
     if status in (200, 304):
         link = response.links.get("next", {}).get("url")
+        if link and not same_origin(link, url):  # the session's token would go with the request
+            raise SourceError(
+                "bad-source",
+                f"{service.name} pointed the next page of {_plain(url)} to another origin; hz did not follow it",
+                hint="another server never answers for the one asked; hz tries again at the next recheck",
+            )
         body = secrets.scrub_bytes(response.content if status == 200 else b"")
         headers = {k: secrets.scrub(v) for k, v in response.headers.items()}
         final = secrets.scrub(redact_url(str(response.url)))
@@ -150,29 +156,54 @@ def _answer(
         return Answer(status, body, headers, next_url, secrets, url=final, asked=asked, limits=limits)
     where = _plain(url)
     reason = secrets.scrub(f"{status} {response.reason_phrase}".strip())
+    said = server_says(response, secrets, limits)
+    reason += f": {said}" if said else ""
     if status == 401:
-        raise SourceError(
+        error = SourceError(
             "unauthorized",
             f"{service.name} refused the request for {where} ({reason})",
             hint=f"set {service.token_env} to a token that may read it",
         )
-    if status == 403:
-        raise SourceError(
+    elif status == 403:
+        error = SourceError(
             "forbidden",
             f"{service.name} forbids reading {where} ({reason})",
             hint=f"check that the token in {service.token_env} has access to it",
         )
-    if status == 404:
-        raise SourceError(
+    elif status == 404:
+        error = SourceError(
             "not-found", f"{service.name} has nothing at {where} ({reason})", hint="check the source's name"
         )
-    if status >= 500:
-        raise SourceError(
+    elif status >= 500:
+        error = SourceError(
             "server-error",
             f"{service.name} failed to answer for {where} ({reason})",
             hint="it is probably temporary; hz tries again at the next recheck",
         )
-    raise SourceError("bad-source", f"{service.name} rejected the request for {where} ({reason})")
+    else:
+        error = SourceError("bad-source", f"{service.name} rejected the request for {where} ({reason})")
+    error.status = status
+    raise error
+
+
+def server_says(response: httpx.Response, secrets: Secrets, limits: Limits) -> str:
+    """What an error answer says in its own words: Jira's `errorMessages` and `errors`, GitHub's `message`
+    (when it adds to the status line); one line, at most 300 characters, scrubbed."""
+    try:
+        data = loads(response.content, limits.max_depth)
+    except ValueError:
+        return ""
+    if not isinstance(data, dict):
+        return ""
+    parts = [str(m) for m in data.get("errorMessages") or () if isinstance(m, str | int | float)]
+    errors = data.get("errors")
+    if isinstance(errors, dict):
+        parts += [f"{k}: {v}" for k, v in errors.items() if isinstance(v, str | int | float)]
+    message = data.get("message")
+    if isinstance(message, str) and message.strip().lower() != response.reason_phrase.strip().lower():
+        parts.append(message)
+    text = secrets.scrub(" ".join("; ".join(p for p in parts if str(p).strip()).split()))
+    return text if len(text) <= 300 else text[:297] + "..."
 
 
 def _rate_limited(response: httpx.Response, url: str, service: Service, when: str) -> SourceError:

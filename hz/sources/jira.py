@@ -1,10 +1,11 @@
-"""`jira:<site>/<project>` — issues of one Jira project through the REST search API (v2).
+"""`jira:<site>/<project>` — issues of one Jira project through the REST search API.
 
 The base URL is `$HZ_JIRA_BASE` (it may hold `{site}`; default `https://{site}.atlassian.net`). The
 token is `$JIRA_TOKEN`: with `$JIRA_USER` (an e-mail) it is sent as basic auth, as Jira Cloud wants,
 otherwise as a bearer token (a Data Center personal access token). The input's `query` is JQL and is
 combined with the project and the window (`updated` since the window's start less a day of slack, so
-any time zone Jira reads it in is covered); results are paged with `startAt`/`maxResults`/`total`.
+any time zone Jira reads it in is covered). Jira Cloud is searched on `/rest/api/3/search/jql`, Server and
+Data Center on v2's `/rest/api/2/search`, whichever the site is (see `hz.sources.jira_search`).
 Every answer is scrubbed of the environment's secrets (see `hz.sources.http`), and issue URLs are
 built on the base without its userinfo. Facets: `items`, `done`, `in_progress`, `todo` (by status
 category), `blocked` (a status or label containing "block"), `status` (key -> status), `dates` (key ->
@@ -23,14 +24,15 @@ from urllib.parse import quote
 from hz.secrets import redact_url, secrets_of
 from hz.sources.base import FetchContext, Fetched, SourceError, SourceSpec
 from hz.sources.canonical import one_line, sorted_records
-from hz.sources.http import Service, client, get
+from hz.sources.http import Service, client
+from hz.sources.jira_search import Search, deployment, issues
+from hz.sources.jira_text import plain
 from hz.sources.window import Window, iso, parse_time, utc
 
 REMOTE = True
 FACETS = ("items", "done", "in_progress", "todo", "blocked", "status", "dates", "scope")
 SERVICE = Service("Jira", "JIRA_TOKEN")
 SLACK = timedelta(days=1)
-PAGE = 100
 FIELDS = "summary,status,issuetype,assignee,duedate,resolutiondate,created,updated,labels,priority"
 _ORDER_BY = re.compile(r"(?i)\border\s+by\b")
 _CATEGORY = {"done": "done", "indeterminate": "in_progress", "new": "todo"}
@@ -40,26 +42,15 @@ def fetch(spec: SourceSpec, ctx: FetchContext) -> Fetched:
     site, project = _parts(spec)
     base = base_url(ctx.environ, site)
     since = None if spec.window is None else ctx.slot - spec.window - SLACK
-    jql = _jql(project, spec.query, since)
-    records: list[dict[str, Any]] = []
-    requests = 0
-    start = 0
-    secrets = secrets_of(ctx.environ)
+    remembered = (ctx.previous or {}).get("validators", {}).get("api")
     with client(auth_headers(ctx.environ)) as session:
-        while True:
-            params: dict[str, str | int] = {"jql": jql, "startAt": start, "maxResults": PAGE, "fields": FIELDS}
-            url = f"{base}/rest/api/2/search"
-            answer = get(session, url, SERVICE, params=params, max_wait_s=ctx.max_wait_s, secrets=secrets)
-            requests += 1
-            body = answer.json()
-            if not isinstance(body, dict) or not isinstance(body.get("issues"), list):
-                raise SourceError("malformed", f"Jira answered the search for {spec.uri} with no issue list")
-            issues = [i for i in body["issues"] if isinstance(i, dict)]
-            records.extend(_issue(redact_url(base), i) for i in issues)
-            start += len(issues)
-            if not issues or start >= int(body.get("total", 0)):
-                break
-    return Fetched(sorted_records(records, "key"), covers=(since, None), requests=requests)
+        jql = _jql(project, spec.query, since)
+        search = Search(spec.uri, session, base, jql, FIELDS, secrets_of(ctx.environ), ctx.max_wait_s)
+        found, api = issues(search, deployment(search, remembered))
+    records = [_issue(redact_url(base), i) for i in found]
+    return Fetched(
+        sorted_records(records, "key"), covers=(since, None), validators={"api": api}, requests=search.requests
+    )
 
 
 def build(spec: SourceSpec, records: Any, window: Window) -> dict[str, Any]:
@@ -124,7 +115,7 @@ def _issue(base: str, raw: dict[str, Any]) -> dict[str, Any]:
     key = str(raw.get("key", ""))
     record = {
         "key": key,
-        "summary": one_line(fields.get("summary")),
+        "summary": one_line(plain(fields.get("summary"))),
         "type": str((fields.get("issuetype") or {}).get("name") or ""),
         "status": str(status.get("name") or ""),
         "category": _CATEGORY.get(str((status.get("statusCategory") or {}).get("key") or ""), "other"),

@@ -1,6 +1,7 @@
 """The spend gate a turn hands its runner: the ledger, bound to one (agent, turn, runner) and its caps.
 
 A runner calls `reserve` before each model request and `settle` after it (hz.runners.base.SpendGate).
+Requests are booked on the wall clock's day (`ledger_day`), never on a tick's `--now`.
 When a reservation is refused, `refused` keeps why (which cap, its limit, what is gone), so the turn can
 say it in the tick's line; `flags` keeps what the settlements were flagged with.
 """
@@ -44,11 +45,29 @@ def utc_day(moment: datetime) -> str:
     return moment.astimezone(UTC).strftime("%Y-%m-%d")
 
 
+def wall_clock() -> datetime:
+    return datetime.now(UTC)
+
+
+def ledger_day() -> str:
+    """The day money is booked on: the wall clock's UTC date, whatever `--now` a tick was given. `--now`
+    moves the schedule only; if it moved the ledger's day too, ticks with other `--now` values would each
+    find a fresh day's cap within one real day."""
+    return utc_day(wall_clock())
+
+
 class LedgerGate:
     """A `SpendGate` over the ledger for one turn's requests to one runner."""
 
     def __init__(
-        self, ledger: Ledger, *, agent: str, turn: str, runner: str, limits: Limits, clock: Callable[[], datetime]
+        self,
+        ledger: Ledger,
+        *,
+        agent: str,
+        turn: str,
+        runner: str,
+        limits: Limits,
+        clock: Callable[[], datetime] = wall_clock,
     ) -> None:
         self.ledger = ledger
         self.agent = agent
@@ -85,10 +104,10 @@ class LedgerGate:
         self.ledger.settle(grant.id, usd, flag)
 
 
-def ledger_of(store: Store, now: datetime) -> Ledger:
+def ledger_of(store: Store) -> Ledger:
     """The ledger beside the index of `store`; a new one starts from the index's
-    record of today, so a home from before the ledger does not forget what it spent this morning."""
-    day = utc_day(now)
+    record of today (the wall clock's), so a home from before the ledger does not forget this morning."""
+    day = ledger_day()
     ledger = open_ledger(store.root, lambda: (day, store.index.spent_on(day)))
     if _CLOSED.get(ledger.path) != day:  # once a day per process: earlier days' doubts become final
         ledger.close_days(day)

@@ -371,11 +371,11 @@ def make_deps(
     runner: Any,
     tools: tuple[Any, ...] = (),
 ) -> Deps:
-    from hz.spend.gate import ledger_of, utc_day
+    from hz.spend.gate import ledger_day, ledger_of
     from hz.turn.gather import gather_inputs
 
-    day = utc_day(now)
-    ledger = ledger_of(store, now)
+    day = ledger_day()  # the wall clock's: `now` may be a pinned `--now`, which moves the schedule only
+    ledger = ledger_of(store)
     cache: dict[tuple[str, datetime], Gathered] = {}
 
     def gather(p: Plan, slot: datetime) -> Gathered:

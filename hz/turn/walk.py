@@ -205,7 +205,7 @@ def spend_gate(deps: Deps, agent: str, turn: str, *, contract_usd: float | None)
     settings = deps.settings
     limits = Limits(settings.max_usd, settings.max_usd_per_day, contract_usd)
     runner = str(getattr(deps.runner, "name", "runner"))
-    return LedgerGate(deps.ledger, agent=agent, turn=turn, runner=runner, limits=limits, clock=deps.clock)
+    return LedgerGate(deps.ledger, agent=agent, turn=turn, runner=runner, limits=limits)  # the wall clock's day
 
 
 def _refusal(gate: LedgerGate | None) -> dict[str, Any] | None:

@@ -72,15 +72,16 @@ def test_a_hostile_forge_is_said_in_the_tick_and_the_next_honest_tick_decides(
             fake.hostile[:] = [act, act]
             code, woken, took = _tick(omar, minutes, **LIMITS, **environ)
             assert (code, _said(woken)) == (1, [f"{key}: {message}"]), woken
-            assert took < 15, (message, took)
+            assert took < 60, (message, took)  # a tick on a loaded machine, not the drip's forever
         assert elsewhere.asked == []  # another origin never answered for the forge
     assert fates(remote) == [] and fates(remote, "draft.rejected") == []
 
     fake.hostile.clear()
     fake.rate_limit_secondary(retry_after="10", times=8)  # within the forge's own bound, not the tick's
-    code, woken, took = _tick(omar, 30, HZ_TICK_REMOTE_S="5")
+    asked = fake.count()
+    code, woken, _ = _tick(omar, 30, HZ_TICK_REMOTE_S="5")
     assert (code, _said(woken)) == (1, [f"{key}: GitHub's rate limit stops GET {PULLS} (403); retry after 10 s"])
-    assert took < 5 + 5, took
+    assert fake.count() - asked == 1  # refused at once: a 10 s wait does not fit in the tick's 5 s
 
     fake.clear_faults()
     fake.close(number)

@@ -145,7 +145,17 @@ def _endless_chunks(conn: socket.socket) -> None:
         time.sleep(0.01)
 
 
-@pytest.mark.parametrize("talk", [_byte_a_second, _endless_chunks], ids=["trickle", "endless"])
+def _endless_headers(conn: socket.socket) -> None:
+    """A server that never finishes its header lines: no body ever starts, so only an overall deadline ends it."""
+    conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/rss+xml\r\n")
+    for n in range(10_000):
+        conn.sendall(f"X-More-{n}: yes\r\n".encode())
+        time.sleep(0.05)
+
+
+@pytest.mark.parametrize(
+    "talk", [_byte_a_second, _endless_chunks, _endless_headers], ids=["trickle", "endless", "endless-headers"]
+)
 def test_a_fetch_has_an_overall_deadline(cache: SourceCache, talk: Callable[[socket.socket], None]) -> None:
     os.environ["HZ_FETCH_DEADLINE_S"] = "2"
     try:

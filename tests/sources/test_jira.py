@@ -10,7 +10,7 @@ import pytest
 from hz.sources.base import SourceError
 from hz.sources.cache import SourceCache
 from tests.sources.helpers import fetch
-from tests.sources.server import Reply, Request, Server, payload, status
+from tests.sources.server import Reply, Request, Server, payload, static, status
 
 WEEK = timedelta(days=7)
 SEARCH = "/rest/api/2/search"
@@ -26,8 +26,14 @@ def _search(server: Server, pages: list[bytes]) -> None:
 
 @pytest.fixture
 def jira(server: Server) -> Server:
+    """A Jira Server site: it says so in its serverInfo, and searches on v2."""
+    server.routes["/rest/api/2/serverInfo"] = static(payload("jira/serverinfo-server.json"))
     _search(server, [payload("jira-search-1.json"), payload("jira-search-2.json")])
     return server
+
+
+def searches(server: Server) -> list[Request]:
+    return [r for r in server.requests if r.path == SEARCH]
 
 
 def _env(server: Server, **more: str) -> dict[str, str]:
@@ -38,11 +44,11 @@ def test_issues_paged_by_start_at_and_split_into_facets(jira: Server, cache: Sou
     result = fetch(
         "jira:fjordlight/PLAT", cache, environ=_env(jira), window=WEEK, query="issuetype in (Story, Bug, Epic)"
     )
-    assert [r.param("startAt") for r in jira.requests] == ["0", "2"]
-    assert jira.requests[0].param("jql") == (
+    assert [r.param("startAt") for r in searches(jira)] == ["0", "2"]
+    assert searches(jira)[0].param("jql") == (
         'project = "PLAT" AND updated >= "2026/11/20 12:00" AND (issuetype in (Story, Bug, Epic)) ORDER BY key ASC'
     )
-    assert jira.requests[0].headers["authorization"] == "Bearer jira-secret"
+    assert searches(jira)[0].headers["authorization"] == "Bearer jira-secret"
     assert result.facets["scope"] == ["PLAT-101", "PLAT-102", "PLAT-103"]
     assert [i["key"] for i in result.facets["done"]] == ["PLAT-101"]
     assert [i["key"] for i in result.facets["in_progress"]] == ["PLAT-102", "PLAT-103"]
@@ -71,7 +77,7 @@ def test_issues_paged_by_start_at_and_split_into_facets(jira: Server, cache: Sou
 def test_basic_auth_when_a_user_is_given(jira: Server, cache: SourceCache) -> None:
     fetch("jira:fjordlight/PLAT", cache, environ=_env(jira, JIRA_USER="mira@example.org"))
     expected = "Basic " + base64.b64encode(b"mira@example.org:jira-secret").decode()
-    assert jira.requests[0].headers["authorization"] == expected
+    assert searches(jira)[0].headers["authorization"] == expected
 
 
 def test_watch_counts_and_update_times_are_immaterial(jira: Server, tmp_path: Path) -> None:
@@ -101,7 +107,7 @@ def test_401_names_the_token_variable(server: Server, cache: SourceCache) -> Non
     with pytest.raises(SourceError) as caught:
         fetch("jira:fjordlight/PLAT", cache, environ=_env(server))
     assert caught.value.render() == (
-        f"error: Jira refused the request for {server.url}{SEARCH} (401 Unauthorized)\n"
+        f"error: Jira refused the request for {server.url}{SEARCH} (401 Unauthorized: nope)\n"
         "  hint: set JIRA_TOKEN to a token that may read it"
     )
     assert not cache.root.exists()
@@ -116,4 +122,4 @@ def test_a_body_without_issues_is_malformed(server: Server, cache: SourceCache) 
 
 def test_an_order_by_in_the_query_is_left_out(jira: Server, cache: SourceCache) -> None:
     fetch("jira:fjordlight/PLAT", cache, environ=_env(jira), query="status = Blocked order by updated DESC")
-    assert jira.requests[0].param("jql") == 'project = "PLAT" AND (status = Blocked) ORDER BY key ASC'
+    assert searches(jira)[0].param("jql") == 'project = "PLAT" AND (status = Blocked) ORDER BY key ASC'

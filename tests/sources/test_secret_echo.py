@@ -138,7 +138,7 @@ def test_a_refusal_that_quotes_the_token_is_reported_without_it(hostile: Path, s
     assert (result.exit_code, result.out) == (1, "jira:acme/PLAT\n")
     assert result.err == (
         f"  error: Jira refused the request for http://127.0.0.1:{port}/rest/api/2/search (401 Unauthorized Basic"
-        " [redacted])\n    hint: set JIRA_TOKEN to a token that may read it\n"
+        " [redacted]: bad Basic [redacted])\n    hint: set JIRA_TOKEN to a token that may read it\n"
     )
 
 

@@ -10,7 +10,16 @@ import subprocess
 from pathlib import Path
 
 from tests.fakes.openai_server import FakeOpenAI
-from tests.spend.test_caps_hold import DRAFT, MONDAY, TICK, _killed_mid_request, billed, configure, ledger_total
+from tests.spend.test_caps_hold import (
+    DRAFT,
+    MONDAY,
+    TICK,
+    _killed_mid_request,
+    billed,
+    configure,
+    ledger_total,
+    real_day_passes,
+)
 from tests.turn.agents import adopt, contract_text
 
 
@@ -31,7 +40,7 @@ def test_a_turn_resumed_after_a_kill_in_flight_fits_what_its_cap_has_left(repo: 
 
 def test_a_resumed_turn_the_day_cap_refuses_waits_for_the_next_day_and_keeps_its_slot(repo: Path) -> None:
     """The day's money is gone with the killed request: the turn waits for the next UTC day (its slot and
-    what it paid for are kept), then drafts; it is not skipped for good."""
+    what it paid for are kept), then drafts once a real day has passed; it is not skipped for good."""
     with FakeOpenAI(outcome=DRAFT, completion_tokens=34_000) as server:
         configure(server, "max_usd = 1.0\nmax_usd_per_day = 0.5")
         adopt(contract_text(), now=MONDAY)
@@ -39,6 +48,8 @@ def test_a_resumed_turn_the_day_cap_refuses_waits_for_the_next_day_and_keeps_its
         configure(server, "max_usd = 1.0\nmax_usd_per_day = 0.34")  # the killed request took the whole day
         lines = []
         for tick in (TICK, TICK, [*TICK[:-1], "2026-10-27T09:00Z"]):
+            if len(lines) == 2:
+                real_day_passes()  # the ledger's day is the wall clock's: `--now` alone frees no money
             done = subprocess.run(tick, cwd=repo, capture_output=True, text=True, timeout=120, check=False)
             assert done.returncode == 0, done.stdout + done.stderr
             lines.append(done.stdout.strip())

@@ -53,10 +53,12 @@ def recorded(agent: str) -> float:
 
 
 def ledger_total() -> float:
+    """Today's total: the ledger books on the wall clock's day, whatever `--now` the ticks were given."""
+    from hz.spend.gate import ledger_day
     from hz.spend.ledger import Ledger  # here, so that the race test runs against hz from before the ledger
 
     with Store.from_environ(os.environ) as store:
-        return Ledger.open(store.root).day_total("2026-10-26")
+        return Ledger.open(store.root).day_total(ledger_day())
 
 
 def test_two_ticks_at_once_never_spend_past_the_day_cap(repo: Path) -> None:
@@ -73,6 +75,19 @@ def test_two_ticks_at_once_never_spend_past_the_day_cap(repo: Path) -> None:
         assert spent <= 0.5 + 1e-9, outputs
         assert billed(server) <= 0.5 + 1e-9, server.asked
         assert ledger_total() <= 0.5 + 1e-9
+
+
+def real_day_passes() -> None:
+    """What a real midnight does to the ledger: everything booked so far belongs to yesterday. (`--now`
+    cannot do it: the ledger books on the wall clock's day.)"""
+    import sqlite3
+
+    with Store.from_environ(os.environ) as store:
+        db = sqlite3.connect(store.root / "spend.sqlite")
+        with db:
+            db.execute("UPDATE reservations SET day = date(day, '-1 day')")
+            db.execute("UPDATE seeds SET day = date(day, '-1 day')")
+        db.close()
 
 
 def _killed_mid_request(repo: Path, server: FakeOpenAI) -> None:

@@ -140,18 +140,20 @@ def _noon() -> datetime:
 
 def test_a_home_from_before_the_ledger_counts_what_it_spent_today(tmp_path: Path) -> None:
     from hz.session.store import Store
-    from hz.spend.gate import ledger_of
+    from hz.spend.gate import ledger_day, ledger_of
     from hz.tick.daemon import tick
-    from tests.spend.test_reasons import MONDAY, priced
+    from tests.spend.test_reasons import priced
     from tests.turn.agents import adopt, contract_text
 
-    agent = adopt(contract_text(), now=MONDAY)
-    tick(root=None, now=MONDAY, runner=priced([]))
+    today = ledger_day()  # the seed reads the index's record of the wall clock's day, so the tick runs today
+    now = datetime.now(UTC)
+    agent = adopt(contract_text(), now=now)
+    tick(root=None, now=now, runner=priced([]))
     with Store.from_environ(os.environ) as store:
-        spent = store.index.cost_on("2026-10-26")
+        spent = store.index.cost_on(today)
         assert spent > 0
         for path in store.root.glob("spend.sqlite*"):  # as a home from before the ledger has none
             path.unlink()
-        ledger = ledger_of(store, MONDAY)
-        assert abs(ledger.day_total("2026-10-26") - spent) < 1e-12
-        assert abs(ledger.spent(agent=agent, turn="-", day="2026-10-26").agent_usd - spent) < 1e-12
+        ledger = ledger_of(store)
+        assert abs(ledger.day_total(today) - spent) < 1e-12
+        assert abs(ledger.spent(agent=agent, turn="-", day=today).agent_usd - spent) < 1e-12

@@ -16,6 +16,7 @@ from hz.session.frozen import frozen_reason
 from hz.session.index import Row
 from hz.session.queries import ListLine
 from hz.session.store import Store
+from hz.spend.day import ledger_day
 
 # A contract version is the count of its approved versions: nine digits is far beyond any real one,
 # and keeps the number inside SQLite's integers and Python's int-from-text limit.
@@ -111,7 +112,7 @@ def list_agents(ctx: Context, request: ListRequest) -> ListResult:
         rows = store.index.agents(
             state=request.state, artifact=request.artifact, contract=name, version=version, today=today
         )
-        ledger = Spend.of(store, today)
+        ledger = Spend.of(store, ledger_day())  # the ledger books on the wall clock's day
     agents = [ledger.summary(r, frozen) for r in rows if r["id"] not in hidden]
     return {"schema_version": SCHEMA_VERSION, "agents": agents}
 
@@ -125,6 +126,7 @@ class Spend:
 
     @classmethod
     def of(cls, store: Store, day: str) -> Spend:
+        """What the ledger counts on `day`: always the wall clock's (`ledger_day`), whatever `--now` says."""
         from hz.spend.standing import standing, why_in_doubt
 
         found = standing(store.root, day)
@@ -153,7 +155,7 @@ def agent_table(ctx: Context, request: ListRequest) -> Table:
         hidden, adopted = _hidden(store, ctx, everywhere)
         lines = store.index.agent_lines(state=request.state, artifact=request.artifact, contract=name, version=version)
         spent = store.index.spent_on(today)
-        ledger = Spend.of(store, today)
+        ledger = Spend.of(store, ledger_day())  # the ledger books on the wall clock's day
     spent.update(ledger.counted)
     lines = [line for line in lines if line[6] not in hidden] if hidden else lines
     repos = {str(r["id"]): named_repository(r) for r in adopted} if everywhere else None

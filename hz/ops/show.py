@@ -17,6 +17,7 @@ from hz.ops.models_agents import AgentDetail, AgentRequest, ShowResult, Timeline
 from hz.session.inbox import list_requests
 from hz.session.index import Row
 from hz.session.store import Store
+from hz.spend.day import ledger_day
 
 _AMENDMENT = ("amendment_id", "by_whom", "base_version", "status", "version", "sentence")
 _TURN = ("turn", "started_at", "cause", "status", "step", "disposition", "reason", "usd", "report")
@@ -73,8 +74,9 @@ def gather(store: Store, row: Row, now: datetime) -> AgentDetail:
     spine = index.spine_state(agent) or {}
     frozen = {agent: spine["problem"]} if spine.get("problem") else {}
     events = store.read(agent).events  # read once: the timeline's skips and caps, and the chat's fates
+    recorded = sum(c["usd"] for c in costs if c["day"] == day)
     detail: dict[str, Any] = {
-        **Spend.of(store, day).summary({**row, "cost_today": sum(c["usd"] for c in costs if c["day"] == day)}, frozen),
+        **Spend.of(store, ledger_day()).summary({**row, "cost_today": recorded}, frozen),
         "origin": row["origin"],
         "source": row["source"],
         "created_at": row["created_at"],

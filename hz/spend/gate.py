@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hz.runners.base import Grant, SpendFlag
+from hz.spend.day import ledger_day, utc_day, wall_clock
 from hz.spend.ledger import LEDGER, Ledger, Limits, Refused
 
 if TYPE_CHECKING:
@@ -41,19 +42,6 @@ def open_ledger(folder: Path, seed: Callable[[], tuple[str, Mapping[str, float]]
     return _OPEN[key][1]
 
 
-def utc_day(moment: datetime) -> str:
-    return moment.astimezone(UTC).strftime("%Y-%m-%d")
-
-
-def wall_clock() -> datetime:
-    return datetime.now(UTC)
-
-
-def ledger_day() -> str:
-    """The day money is booked on: the wall clock's UTC date, whatever `--now` a tick was given. `--now`
-    moves the schedule only; if it moved the ledger's day too, ticks with other `--now` values would each
-    find a fresh day's cap within one real day."""
-    return utc_day(wall_clock())
 
 
 class LedgerGate:

@@ -371,7 +371,8 @@ def make_deps(
     runner: Any,
     tools: tuple[Any, ...] = (),
 ) -> Deps:
-    from hz.spend.gate import ledger_day, ledger_of
+    from hz.spend.day import ledger_day
+    from hz.spend.gate import ledger_of
     from hz.turn.gather import gather_inputs
 
     day = ledger_day()  # the wall clock's: `now` may be a pinned `--now`, which moves the schedule only

@@ -80,7 +80,7 @@ def caps_now(plan: Any, deps: Any, events: Any, turn: str | None, *, contract: b
     contract_usd = plan.contract_usd if contract else None
     now = deps.clock()
     if deps.ledger is not None:
-        from hz.spend.gate import ledger_day
+        from hz.spend.day import ledger_day
 
         day = ledger_day()  # the wall clock's, whatever `--now` the tick was given
         spent = deps.ledger.spent(agent=plan.agent_id, turn=turn or "", day=day)

@@ -54,7 +54,7 @@ def recorded(agent: str) -> float:
 
 def ledger_total() -> float:
     """Today's total: the ledger books on the wall clock's day, whatever `--now` the ticks were given."""
-    from hz.spend.gate import ledger_day
+    from hz.spend.day import ledger_day
     from hz.spend.ledger import Ledger  # here, so that the race test runs against hz from before the ledger
 
     with Store.from_environ(os.environ) as store:

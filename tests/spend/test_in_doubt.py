@@ -13,15 +13,17 @@ import json
 import os
 import signal
 import subprocess
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from hz.commands.heinzel_list import list_command
 from hz.commands.heinzel_show import show_command
 from hz.session.store import Store
+from hz.spend.day import ledger_day
 from hz.spend.gate import ledger_of
+from hz.spend.standing import standing
 from tests.fakes.openai_server import FakeOpenAI
-from tests.spend.test_caps_hold import DRAFT, MONDAY, TICK, configure, ledger_total
+from tests.spend.test_caps_hold import DRAFT, MONDAY, TICK, configure, ledger_total, real_day_passes
 from tests.turn.agents import adopt, contract_text
 
 LATER = MONDAY + timedelta(hours=1)
@@ -91,8 +93,12 @@ def test_a_request_in_flight_when_hz_was_killed_is_counted_named_and_settled_whe
     assert row["in_doubt"] == "a request is in flight"
 
     # the day ends: nobody learns the cost any more, it is final at its worst case
+    real_day_passes()  # the ledger's day is the wall clock's: only a real midnight ends it
     with Store.from_environ(os.environ) as store:
-        ledger_of(store, MONDAY + timedelta(days=1))  # the first turn of Tuesday
+        ledger = ledger_of(store)  # the first turn of the next day
+        yesterday = (datetime.strptime(ledger_day(), "%Y-%m-%d") - timedelta(days=1)).strftime("%Y-%m-%d")
+        assert abs(ledger.day_total(yesterday) - RESERVED) < 1e-9  # final at its worst case
+        assert standing(store.root, yesterday)[agent].in_doubt_usd == 0.0
     detail = json.loads(_shown(agent, json_output=True))
-    assert (detail["cost_today"], detail["in_doubt_today"], detail["in_doubt"]) == (RESERVED, 0.0, None)
-    assert abs(ledger_total() - RESERVED) < 1e-9
+    assert (detail["cost_today"], detail["in_doubt_today"], detail["in_doubt"]) == (0.0, 0.0, None)  # a new day
+    assert ledger_total() == 0.0

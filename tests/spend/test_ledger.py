@@ -140,7 +140,8 @@ def _noon() -> datetime:
 
 def test_a_home_from_before_the_ledger_counts_what_it_spent_today(tmp_path: Path) -> None:
     from hz.session.store import Store
-    from hz.spend.gate import ledger_day, ledger_of
+    from hz.spend.day import ledger_day
+    from hz.spend.gate import ledger_of
     from hz.tick.daemon import tick
     from tests.spend.test_reasons import priced
     from tests.turn.agents import adopt, contract_text

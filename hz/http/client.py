@@ -7,7 +7,8 @@
   inflated, so a huge answer or a gzip bomb costs the cap, not its size.
 - **Redirects** are followed only within the origin asked (scheme, host and port), at most five, and for
   a write only when the server asks to repeat it (307, 308): another host never answers for the one
-  asked, whatever it says.
+  asked, whatever it says. A caller that sends no credential and trusts no origin (a public feed) may let
+  GETs move to another http(s) origin (`elsewhere=True`); nothing of the session's but its headers goes.
 - **JSON** is read with its nesting bounded (`hz.http.jsonvalue`).
 
 Every failure is a `RemoteError` with a kind and a message that names the service and the URL as the
@@ -105,6 +106,7 @@ def request(
     params: Mapping[str, str | int] | None = None,
     headers: Mapping[str, str] | None = None,
     json: Any = None,
+    elsewhere: bool = False,
 ) -> httpx.Response:
     """The final answer to `method url`, its body read whole (inflated, within the cap) into `.content`."""
     import httpx
@@ -117,7 +119,8 @@ def request(
         raise _late(asked, limits, by_tick=True)
     token = REQUEST_END.set(end)
     try:
-        return _follow(session, method, url, asked, limits, params=params, headers=headers, json=json)
+        follow = _Follow(asked, limits, elsewhere)
+        return follow(session, method, url, params=params, headers=headers, json=json)
     except httpx.TimeoutException:
         raise _late(asked, limits, by_tick=by_tick and time.monotonic() >= end) from None
     except httpx.HTTPError as exc:
@@ -154,57 +157,66 @@ def _late(asked: Asked, limits: Limits, *, by_tick: bool) -> RemoteError:
     )
 
 
-def _follow(
-    session: httpx.Client,
-    method: str,
-    url: str,
-    asked: Asked,
-    limits: Limits,
-    *,
-    params: Mapping[str, str | int] | None,
-    headers: Mapping[str, str] | None,
-    json: Any,
-) -> httpx.Response:
-    target: Any = url
-    for _hop in range(limits.redirects + 1):
-        with session.stream(method, target, params=params, headers=headers, json=json, timeout=None) as response:
-            location = response.headers.get("location") if response.status_code in _REDIRECTS else None
-            if location is None:
-                return _whole(response, asked, limits)
-            target, method = _redirected(response, location, method, asked)
-        params = None  # the new URL carries its own query
-        json = json if method not in ("GET", "HEAD") else None
-    raise RemoteError(
-        "redirect",
-        f"{asked.who} redirected {asked.shown} more than {limits.redirects} times; hz stopped following",
-        hint="point hz at the URL that answers",
-    )
+@dataclass(frozen=True)
+class _Follow:
+    asked: Asked
+    limits: Limits
+    elsewhere: bool  # a GET may move to another origin (no credential goes, no origin is trusted)
 
-
-def _redirected(response: httpx.Response, location: str, method: str, asked: Asked) -> tuple[httpx.URL, str]:
-    """Where a redirect leads, when hz follows it: the same origin, and a write only when asked to repeat it."""
-    import httpx
-
-    try:
-        target = response.url.join(location)
-    except (httpx.InvalidURL, ValueError):
-        raise RemoteError("redirect", f"{asked.who} redirected {asked.shown} to an address that is no URL") from None
-    if _origin(target) != _origin(response.url):
-        shown = redact_url(str(target.copy_with(query=None, fragment=None)))
-        shown = shown if len(shown) <= 100 else shown[:97] + "..."
+    def __call__(
+        self,
+        session: httpx.Client,
+        method: str,
+        url: str,
+        *,
+        params: Mapping[str, str | int] | None,
+        headers: Mapping[str, str] | None,
+        json: Any,
+    ) -> httpx.Response:
+        target: Any = url
+        for _hop in range(self.limits.redirects + 1):
+            with session.stream(method, target, params=params, headers=headers, json=json, timeout=None) as response:
+                location = response.headers.get("location") if response.status_code in _REDIRECTS else None
+                if location is None:
+                    return _whole(response, self.asked, self.limits)
+                target, method = self._redirected(response, location, method)
+            params = None  # the new URL carries its own query
+            json = json if method not in ("GET", "HEAD") else None
+        asked, hops = self.asked, self.limits.redirects
         raise RemoteError(
             "redirect",
-            f"{asked.who} redirected {asked.shown} to another origin ({shown}); hz did not follow it",
-            hint="another server never answers for the one asked; point the base URL at the server itself",
+            f"{asked.who} redirected {asked.shown} more than {hops} times; hz stopped following",
+            hint="point hz at the URL that answers",
         )
-    status = response.status_code
-    if status == 303:
-        return target, "GET"
-    if status in (301, 302) and method not in ("GET", "HEAD"):
-        raise RemoteError(
-            "redirect", f"{asked.who} redirected the {method} of {asked.shown} ({status}); hz did not repeat it"
-        )
-    return target, method
+
+    def _redirected(self, response: httpx.Response, location: str, method: str) -> tuple[httpx.URL, str]:
+        """Where a redirect leads, when hz follows it: the same origin (or, for `elsewhere`, any http(s)
+        origin for a GET), and a write only when asked to repeat it."""
+        import httpx
+
+        asked = self.asked
+        try:
+            target = response.url.join(location)
+        except (httpx.InvalidURL, ValueError):
+            said = f"{asked.who} redirected {asked.shown} to an address that is no URL"
+            raise RemoteError("redirect", said) from None
+        moved = _origin(target) != _origin(response.url)
+        if moved and not (self.elsewhere and method in ("GET", "HEAD") and target.scheme in _DEFAULT_PORTS):
+            shown = redact_url(str(target.copy_with(query=None, fragment=None)))
+            shown = shown if len(shown) <= 100 else shown[:97] + "..."
+            raise RemoteError(
+                "redirect",
+                f"{asked.who} redirected {asked.shown} to another origin ({shown}); hz did not follow it",
+                hint="another server never answers for the one asked; point the base URL at the server itself",
+            )
+        status = response.status_code
+        if status == 303:
+            return target, "GET"
+        if status in (301, 302) and method not in ("GET", "HEAD"):
+            raise RemoteError(
+                "redirect", f"{asked.who} redirected the {method} of {asked.shown} ({status}); hz did not repeat it"
+            )
+        return target, method
 
 
 def _origin(url: httpx.URL) -> tuple[str, str, int | None]:

@@ -68,6 +68,7 @@ def _fetch_http(spec: SourceSpec, url: str, ctx: FetchContext) -> Fetched:
             last_modified=previous.get("last_modified"),
             max_wait_s=ctx.max_wait_s,
             limits=limits_from(ctx.environ),
+            elsewhere=True,  # feeds move (to https, to another host); no token goes with them
         )
     validators = {
         "etag": answer.headers.get("etag") or previous.get("etag"),

@@ -98,8 +98,11 @@ def get(
     sleep: Callable[[float], None] = time.sleep,
     secrets: Secrets | None = None,
     limits: Limits | None = None,
+    elsewhere: bool = False,
 ) -> Answer:
     """GET `url`; 200 or 304 come back, everything else is a SourceError naming the status.
+
+    `elsewhere`: redirects may lead to another origin (a public feed that moved); else only within it.
 
     `secrets` (by default those of this process's environment) are scrubbed from all the answer holds.
     A rate limit is waited out when it asks for at most `max_wait_s` and the tick has that time left.
@@ -114,7 +117,7 @@ def get(
         headers["If-Modified-Since"] = last_modified
     for _attempt in range(3):
         try:
-            response = request(session, "GET", url, asked, limits, params=params, headers=headers)
+            response = request(session, "GET", url, asked, limits, params=params, headers=headers, elsewhere=elsewhere)
         except RemoteError as exc:
             raise SourceError(_CODES[exc.kind], secrets.scrub(exc.message), hint=exc.hint) from None
         limit = rate_limit(response, time.time())

@@ -42,8 +42,6 @@ def open_ledger(folder: Path, seed: Callable[[], tuple[str, Mapping[str, float]]
     return _OPEN[key][1]
 
 
-
-
 class LedgerGate:
     """A `SpendGate` over the ledger for one turn's requests to one runner."""
 

@@ -156,3 +156,13 @@ JSON = st.recursive(
 @given(JSON, st.integers(min_value=0, max_value=8))
 def test_the_depth_loop_agrees_with_the_recursive_definition(value: Any, limit: int) -> None:
     assert depth_over(value, limit) == (_depth(value) > limit)
+
+
+def test_a_public_feed_may_move_to_another_origin_but_a_write_may_not() -> None:
+    with raw_server(_answer("200 OK", body=b"<rss/>")) as other:
+        with raw_server(_answer("301 Moved Permanently", f"Location: {other}\r\n")) as url:
+            assert _ask(url, elsewhere=True).content == b"<rss/>"
+            error = _fails(url, method="POST", json={}, elsewhere=True)
+            assert error.message.startswith("the test server redirected /x to another origin")
+        with raw_server(_answer("302 Found", "Location: ftp://127.0.0.1/x\r\n")) as url:
+            assert _fails(url, elsewhere=True).kind == "redirect"  # http(s) only

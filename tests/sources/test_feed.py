@@ -127,7 +127,7 @@ def test_5xx_is_a_server_error(server: Server, cache: SourceCache) -> None:
     server.routes["/feed.xml"] = status(503)
     error = _failure(f"feed:{server.url}/feed.xml", cache)
     assert error.render() == (
-        f"error: the feed server failed to answer for {server.url}/feed.xml (503 Service Unavailable)\n"
+        f"error: the feed server failed to answer for {server.url}/feed.xml (503 Service Unavailable: nope)\n"
         "  hint: it is probably temporary; hz tries again at the next recheck"
     )
 

@@ -147,7 +147,7 @@ def _failure(server: Server, cache: SourceCache, environ: dict[str, str] | None 
 def test_401_names_the_token_variable(server: Server, cache: SourceCache) -> None:
     server.routes[PULLS] = status(401, b'{"message": "Bad credentials"}')
     assert _failure(server, cache).render() == (
-        f"error: GitHub refused the request for {server.url}{PULLS} (401 Unauthorized)\n"
+        f"error: GitHub refused the request for {server.url}{PULLS} (401 Unauthorized: Bad credentials)\n"
         "  hint: set GITHUB_TOKEN to a token that may read it"
     )
 

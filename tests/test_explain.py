@@ -51,7 +51,7 @@ def test_an_unknown_code_exits_1_with_the_closest_codes(hz: Any) -> None:
     assert result.out == ""
     assert result.err == (
         "error: no code or event kind 'HZC24'\n"
-        "  hint: did you mean HZC023, HZC022, HZC021? `hz explain --list` shows them all\n"
+        "  hint: did you mean HZC024, HZC023, HZC022? `hz explain --list` shows them all\n"
     )
     assert "did you mean turn.started" in hz("explain", "turn.strated").err
 

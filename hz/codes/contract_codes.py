@@ -286,6 +286,18 @@ CODES: tuple[Code, ...] = (
         "Add `id:` with a fresh 26-character ULID to the frontmatter; never copy another contract's id.",
     ),
     Code(
+        "HZC024",
+        "a bidi override or control character in contract text",
+        "error",
+        STAGE1,
+        "A string of the frontmatter (the title, the description, any other) holds a character that "
+        "reorders text or controls a terminal: a right-to-left override (U+202E), another bidi embedding, "
+        "mark or isolate, or a control character other than a tab or a line end. The title reaches pull "
+        "request titles and pages, where such a character makes it read as something it is not.",
+        _one(variant(("title: Weekly digest", 'title: "Weekly digest \\u202Eexe.txt"'))),
+        "Delete the character; YAML's escapes (`\\u202e`) count as the character they spell.",
+    ),
+    Code(
         "HZC050",
         "an amendment that widens the contract",
         "error",

@@ -283,4 +283,18 @@ CODES: tuple[Code, ...] = (
         "future is refused by the hook), then let hz write the receipt again.",
         proof="tests",
     ),
+    Code(
+        "HZS023",
+        "a receipt that does not follow",
+        "error",
+        LINT,
+        "A receipt of a team draft's fate or publish that hz/state and main do not bear out: an approval, "
+        "rejection, supersession or seconding of a draft never placed or decided already, an approver or "
+        "rejector the roster on main does not list, or a publish.done before its approval or for an action "
+        "and target the contract on main does not declare.",
+        _story("an approval.observed by @ceo-leaves-in-march for a draft key no draft.placed has"),
+        "Nothing hz wrote: refuse the pusher (protect hz/state). Readers ignore such a receipt; a member "
+        "missing from [team.members] on main is added there by pull request.",
+        proof="tests",
+    ),
 )

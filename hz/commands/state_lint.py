@@ -27,14 +27,14 @@ def lint_command(root: Path, span: str | None, as_json: bool, since: str | None 
     if span is not None and since is not None:
         raise HzError("give --range or --since, not both", hint="--since X lints X..hz/state")
     if span is not None:
-        return _report(_lint(repo, *_parse_range(repo, span)), as_json)
+        return _report(_lint(repo, *_parse_range(repo, span), history=False), as_json)
     tip = _default_tip(repo, root)
     if tip is None:
         click.echo(f"{STATE_BRANCH}: no such branch yet, nothing to lint")
         return EXIT_OK
     if since is not None:
         return _lint_since(repo, since, tip, as_json)
-    return _report(_lint(repo, None, tip), as_json)
+    return _report(_lint(repo, None, tip, history=True), as_json)
 
 
 def _lint_since(repo: pygit2.Repository, since: str, tip: str, as_json: bool) -> int:
@@ -55,10 +55,11 @@ def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
-def _lint(repo: pygit2.Repository, base: str | None, tip: str) -> list[Diagnostic]:
+def _lint(repo: pygit2.Repository, base: str | None, tip: str, *, history: bool) -> list[Diagnostic]:
+    """`history`: the whole branch, where receipts written before a rule tightened are read as they are."""
     from hz.gitstate.lint import LintContext, lint_range
 
-    return lint_range(repo, base, tip, LintContext.local(repo))
+    return lint_range(repo, base, tip, LintContext.local(repo, history=history))
 
 
 def _report(found: list[Diagnostic], as_json: bool, err: bool = False) -> int:

@@ -48,11 +48,14 @@ def check_frontmatter(
     """Validate a migrated, default-filled mapping; the model, or None and the reasons."""
     from pydantic import ValidationError
 
+    from hz.contract.textcheck import text_diagnostics  # here: it imports `dotted` from this module
+
+    controls = text_diagnostics(data, path=path, locate=where.value)  # whatever else is wrong with the text
     try:
         frontmatter = ContractFrontmatter.model_validate(data)
     except ValidationError as exc:
-        return None, _rephrase(exc.errors(), data, path, where)
-    found: list[Diagnostic] = []
+        return None, sorted([*_rephrase(exc.errors(), data, path, where), *controls], key=_place)
+    found: list[Diagnostic] = controls
     if stem is not None and frontmatter.name != stem:
         line, column = where.value(("name",))
         found.append(
@@ -85,6 +88,10 @@ def check_frontmatter(
             )
         )
     return frontmatter, found
+
+
+def _place(diagnostic: Diagnostic) -> tuple[int, int, str]:
+    return diagnostic.line, diagnostic.column, diagnostic.code
 
 
 def _rephrase(errors: Iterable[Any], data: Any, path: str, where: Locator) -> list[Diagnostic]:

@@ -20,6 +20,7 @@ HZS018 the hook could not check the push              HZS019 a name the contract
 HZS020 a lease holder the contract on main does not give the lease's role (owner, delegate; hook)
 HZS021 a second turn.started for a slot (either spelling of its time) already started under another token
 HZS022 a time more than FUTURE_SKEW ahead of the clock (the server's, or the linting machine's)
+HZS023 a receipt that does not follow from hz/state and main (hz.gitstate.receipts)
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from pydantic import ValidationError
 
 from hz.diagnostic import Diagnostic
 from hz.gitstate.double_run import HINT as DOUBLE_RUN_HINT
-from hz.gitstate.double_run import double_runs, rerun, tree_reader
+from hz.gitstate.double_run import double_runs, read_event, rerun, tree_reader
 from hz.gitstate.events import PAYLOADS, Event, path_of
 from hz.gitstate.layout import MAX_LINE_BYTES, is_event_path
 from hz.gitstate.lint_commit import commit_findings, said_count, tree_findings
@@ -51,6 +52,11 @@ FUTURE_SKEW = timedelta(days=1)
 """How far past the clock an event's time may be: room for a laptop whose clock is wrong by hours, none
 for a receipt that claims next month (which would stay "recent" in every reader's window)."""
 
+DECIMALS = {"share_changed": 3, "cost_usd": 6, "duration_s": 3}
+"""Fixed precision of the numbers an event holds: a share to 0.001, money to the micro-USD, seconds to
+the millisecond. More digits are no measurement, only room for 16 chosen digits (issue 20, finding 8).
+Events written before this held are read as they are (a whole-branch lint lets them pass)."""
+
 __all__ = ["LintContext", "banned_field", "check_commit", "check_event_file", "lint_range"]
 
 
@@ -61,14 +67,15 @@ class LintContext:
     leases: LeaseBook | None = None
     contracts: MainContracts | None = None
     now: datetime | None = None  # the clock: no event may be far ahead of it (the hook's is the server's)
+    history: bool = False  # a whole branch's history: numbers written before DECIDED held are read as they are
 
     @classmethod
-    def local(cls, repo: pygit2.Repository) -> LintContext:
+    def local(cls, repo: pygit2.Repository, *, history: bool = False) -> LintContext:
         """A member's clone: the chains and contracts it has; missing ones are not held against an event."""
         from hz.gitstate.lint_contracts import MainContracts
         from hz.gitstate.lint_fence import LeaseBook
 
-        return cls(LeaseBook.local(repo), MainContracts.read_local(repo), datetime.now(UTC))
+        return cls(LeaseBook.local(repo), MainContracts.read_local(repo), datetime.now(UTC), history)
 
 
 class _Duplicate(ValueError):
@@ -167,6 +174,8 @@ def _check_exact(path: str, data: bytes, event: Event, loc: str, context: LintCo
         return [_diag(path, "HZS015", loc, "not the canonical bytes of this event", hint)]
     if path_of(event) != path:
         return [_diag(path, "HZS011", loc, f"kind and key belong at {path_of(event)}")]
+    if not context.history and (problem := _precision_problem(event)):
+        return [_diag(path, "HZS009", loc, problem, "hz rounds shares to 0.001, USD to 0.000001, seconds to 0.001")]
     if context.now is not None and parse_utc(event.ts) > context.now + FUTURE_SKEW:
         hint = "an event's time is when it was written, by a clock that is about right"
         return [_diag(path, "HZS022", loc, f"ts {event.ts} is more than a day ahead of the clock", hint)]
@@ -180,6 +189,16 @@ def _check_exact(path: str, data: bytes, event: Event, loc: str, context: LintCo
     if context.contracts is not None and (problem := context.contracts.problem(event)):
         return [_diag(path, "HZS019", loc, problem, "names on hz/state are the ones the contracts on main declare")]
     return []
+
+
+def _precision_problem(event: Event) -> str | None:
+    if "." in event.ts:
+        return f"ts: {event.ts} has fractions of a second (hz writes whole seconds)"
+    for name, places in DECIMALS.items():
+        value = event.data.get(name)
+        if isinstance(value, float) and round(value, places) != value:
+            return f"data.{name}: {value!r} has more than {places} decimals"
+    return None
 
 
 def _identity_problem(event: Event) -> str | None:
@@ -248,7 +267,25 @@ def check_commit(repo: pygit2.Repository, commit: Any, context: LintContext | No
         else:
             found.append(_changed(repo, delta, where))
     runs = double_runs(tree_reader(repo, parent_tree), proper)
-    return found + [_diag(path, "HZS021", where, why, DOUBLE_RUN_HINT) for path, why in sorted(runs.items())]
+    found += [_diag(path, "HZS021", where, why, DOUBLE_RUN_HINT) for path, why in sorted(runs.items())]
+    return found + _receipt_findings(repo, commit.tree, proper, where, context)
+
+
+def _receipt_findings(
+    repo: pygit2.Repository, tree: Any, proper: dict[str, bytes], where: str, context: LintContext | None
+) -> list[Diagnostic]:
+    """Receipts of the commit that do not follow from hz/state as the commit leaves it, and from main."""
+    from hz.gitstate.receipts import CHECKED, HINT, TreeState, receipt_problem
+
+    state = TreeState(repo, tree)
+    found = []
+    for path, data in sorted(proper.items()):
+        if path.rsplit("/", 1)[-1].split("-", 1)[0] not in CHECKED:
+            continue  # only receipts are read here: a push of turn events costs no parse
+        event = read_event(data)
+        if event is not None and (problem := receipt_problem(event, state, context.contracts if context else None)):
+            found.append(_diag(path, "HZS023", where, problem, HINT))
+    return found
 
 
 def _changed(repo: pygit2.Repository, delta: Any, where: str) -> Diagnostic:

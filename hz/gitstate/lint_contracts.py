@@ -35,12 +35,17 @@ from typing import TYPE_CHECKING, Any
 from hz.gitstate.shapes import occasion, slot_time
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     import pygit2
 
+    from hz.contract.policy import Policies
     from hz.gitstate.events import Event
+    from hz.gitstate.main_roster import Roster
     from hz.gitstate.remote import TeamRemote
 
 MAIN_REFS = ("refs/heads/main", "refs/heads/master")
+UNKNOWN_HANDLE = "@unknown"  # who rejected, when the roster lists nobody for it (hz.review.approval_roster)
 FOLDER = "workflows"
 DEFAULTS_FILE = "_defaults.yaml"  # hz.contract.defaults reads the same file of the work tree
 SUFFIX = ".prose.md"
@@ -59,6 +64,7 @@ class Declared:
     targets: Mapping[str, str]  # output name -> target template
     owner: str | None = None  # the normalised `@handle` of hz.owner; None: none that a member's handle can be
     maintainers: frozenset[str] = frozenset()  # normalised `@handle`s of hz.maintainers
+    publishes: frozenset[tuple[str, str, str, str]] = frozenset()  # (action, output, target, auto_approve or "")
 
 
 def role_problem(declared: Declared, holder: str, role: str) -> str | None:
@@ -89,9 +95,13 @@ class MainContracts:
         *,
         strict: bool,
         earlier: Callable[[], Mapping[str, list[Declared]]] | None = None,
+        roster: Roster | None = None,
+        policies: Policies | None = None,
     ) -> None:
         self.declared = declared
         self.strict = strict  # the hook: an id no contract names is refused
+        self.roster = roster  # None: no roster was read (no member then)
+        self.policies = policies  # policies/auto-approve.toml on main (None: none read, so none grants)
         self._earlier = earlier  # every version on main's history, read the first time a name needs it
         self._versions: Mapping[str, list[Declared]] | None = None
 
@@ -124,12 +134,26 @@ class MainContracts:
     def at(cls, repo: pygit2.Repository, tip: Any, *, strict: bool, also: tuple[Any, ...] = ()) -> MainContracts:
         """The contracts of one commit of `main` (`tip`), its first-parent history (and that of the
         commits `also`) read when needed."""
+        from hz.gitstate.main_roster import Roster
+
         declared: dict[str, Declared] = {}
         defaults = _defaults(repo, tip.tree)
         for text in _contract_texts(repo, tip.tree):
             if (found := _declared(text, defaults)) is not None:
                 declared[found[0]] = found[1]
-        return cls(declared, strict=strict, earlier=lambda: _histories(repo, (tip, *also)))
+        roster = Roster.at(repo, tip, history=None if strict else (tip, *also))
+        earlier = lambda: _histories(repo, (tip, *also))  # noqa: E731
+        return cls(declared, strict=strict, earlier=earlier, roster=roster, policies=_policies(repo, tip.tree))
+
+    def grants(self, policy_id: str, action: str, when: datetime) -> bool:
+        """Does a live policy on main with this id auto-approve `action` at `when`? (Its owner and scope are
+        the tick's to check before it publishes; the hook holds a receipt to an existing, live grant.)"""
+        policy = self.policies.policies.get(policy_id) if self.policies is not None else None
+        return policy is not None and policy.action == action and when < policy.expires
+
+    def member(self, handle: str, *, allow_unknown: bool = True) -> bool:
+        """Is `handle` a member of the roster on main (`@unknown` too, where `allow_unknown`)?"""
+        return (allow_unknown and handle == UNKNOWN_HANDLE) or (self.roster is not None and self.roster.has(handle))
 
     @classmethod
     def read_local(cls, repo: pygit2.Repository) -> MainContracts | None:
@@ -265,6 +289,19 @@ def _blobs_under(repo: pygit2.Repository, tree: Any, depth: int) -> Iterator[Any
                 yield blob
 
 
+def _policies(repo: pygit2.Repository, root: Any) -> Policies | None:
+    """`policies/auto-approve.toml` at `root` (of main): a pull request's copy grants nothing until merged."""
+    from hz.contract.policy import POLICY_FILE, parse_policies
+
+    try:
+        blob: Any = repo[root[POLICY_FILE.as_posix()].id]
+    except KeyError:
+        return None
+    if blob.type_str != "blob" or blob.size > MAX_CONTRACT_BYTES:
+        return None
+    return parse_policies(bytes(blob.data))
+
+
 def _defaults(repo: pygit2.Repository, root: Any) -> dict[str, Any]:
     """The `hz:` mapping of `workflows/_defaults.yaml` at `root`, {} when absent or unreadable: a team
     contract's owner and maintainers may come from it, as they do when hz loads the contract."""
@@ -306,7 +343,14 @@ def _declared(text: str, defaults: dict[str, Any] | None = None) -> tuple[str, D
     people_of = {**{k: v for k, v in (defaults or {}).items() if k in ("owner", "maintainers")}, **hz}
     maintainers = people_of.get("maintainers")
     people = frozenset(filter(None, map(_handle, maintainers if isinstance(maintainers, list) else [])))
-    declared = Declared(frozenset(str(name) for name in inputs), targets, _handle(people_of.get("owner")), people)
+    listed = hz.get("publishes")
+    publishes = frozenset(
+        (str(p["action"]), str(p["output"]), str(p["target"]), str(p.get("auto_approve") or ""))
+        for p in (listed if isinstance(listed, list) else [])
+        if isinstance(p, dict) and all(isinstance(p.get(k), str) for k in ("action", "output", "target"))
+    )
+    owner = _handle(people_of.get("owner"))
+    declared = Declared(frozenset(str(name) for name in inputs), targets, owner, people, publishes)
     return f"hz-{data['id']}", declared
 
 

@@ -28,6 +28,13 @@ if TYPE_CHECKING:
     from hz.gitstate.events import Event
 
 SLOT_SUFFIX = re.compile(SLOT)
+MAX_RECORDS = 4096
+"""How far back from its tip a lease chain is read, at most: about two weeks of renewals every five
+minutes. A holder that keeps its lease keeps its token, so one token's run can grow without end (10,000
+commits after a month): without a horizon every push of an event under it would read the whole run.
+What lies beyond is not held against an event where the chain cannot tell (a member's lint of old
+history, the readers); the hook, which judges new events, refuses a token or slot it does not find
+within the horizon."""
 SLOT_KINDS = frozenset({"turn.started", "turn.finished", "turn.skipped"})
 SYNC_PREFIX = "refs/hz/sync/"
 
@@ -37,7 +44,8 @@ class Grants:
 
     def __init__(self, repo: pygit2.Repository, tip: str, *, current: bool) -> None:
         self.current = current  # the ref itself, not a fetched copy that may lag behind it
-        self._records = _records(repo, tip)
+        self._records = _records(repo, tip, self)
+        self.cut = False  # the walk stopped at MAX_RECORDS: tokens and slots past it are unknown here
         self._slots: dict[int, set[datetime]] = {}
         self._who: dict[int, tuple[str, str]] = {}  # token -> (holder, role) of the commit that gave it
         self._lowest: int | None = None
@@ -67,20 +75,24 @@ class Grants:
         return self._newest
 
 
-def _records(repo: pygit2.Repository, tip: str) -> Iterator[Any]:
-    """Lease records from `tip` back along first parents; an unreadable commit ends the chain here."""
+def _records(repo: pygit2.Repository, tip: str, grants: Grants) -> Iterator[Any]:
+    """Lease records from `tip` back along first parents, MAX_RECORDS at most (then `grants.cut` is set);
+    an unreadable commit ends the chain here."""
     from pydantic import ValidationError
 
     from hz.gitstate.lease_record import LeaseRecord
 
     commit: Any = repo.get(tip)
-    while commit is not None and commit.type_str == "commit":
+    for _ in range(MAX_RECORDS):
+        if commit is None or commit.type_str != "commit":
+            return
         try:
             blob: Any = repo[commit.tree[LEASE_FILE].id]
             yield LeaseRecord.from_bytes(bytes(blob.data))
         except (KeyError, ValueError, ValidationError):
             return  # not a lease record: the lease lint refuses it; no token past it is trusted
         commit = commit.parents[0] if commit.parents else None
+    grants.cut = commit is not None
 
 
 def _slot_time(text: str) -> datetime:
@@ -155,6 +167,10 @@ def fence_problem(book: LeaseBook, event: Event) -> str | None:
     slots = grants.slots(event.token)
     if not slots and beyond(grants, event.token):
         return None  # a fetched copy of the chain may be older than the event: it cannot tell
+    if grants.cut and not book.required:
+        return None  # an old event, its token or slot past the horizon of the chain: nothing to tell
+    if not slots and grants.cut:
+        return f"token {event.token} is not among the last {MAX_RECORDS} commits of lease {event.lease}"
     if not slots:
         return f"token {event.token} was never given by lease {event.lease}"
     slot = event_slot(event)

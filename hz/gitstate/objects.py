@@ -89,3 +89,17 @@ def resolve(repo: pygit2.Repository, name: str) -> str | None:
         return str(repo.references[name].peel().id)
     except (KeyError, ValueError):
         return None
+
+
+def small_blob(repo: pygit2.Repository, oid: Any, limit: int) -> bytes | None:
+    """The bytes of blob `oid` when it is a blob of at most `limit` bytes; None otherwise. The size comes
+    from the object's header, so a huge blob (an event file on a remote without the hook) is never loaded."""
+    import pygit2
+
+    try:
+        kind, size = repo.odb.read_header(oid)
+    except (KeyError, ValueError):
+        return None
+    if kind != pygit2.enums.ObjectType.BLOB or size > limit:
+        return None
+    return bytes(repo.odb.read(oid)[1])

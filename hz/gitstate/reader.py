@@ -96,15 +96,18 @@ def _given(book: LeaseBook, event: Event) -> bool:
 
     """Did the lease chain give this token? True when the chain here cannot tell (absent, or older)."""
     grants = book.grants(event.lease)
-    return grants is None or bool(grants.slots(event.token)) or beyond(grants, event.token)
+    return grants is None or bool(grants.slots(event.token)) or beyond(grants, event.token) or grants.cut
 
 
 def _added(repo: pygit2.Repository, commit: Any) -> Iterator[tuple[str, bytes]]:
+    """The files `commit` added; one too large to be an event (never loaded) reads as empty bytes."""
+    from hz.gitstate.layout import MAX_LINE_BYTES
+    from hz.gitstate.objects import small_blob
+
     base: Any = commit.parents[0].tree if commit.parents else repo[repo.TreeBuilder().write()]
     diff: Any = repo.diff(base, commit.tree)
     found = []
     for delta in diff.deltas:
         if delta.status_char() == "A":
-            blob: Any = repo[delta.new_file.id]
-            found.append((delta.new_file.path, bytes(blob.data)))
+            found.append((delta.new_file.path, small_blob(repo, delta.new_file.id, MAX_LINE_BYTES) or b""))
     yield from found

@@ -23,8 +23,9 @@ Hash = Annotated[str, StringConstraints(pattern=r"^sha256:[0-9a-f]{64}$")]
 HzId = Annotated[str, StringConstraints(pattern=rf"^hz-{ULID}$")]
 """A Heinzelmännchen id; also the id of its lease."""
 
-Id = Annotated[str, StringConstraints(pattern=rf"^(?:[a-z]{{1,8}}-)?{ULID}$")]
-"""Any other minted id (a turn, a request): a ULID with an optional short lowercase prefix."""
+Id = Annotated[str, StringConstraints(pattern=rf"^(?:{shapes.PREFIXES}-)?{ULID}$")]
+"""Any other minted id (a turn, a request): a ULID, with one of the prefixes hz mints (`t-`, `rq-`,
+`am-`) or none; a prefix of free letters would carry eight letters of anything."""
 
 Key = Annotated[str, StringConstraints(pattern=shapes.KEY_PATTERN, max_length=shapes.MAX_KEY)]
 """An idempotency key: the Heinzelmännchen id, `@`, then one of the occasions of hz.gitstate.shapes."""

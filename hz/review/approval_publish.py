@@ -16,6 +16,7 @@ from typing import Any
 
 from hz.errors import HzError
 from hz.gitstate.events import Event, PublishDone
+from hz.gitstate.receipts import receipt_problem
 from hz.review.approval_state import StateBook
 from hz.review.approval_watch import Main
 
@@ -42,9 +43,12 @@ def due_publishes(
     approval is `takeover` old (the team's grace period), so two members seldom race to write the same
     comment (each looks for it by its publish key first; a race in between would still write it twice).
 
-    An approval whose publishes need nothing more (all done, none declared, or too old to retry) is
-    written down in the remote's private folder and not read again by a later tick. Returned with the
-    due ones: whether any approval is still open (due now, or later), so the next tick looks again."""
+    An approval that does not follow from hz/state and main (hz.gitstate.receipts: no placed draft, an
+    approver main's roster does not list) runs nothing, and `book` lists only contracts on main, so
+    forged receipts cost one look at most. An approval whose publishes need nothing more (all done, none
+    declared, or too old to retry) is written down in the remote's private folder and not read again by a
+    later tick. Returned with the due ones: whether any approval is still open (due now, or later), so the
+    next tick looks again."""
     from hz.review.approval_state import SETTLED, remember, remembered
 
     folder = main.remote.local_dir
@@ -54,6 +58,9 @@ def due_publishes(
     second = _second_member_required(main)
     for path in book.files:
         if "/approval.observed-" not in path or path in known or (receipt := book.read(path)) is None:
+            continue
+        if receipt_problem(receipt, book, main.contracts) is not None:  # forged, orphaned: never looked at again
+            settled.append(path)
             continue
         if second and receipt.data.get("self_approved") and not book.has("approval.seconded", receipt.id, receipt.key):
             continue  # approved by its own author's member: waits for another member's `hz approve`

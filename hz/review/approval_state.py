@@ -8,14 +8,15 @@ merge write the same path: the second finds it there and writes nothing.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
 from hz.gitstate.events import Event
-from hz.gitstate.layout import event_path, is_event_path
+from hz.gitstate.layout import MAX_LINE_BYTES, event_path, is_event_path
+from hz.gitstate.objects import small_blob
 
 if TYPE_CHECKING:
     import pygit2
@@ -26,9 +27,10 @@ FATES = ("approval.observed", "draft.rejected", "draft.superseded")
 class StateBook:
     """The events of one `hz/state` commit: its file names listed once (no blob read), events read lazily."""
 
-    def __init__(self, repo: pygit2.Repository, tip: str | None) -> None:
+    def __init__(self, repo: pygit2.Repository, tip: str | None, only: Collection[str] | None = None) -> None:
         self.repo = repo
         self.tip = tip
+        self.only = None if only is None else frozenset(only)  # agent ids to list (None: all); others cost nothing
         self._files: dict[str, Any] | None = None  # path -> blob id
         self.unread: set[str] = set()  # event files read that hold no event hz can read (voided, said once)
 
@@ -45,6 +47,8 @@ class StateBook:
     def _walk(self, entry: Any, prefix: str, depth: int) -> None:
         folder: Any = self.repo[entry.id]
         for child in folder:
+            if depth == 0 and self.only is not None and child.name not in self.only:
+                continue  # a contract main does not have: its receipts are never listed, let alone read
             if child.type_str == "tree" and depth < 1:
                 self._walk(child, f"{prefix}{child.name}/", depth + 1)
             elif child.type_str == "tree":
@@ -60,8 +64,8 @@ class StateBook:
         oid = self.files.get(path)
         if oid is None:
             return None
-        blob: Any = self.repo[oid]
-        found = _event(bytes(blob.data)) if blob.type_str == "blob" else None
+        data = small_blob(self.repo, oid, MAX_LINE_BYTES)  # a huge file is never loaded: it is no event
+        found = _event(data) if data is not None else None
         if found is None:
             self.unread.add(path)
         return found

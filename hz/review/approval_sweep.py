@@ -79,7 +79,8 @@ def publish_due(
 
     main = Main(remote, main_tip)
     entries: list[dict[str, Any]] = []
-    book = StateBook(remote.repo, objects.resolve(remote.repo, remote.tracking(STATE_REF)))
+    ids = main.contracts.declared  # receipts of contracts main does not have are never listed
+    book = StateBook(remote.repo, objects.resolve(remote.repo, remote.tracking(STATE_REF)), ids)
     due, open_ = due_publishes(main, book, now, texts, team_state_settings(remote, main_tip).grace)
     unread = set(book.unread)
     for approved in due:
@@ -89,7 +90,7 @@ def publish_due(
             entries.append(_error(f"{approved.receipt.key}: {exc.message}"))
             continue
         recorded = record_once(remote, book.tip, receipts, now)
-        book = StateBook(remote.repo, objects.resolve(remote.repo, remote.tracking(STATE_REF)))
+        book = StateBook(remote.repo, objects.resolve(remote.repo, remote.tracking(STATE_REF)), ids)
         if recorded.error:
             entries.append(_error(recorded.error))
         for result in results:

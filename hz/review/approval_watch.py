@@ -81,7 +81,7 @@ def watch(remote: TeamRemote, view: Any, forge: Any, roster: Roster, now: dateti
     if view.main is None or view.state is None:
         return found
     main = Main(remote, view.main)
-    book = StateBook(remote.repo, view.state)
+    book = StateBook(remote.repo, view.state, only=main.contracts.declared)  # drafts of contracts on main only
     known = remembered(remote.local_dir)
     on_branches = {branch.key: branch.output for branch in view.drafts.values() if branch.key}
 

@@ -73,9 +73,10 @@ def undecided(events: Sequence[Envelope]) -> list[Envelope]:
 
 
 def share_changed(before: str, after: str) -> float:
-    """The share of words that differ between the placed draft and the approved text (0..1)."""
+    """The share of words that differ between the placed draft and the approved text (0..1), to 0.001:
+    the precision `hz/state` takes (hz.gitstate.lint.DECIMALS)."""
     matcher = difflib.SequenceMatcher(a=before.split(), b=after.split(), autojunk=False)
-    return round(1.0 - matcher.ratio(), 4)
+    return round(1.0 - matcher.ratio(), 3)
 
 
 def hunks(before: str, after: str) -> list[str]:

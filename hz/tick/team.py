@@ -278,7 +278,7 @@ def _approval(event: Envelope, events: Sequence[Envelope], lease: str, claim_: C
         "key": key,
         "asset": placed.data["asset"],
         "approver": event.data.get("approver") or claim_.handle,
-        "share_changed": float(event.data.get("share_changed", 0.0)),
+        "share_changed": round(float(event.data.get("share_changed", 0.0)), 3),  # to 0.001 (hz.gitstate.lint)
         "output_fp": event.data["output_fp"],
     }
     return ("approval.observed", key, event.ts, data)
@@ -288,10 +288,10 @@ def _ended(d: Mapping[str, Any]) -> dict[str, Any]:
     reason = _REASONS.get(str(d.get("reason")), d.get("reason"))
     ended: dict[str, Any] = {
         "disposition": d["disposition"],
-        "cost_usd": float(d.get("usd", 0.0)),
+        "cost_usd": round(float(d.get("usd", 0.0)), 6),  # micro-USD: no more digits reach hz/state
         "tokens": int(d.get("tokens", 0)),
         "tokens_cached": int(d.get("tokens_cached", 0)),
-        "duration_s": float(d.get("duration_s", 0.0)),
+        "duration_s": round(float(d.get("duration_s", 0.0)), 3),
         "input_fps": dict(d.get("inputs", {})),
     }
     if reason not in (None, "nothing-to-do"):

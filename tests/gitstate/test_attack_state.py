@@ -23,7 +23,17 @@ import pygit2
 import pytest
 
 from hz.canonical import canonical_json
-from hz.gitstate.events import DraftPlaced, Event, TurnEnded, path_of
+from hz.gitstate.events import (
+    ApprovalObserved,
+    ApprovalSeconded,
+    DraftPlaced,
+    DraftRejected,
+    DraftSuperseded,
+    Event,
+    PublishDone,
+    TurnEnded,
+    path_of,
+)
 from hz.gitstate.identity import whoami
 from hz.gitstate.layout import event_path
 from hz.gitstate.lease import acquire
@@ -32,6 +42,7 @@ from hz.gitstate.reader import history
 from hz.gitstate.remote import TeamRemote
 from hz.gitstate.settings import StateSettings
 from hz.gitstate.writer import StateWriter
+from hz.review.publish import done_event, fill_target, publish_key
 from tests.gitstate import plumbing
 from tests.gitstate.factory import finished, git, hz_id, new_clone, sha, started, turn_id
 
@@ -54,6 +65,11 @@ hz:
     report:
       target: state:reports/{{slot:%Y-%m-%d}}.md
       facets: [summary]
+  publishes:
+    - action: github.issue.comment
+      output: report
+      target: github:acme/site#12
+      auto_approve: site-comments
 ---
 
 ## Goal
@@ -61,6 +77,7 @@ hz:
 Keep the weekly report true.
 """.encode()
 BASE = started(AGENT, SLOT, 1)
+ROSTER = b'[team.members]\n"@rita" = ["rita@example.com"]\n"@omar" = ["omar-gh"]\n'
 
 
 @dataclass(frozen=True)
@@ -75,7 +92,7 @@ class Team:
 def team(tmp_path: Path, bare: Path, hz: Any) -> Team:
     assert hz("state", "install-hook", str(bare)).exit_code == 0
     clone = new_clone(tmp_path / "clone")
-    contracts = plumbing.tree(clone, {b"workflows": {b"weekly.prose.md": CONTRACT}})
+    contracts = plumbing.tree(clone, {b"workflows": {b"weekly.prose.md": CONTRACT}, b"hz.toml": ROSTER})
     main = plumbing.commit(clone, contracts, message=b"the weekly contract\n", author=b"Ann <ann> 1761836400 +0000")
     record = LeaseRecord(lease=AGENT, holder="@ann", role="owner", token=1, slot=SLOT,
                          acquired="2026-10-30T14:59:00Z", expires="2026-10-30T15:09:00Z")  # fmt: skip
@@ -183,9 +200,51 @@ FUTURE = ended("2026-10-31T15:00:00Z", 1)
 NOT_SCHEDULED = finished(AGENT, "2026-10-31T15:00:00Z", 1).key
 
 NEXT_MONTH = (datetime.now(UTC) + timedelta(days=31)).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+SALARY_KEY = f"{AGENT}@salary-{turn_id(1)[2:]}"
 YEAR_ONE_KEY = GOOD_DRAFT.key.replace("@2026-10-30T15:00Z@", "@0001-01-01T00:00Z@")
 ESCAPED = canonical(created(data__turn="priya@example.com")).replace(b"@ex", b"\\u0040ex")
 KEY_PATTERN_MSG = "key: a free string where a typed value belongs (String should match pattern"
+
+
+def receipt(kind: str, payload: Any, key: str | None = None, ts: str = "2026-10-30T16:00:00Z") -> Event:
+    """A lease-less receipt of GOOD_DRAFT (its lease and token, as hz writes them)."""
+    return Event.make(kind, id=AGENT, key=key or GOOD_DRAFT.key, ts=ts, lease=AGENT, token=1, data=payload)  # type: ignore[arg-type]
+
+
+ASSET_OF = "state:reports/2026-10-30.md"
+APPROVED = receipt("approval.observed", ApprovalObserved(key=GOOD_DRAFT.key, asset=ASSET_OF, approver="@rita",
+                                                         share_changed=0.25, output_fp=sha("o")))  # fmt: skip
+REJECTED = receipt("draft.rejected", DraftRejected(key=GOOD_DRAFT.key, asset=ASSET_OF, by="@omar"))
+CEO = receipt("approval.observed", ApprovalObserved(key=GOOD_DRAFT.key, asset=ASSET_OF,
+                                                    approver="@CEO-leaves-in-March-tell-nobody",
+                                                    share_changed=0.0, output_fp=sha("o")))  # fmt: skip
+SELF_APPROVED = receipt("approval.observed", ApprovalObserved(key=GOOD_DRAFT.key, asset=ASSET_OF, approver="@rita",
+                                                              share_changed=0.0, output_fp=sha("o"),
+                                                              self_approved=True))  # fmt: skip
+NEWER = draft("state:reports/2026-10-30.md", slot="2026-10-30T16:00:00Z")
+NEWER_STILL = draft("state:reports/2026-10-30.md", slot="2026-10-30T17:00:00Z")
+ISSUE = "github:acme/site/issues/12"
+
+
+def published(action: str, target: str, template: str) -> Event:
+    """A publish.done of GOOD_DRAFT for `action` to `target` (its publish key made from `template`)."""
+    filled = fill_target(template, GOOD_DRAFT.key)
+    done = PublishDone(key=publish_key(GOOD_DRAFT.key, action, filled), draft_key=GOOD_DRAFT.key,
+                       action=action, target=target, hash=sha("t"))  # type: ignore[arg-type]  # fmt: skip
+    return done_event(done, ts=datetime(2026, 10, 30, 16, 5, tzinfo=UTC), lease=AGENT, token=1)
+
+
+def after(*first: Event, then: Event) -> Callable[[Team], str]:
+    """Two commits: a clean one adding `first`, then one adding `then` (the route)."""
+
+    def build(team: Team) -> str:
+        files = {**team.files, **{path_of(e): e.line() for e in first}}
+        one = plumbing.commit(team.clone, plumbing.tree(team.clone, plumbing.nested(files)), (team.base,),  # type: ignore[arg-type]
+                              f"hz-state: {len(first)} event{'s' * (len(first) > 1)}\n".encode())  # fmt: skip
+        files[path_of(then)] = then.line()
+        return plumbing.commit(team.clone, plumbing.tree(team.clone, plumbing.nested(files)), (one,))  # type: ignore[arg-type]
+
+    return build
 
 
 @dataclass(frozen=True)
@@ -196,6 +255,7 @@ class Route:
     message: str  # the diagnostic's message line (a prefix for the long pattern messages)
     ref: str = "refs/heads/hz/state"
     lint: tuple[str, str] | None = None  # what `hz state lint` says of the commit, when not (code, message)
+    history_clean: bool = False  # a whole-branch lint passes it (written before the rule); `--range` does not
 
 
 ROUTES = [
@@ -249,6 +309,44 @@ ROUTES = [
           "HZS009", KEY_PATTERN_MSG),
     Route("next month", event_route(raw_of(GOOD_DRAFT, ts=NEXT_MONTH)), "HZS022",
           f"ts {NEXT_MONTH} is more than a day ahead of the clock"),
+    # hidden-data channels (issue 20, finding 8)
+    Route("16 chosen digits in a share", after(GOOD_DRAFT, then=receipt("approval.observed", ApprovalObserved(
+          key=GOOD_DRAFT.key, asset=ASSET_OF, approver="@rita", share_changed=0.7210116101114101, output_fp=sha("o")))),
+          "HZS009", "data.share_changed: 0.7210116101114101 has more than 3 decimals", history_clean=True),
+    Route("a cost in nano-dollars", event_route(raw_of(ended(SLOT, 1), data__cost_usd=0.123456789)), "HZS009",
+          "data.cost_usd: 0.123456789 has more than 6 decimals", history_clean=True),
+    Route("a turn id with free letters", event_route(raw_of(GOOD_DRAFT, data__turn="secret-" + turn_id(1)[2:])),
+          "HZS009", "data.turn: a free string where a typed value belongs (String should match pattern"),
+    Route("a request key with free letters", event_route(raw_of(BASE, key=SALARY_KEY, data__keys=[SALARY_KEY])),
+          "HZS009", KEY_PATTERN_MSG),
+    # receipts nobody earned (issue 20, finding 2)
+    Route("approval of a draft never placed", adds(APPROVED.line(), path_of(APPROVED)), "HZS023",
+          f"no draft.placed of {GOOD_DRAFT.key} before it"),
+    Route("approver who is no member", after(GOOD_DRAFT, then=CEO), "HZS023",
+          "@CEO-leaves-in-March-tell-nobody is not a member of the roster on main"),
+    Route("approval of a rejected draft", after(GOOD_DRAFT, REJECTED, then=APPROVED), "HZS023",
+          "the draft has its fate already (draft.rejected)"),
+    Route("rejection by no member", after(GOOD_DRAFT, then=receipt("draft.rejected", DraftRejected(
+          key=GOOD_DRAFT.key, asset=ASSET_OF, by="@mallory"))), "HZS023",
+          "@mallory is not a member of the roster on main"),
+    Route("superseded by a draft never placed", after(GOOD_DRAFT, then=receipt("draft.superseded", DraftSuperseded(
+          key=GOOD_DRAFT.key, asset=ASSET_OF, by=NEWER.key))), "HZS023",
+          f"by {NEWER.key} is no other placed draft of the same contract"),
+    Route("seconded with no self-approval", after(GOOD_DRAFT, APPROVED, then=receipt("approval.seconded",
+          ApprovalSeconded(key=GOOD_DRAFT.key, asset=ASSET_OF, approver="@omar"))), "HZS023",
+          "approval.seconded follows the draft's self-approved approval.observed"),
+    Route("seconded by the approver", after(GOOD_DRAFT, SELF_APPROVED, then=receipt("approval.seconded",
+          ApprovalSeconded(key=GOOD_DRAFT.key, asset=ASSET_OF, approver="@rita"))), "HZS023",
+          "the seconder is the member who approved it"),
+    Route("publish before its approval", after(GOOD_DRAFT, then=published("github.issue.comment", ISSUE,
+          "github:acme/site#12")), "HZS023",
+          f"no approval.observed of {GOOD_DRAFT.key} before it, and no live policy on main auto-approves it"),
+    Route("publish the contract does not declare", after(GOOD_DRAFT, APPROVED, then=published(
+          "state.file.write", "state:salaries/bob-earns-250k/x.md", "state:salaries/bob-earns-250k/x.md")), "HZS023",
+          "state.file.write to state:salaries/bob-earns-250k/x.md is no publish the contract on main declares"),
+    Route("publish to another target under a declared key", after(GOOD_DRAFT, APPROVED, then=published(
+          "github.issue.comment", "github:acme/salaries/issues/1", "github:acme/site#12")), "HZS023",
+          "github.issue.comment to github:acme/salaries/issues/1 is no publish the contract on main declares"),
 ]  # fmt: skip
 
 
@@ -275,17 +373,19 @@ def test_each_route_is_refused_by_the_hook_and_reported_by_the_lint(
     assert lines[0] == "hz: the hz/state lint refuses this push:"
     [(code, message)] = findings(lines)
     assert code == route.code
-    assert message.startswith(route.message) if route.message == KEY_PATTERN_MSG else message == route.message
+    assert message.startswith(route.message) if route.message.endswith("pattern") else message == route.message
     assert git("--git-dir", str(team.remote), "rev-parse", "hz/state").strip() == team.base
     assert git("--git-dir", str(team.remote), "for-each-ref", "refs/replace", "refs/hz/notes") == ""
 
     git("-C", str(team.clone), "update-ref", "refs/heads/hz/state", bad)
     monkeypatch.chdir(team.clone)
-    result = hz("state", "lint")
+    if route.history_clean:  # a rule newer than the branch: its history reads as it is, a range is held to it
+        assert (hz("state", "lint").exit_code, hz("state", "lint").out) == (0, "hz/state: clean\n")
+    result = hz("state", "lint", "--range", f"{team.base}..{bad}") if route.history_clean else hz("state", "lint")
     expected_code, expected_message = route.lint or (route.code, route.message)
     [(code, message)] = findings(result.out.splitlines())
     assert (result.exit_code, code) == (1, expected_code)
-    assert message.startswith(expected_message) if expected_message == KEY_PATTERN_MSG else message == expected_message
+    assert message.startswith(expected_message) if expected_message.endswith("pattern") else message == expected_message
 
 
 def test_hz_writes_and_ordinary_refs_still_pass(team: Team) -> None:
@@ -297,6 +397,61 @@ def test_hz_writes_and_ordinary_refs_still_pass(team: Team) -> None:
     done = plumbing.push(team.clone, team.remote, *refs)
     assert done.returncode == 0, done.stderr
     assert git("--git-dir", str(team.remote), "rev-parse", "hz/state").strip() == good
+
+
+def test_receipts_that_follow_from_the_state_and_main_pass(
+    team: Team, hz: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What hz writes for a draft's life passes the hook and the lint: each receipt after what it follows."""
+    seconded = receipt("approval.seconded", ApprovalSeconded(key=GOOD_DRAFT.key, asset=ASSET_OF, approver="@omar"))
+    superseded = receipt("draft.superseded", DraftSuperseded(key=NEWER.key, asset=ASSET_OF, by=NEWER_STILL.key),
+                         key=NEWER.key)  # fmt: skip
+    unknown = receipt("draft.rejected", DraftRejected(key=NEWER_STILL.key, asset=ASSET_OF, by="@unknown"),
+                      key=NEWER_STILL.key)  # fmt: skip
+    steps = [[GOOD_DRAFT], [SELF_APPROVED], [seconded, published("github.issue.comment", ISSUE, "github:acme/site#12")],
+             [NEWER], [NEWER_STILL, superseded], [unknown]]  # fmt: skip
+    files, tip = dict(team.files), team.base
+    for events in steps:
+        files.update({path_of(e): e.line() for e in events})
+        message = f"hz-state: {len(events)} event{'s' * (len(events) > 1)}\n".encode()
+        tip = plumbing.commit(team.clone, plumbing.tree(team.clone, plumbing.nested(files)), (tip,), message)  # type: ignore[arg-type]
+        done = plumbing.push(team.clone, team.remote, f"{tip}:refs/heads/hz/state")
+        assert done.returncode == 0, done.stderr
+    git("-C", str(team.clone), "update-ref", "refs/heads/hz/state", tip)
+    monkeypatch.chdir(team.clone)
+    result = hz("state", "lint")
+    assert (result.exit_code, result.out) == (0, "hz/state: clean\n")
+
+
+POLICY = (
+    b'[policy.site-comments]\nowner = "@ann"\naction = "github.issue.comment"\nscope = "team"\nexpires = 2099-01-01\n'
+)
+
+
+def test_a_policy_on_a_pull_request_branch_grants_nothing_until_it_is_on_main(team: Team) -> None:
+    """Point 12 of issue 20: a non-maintainer's pull request adds `policies/auto-approve.toml` granting the
+    contract's comment. Its branch lands (any branch may), but an auto-approved `publish.done` under it is
+    refused; once the policy is on `main` (merged through review), the same receipt passes."""
+    main = git("--git-dir", str(team.remote), "rev-parse", "main").strip()
+    tree = plumbing.tree(team.clone, {b"workflows": {b"weekly.prose.md": CONTRACT}, b"hz.toml": ROSTER,
+                                      b"policies": {b"auto-approve.toml": POLICY}})  # fmt: skip
+    widened = plumbing.commit(
+        team.clone, tree, (main,), b"Let the bot comment\n", author=b"Mallory <m> 1761836400 +0000"
+    )
+    placed = adds(GOOD_DRAFT.line(), path_of(GOOD_DRAFT))(team)
+    done = plumbing.push(team.clone, team.remote, f"{widened}:refs/heads/widen-policy", f"{placed}:refs/heads/hz/state")
+    assert done.returncode == 0, done.stderr
+    comment = published("github.issue.comment", ISSUE, "github:acme/site#12")
+    files = {**team.files, path_of(GOOD_DRAFT): GOOD_DRAFT.line(), path_of(comment): comment.line()}
+    auto = plumbing.commit(team.clone, plumbing.tree(team.clone, plumbing.nested(files)), (placed,))  # type: ignore[arg-type]
+    refused = plumbing.push(team.clone, team.remote, f"{auto}:refs/heads/hz/state")
+    assert refused.returncode == 1
+    no_grant = f"no approval.observed of {GOOD_DRAFT.key} before it, and no live policy on main auto-approves it"
+    assert findings(plumbing.remote_lines(refused.stderr)) == [("HZS023", no_grant)]
+    merged = plumbing.push(team.clone, team.remote, f"{widened}:refs/heads/main")
+    assert merged.returncode == 0, merged.stderr
+    granted = plumbing.push(team.clone, team.remote, f"{auto}:refs/heads/hz/state")
+    assert granted.returncode == 0, granted.stderr
 
 
 # --- the hook fails closed ----------------------------------------------------------------------------

@@ -49,7 +49,7 @@ def events(draw: st.DrawFn) -> Event:
                                token=token, role="owner")  # fmt: skip
         else:
             fps = draw(st.dictionaries(IDENTS, HASHES, max_size=3))
-            data = TurnEnded(**common, disposition="drafted", input_fps=fps, cost_usd=draw(st.floats(0, 10)))
+            data = TurnEnded(**common, disposition="drafted", input_fps=fps, cost_usd=round(draw(st.floats(0, 10)), 6))
     return Event.make(kind, id=agent, key=key, ts=ts, lease=agent, token=token, data=data)  # type: ignore[arg-type]
 
 

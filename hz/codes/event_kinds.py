@@ -83,7 +83,9 @@ SPINE: tuple[Kind, ...] = (
         "turn.finished",
         "spine",
         "A turn ended with its disposition (drafted, asked, learned, proposed, skipped, failed, abandoned): "
-        "cost, tokens, duration, the fingerprints it worked from, its output's hash and its report line.",
+        "cost, tokens, duration, the fingerprints it worked from, its output's hash and its report line. Its "
+        "`usd` is every request the turn paid for, across waits, crashes and resumes (the spend ledger's sum); "
+        "`duration_s` is its own running time: waits and the time a killed process lay dead are left out.",
         (
             "disposition",
             "reason?",

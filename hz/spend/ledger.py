@@ -242,6 +242,15 @@ class Ledger:
         with self._lock, _guarded(self.path):
             return self._day(day)
 
+    def turn_total(self, turn: str) -> float:
+        """Everything this turn's requests cost, whatever process sent them: across its waits, resumes and
+        crashes (a request a kill left unsettled counts at its reservation, as the caps count it)."""
+        with self._lock, _guarded(self.path):
+            (total,) = self._db.execute(
+                f"SELECT coalesce(sum({_COUNTED}), 0) FROM reservations WHERE turn = ?", (turn,)
+            ).fetchone()
+            return float(total)
+
     def flags(self, *, turn: str) -> list[str]:
         """The flags this turn's requests were settled with, in order (for the tick's line)."""
         with self._lock, _guarded(self.path):

@@ -263,11 +263,18 @@ class AgentWork:
         except HzError:
             return {}  # a source that fails moves nothing; the turn that gathers it says why
 
-    def _last_finished(self) -> Any:
-        return history.last_of([e for e in self.journal.events() if e.kind == "turn.finished"], "turn.finished")
+    def _last_finished(self, *, drafted: bool = False) -> Any:
+        """The last finished turn that gathered this contract's inputs (an approval turn reads none), or with
+        `drafted` the last one that placed a draft: what a nothing-moved skip compares with."""
+        for event in reversed(self.journal.events()):
+            if event.kind != "turn.finished" or event.data.get("cause") == "approval":
+                continue
+            if not drafted or event.data.get("disposition") == "drafted":
+                return event
+        return None
 
-    def _last_inputs(self) -> dict[str, str] | None:
-        last = self._last_finished()
+    def _last_inputs(self, *, drafted: bool = False) -> dict[str, str] | None:
+        last = self._last_finished(drafted=drafted)
         return None if last is None else {str(k): str(v) for k, v in last.data.get("inputs", {}).items()}
 
     def _reported_slot(self) -> datetime | None:
@@ -378,7 +385,7 @@ class AgentWork:
             record(self.team, self.journal.events(), result.turn, claim)
 
     def _moved_since_last(self, wake: Wake) -> list[str] | None:
-        last = self._last_inputs()
+        last = self._last_inputs(drafted=True)  # whatever turns came since (an approval's, a skip's)
         if last is None:
             return None  # never rendered: render now
         try:

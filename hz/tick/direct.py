@@ -24,6 +24,7 @@ from hz.tick.asked import mark, unmark
 from hz.tick.ticking import Candidate, make_deps
 from hz.turn import engine, history, steering
 from hz.turn.causes import Cause, asked_key, retry_key
+from hz.turn.clock import running_from
 from hz.turn.journal import Journal
 from hz.turn.steering import answers
 
@@ -37,7 +38,7 @@ class Outcome:
 
 
 def _clock(now: datetime | None) -> Any:
-    return (lambda: now) if now is not None else (lambda: datetime.now(UTC))
+    return running_from(now) if now is not None else (lambda: datetime.now(UTC))
 
 
 @contextmanager
@@ -60,9 +61,10 @@ def session(
         root=root,
         default_tz=config.timezone or "UTC",
     )
+    clock = _clock(now)
     with store.writer(str(row["id"]), timeout=LOCK_WAIT_S, now=now) as writer:
-        journal = Journal(writer, _clock(now))
-        deps = make_deps(store, plan, config.heinzel, environ=environ, now=now, runner=runner)
+        journal = Journal(writer, clock)
+        deps = make_deps(store, plan, config.heinzel, environ=environ, now=now, runner=runner, clock=clock)
         yield AgentWork(journal, Candidate(str(row["id"]), dict(row), plan), deps, store=store, now=now)
 
 

@@ -9,7 +9,7 @@ run in graph-height order, then oldest due first, at most `max_wakes_per_tick`; 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -23,6 +23,7 @@ from hz.tick.asked import unmark
 from hz.tick.report import Pending, TickReport
 from hz.turn import history
 from hz.turn.causes import Cause, approval_key, coalesce, created_key, schedule_key, source_changed_key
+from hz.turn.clock import running_from
 from hz.turn.engine import Deps, Gathered
 from hz.turn.journal import Journal
 from hz.turn.plan import Plan
@@ -74,13 +75,14 @@ def run_tick(
     if team is None and _coordinated(root):  # never run a team slot unleased where leases are the rule
         candidates = [c for c in candidates if c.plan.scope != "team"]
     budget = settings.max_wakes_per_tick
+    clock = running_from(now)  # events are stamped when they happen, from the tick's moment on
     for candidate in candidates:
         if budget <= 0:
             report.deferred.append(candidate.row["name"])
             continue
         try:
             entries = _work_agent(
-                store, candidate, settings, environ=environ, now=now, runner=runner, tools=tools, team=team
+                store, candidate, settings, environ=environ, now=now, runner=runner, tools=tools, team=team, clock=clock
             )
         except LockTimeout:
             report.busy.append(candidate.row["name"])
@@ -348,12 +350,16 @@ def _work_agent(
     runner: Any,
     tools: tuple[Any, ...],
     team: Any = None,
+    clock: Callable[[], datetime] | None = None,
 ) -> list[dict[str, Any]]:
     from hz.tick.agentwork import AgentWork
 
-    with store.writer(candidate.agent_id, timeout=0.2, now=now) as writer:
-        journal = Journal(writer, lambda: now)
-        deps = make_deps(store, candidate.plan, settings, environ=environ, now=now, runner=runner, tools=tools)
+    clock = clock or running_from(now)
+    with store.writer(candidate.agent_id, timeout=0.2, now=clock()) as writer:
+        journal = Journal(writer, clock)
+        deps = make_deps(
+            store, candidate.plan, settings, environ=environ, now=now, runner=runner, tools=tools, clock=clock
+        )
         work = AgentWork(journal, candidate, deps, store=store, now=now, team=team)
         deps.next_due = lambda: _earliest(next_due(candidate.plan, now), work.valid_until(), now)
         entries = work.run()
@@ -370,6 +376,7 @@ def make_deps(
     now: datetime,
     runner: Any,
     tools: tuple[Any, ...] = (),
+    clock: Callable[[], datetime] | None = None,
 ) -> Deps:
     from hz.spend.day import ledger_day
     from hz.spend.gate import ledger_of
@@ -388,7 +395,7 @@ def make_deps(
         runner=runner or _runner(plan, environ),
         settings=settings,
         environ=environ,
-        clock=lambda: now,
+        clock=clock or running_from(now),
         gather=gather,
         spent_today=lambda: ledger.day_total(day),  # the ledger decides; the index only records
         next_due=lambda: next_due(plan, now),

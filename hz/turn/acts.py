@@ -11,11 +11,12 @@ from functools import partial
 from typing import Any
 
 from hz.canonical import fingerprint, fingerprint_bytes
+from hz.errors import HzError
 from hz.review import drafts
 from hz.review.targets import target_for
 from hz.session.bodies import append_body, read_body
 from hz.turn import history
-from hz.turn.causes import format_slot, place_draft_key
+from hz.turn.causes import format_slot, nth_slot_text, place_draft_key
 from hz.turn.crash import crashpoint
 from hz.turn.engine import Deps, Turn
 from hz.turn.journal import Journal
@@ -48,30 +49,77 @@ def act_on(journal: Journal, turn: Turn, deps: Deps) -> str | None:
 def place_drafts(journal: Journal, turn: Turn, deps: Deps, texts: Mapping[str, Mapping[str, str]]) -> str:
     plan = turn.plan
     ledger = Ledger(journal, turn.id, history.of_turn(journal.events(), turn.id), deps.environ)
-    noted = {r["placing"]["key"] for r in read_body(journal.directory, turn.id).records if "placing" in r}
+    placing = [r["placing"] for r in read_body(journal.directory, turn.id).records if "placing" in r]
+    noted = {str(p["asset"]): str(p["key"]) for p in placing}  # a resumed turn places under the key it chose
     hashes: dict[str, str] = {}
     for output in sorted(plan.outputs):
         target = target_for(plan, output, turn.slot)
-        key = place_draft_key(plan.agent_id, plan.version, format_slot(turn.slot), target.asset)
+        key = noted.get(target.asset) or draft_key(journal, turn, target.asset)
         text = render_output(plan.outputs[output], texts[output])
-        if key not in noted:  # what was there before, so `hz reject` can put it back
+        if target.asset not in noted:  # what was there before, so `hz reject` can put it back
             append_body(
                 journal.directory, turn.id, {"placing": _placing(turn, key, target.asset, target.current(), text)}
             )
         tag = drafts.Tag(plan.name, plan.version, key)
         done = ledger.run(Effect(key, "place_draft", partial(target.write, tag, text), partial(target.lookup, key)))
         hashes[output] = done.hash
-        if history.placed_draft(journal.events(), key) is None:
-            data = {
-                "key": key,
-                "asset": target.asset,
-                "hash": done.hash,
-                "contract_version": plan.version,
-                "place": target.place,
-            }
-            journal.append("draft.placed", data, turn=turn.id, key=None)
-            crashpoint("draft.placed", deps.environ)
+        _record_placed(journal, turn, deps, key, target, done.hash)
     return next(iter(hashes.values())) if len(hashes) == 1 else fingerprint(hashes)
+
+
+def _record_placed(journal: Journal, turn: Turn, deps: Deps, key: str, target: Any, digest: str) -> None:
+    if history.placed_draft(journal.events(), key) is not None:
+        return
+    data = {
+        "key": key,
+        "asset": target.asset,
+        "hash": digest,
+        "contract_version": turn.plan.version,
+        "place": target.place,
+    }
+    journal.append("draft.placed", data, turn=turn.id, key=None)
+    crashpoint("draft.placed", deps.environ)
+
+
+def recover_placed(journal: Journal, turn: Turn, deps: Deps) -> None:
+    """A turn that ends before its act step went on (abandoned: timeout, resumes, stopped) still records a
+    draft a killed process wrote without its `effect.done`: the target is asked by the key, as a resume
+    would, so `hz drafts` lists what is really in the file."""
+    placing = [r["placing"] for r in read_body(journal.directory, turn.id).records if "placing" in r]
+    if not placing or turn.plan.root is None:
+        return
+    ledger = Ledger(journal, turn.id, history.of_turn(journal.events(), turn.id), deps.environ)
+    for output in sorted(turn.plan.outputs):
+        try:
+            target = target_for(turn.plan, output, turn.slot)
+        except HzError:
+            continue  # a target refused now (a link planted since) is not looked into
+        for noted in placing:
+            if noted["asset"] == target.asset and (
+                done := ledger.recover(noted["key"], partial(target.lookup, noted["key"]))
+            ):
+                _record_placed(journal, turn, deps, done.key, target, done.hash)
+
+
+def draft_key(journal: Journal, turn: Turn, asset: str) -> str:
+    """This turn's key for drafting `asset`: the slot's key, unless another turn drafted the asset under it
+    already (a second wake or a retry in the same minute); then the next free one of that minute, so the
+    new draft is its own `draft.placed`, supersedes the first, and is decided on its own. A team draft
+    keeps the slot's key: the team's drafts follow the contract's idempotency key (one branch per key)."""
+    plan = turn.plan
+    base = place_draft_key(plan.agent_id, plan.version, format_slot(turn.slot), asset)
+    if plan.scope == "team":
+        return base
+    taken = {
+        str(e.data.get("key"))
+        for e in journal.events()
+        if e.kind in ("draft.placed", "effect.started") and e.turn != turn.id
+    }
+    for n in range(60):
+        key = place_draft_key(plan.agent_id, plan.version, nth_slot_text(turn.slot, n), asset)
+        if key not in taken:
+            return key
+    raise HzError(f"sixty drafts of {asset} in one minute: this one waits", hint="hz drafts shows what waits")
 
 
 def record_lessons(journal: Journal, turn: Turn, lessons: list[Mapping[str, Any]]) -> None:

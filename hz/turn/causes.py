@@ -10,6 +10,8 @@ The shapes are the interface (they are stored in spines and compared across vers
     asked           <id>@<request id>                        the chat message's id
     approval        <id>@approval:<draft key>                one learning turn per placed draft
     created         <id>@created                             the first turn
+    place_draft     <id>@v<version>@<slot>@<asset>           a draft; a later one of the asset in the same
+                                                             minute counts in seconds: `…15:00:01Z@…`
     retry           <id>@retry:<parent turn>:<request id>
     stale           <id>@stale:<output>:<valid_until>
 
@@ -86,6 +88,20 @@ def stale_key(agent_id: str, output: str, valid_until: datetime) -> str:
 def place_draft_key(agent_id: str, contract_version: int, slot: str, asset: str) -> str:
     """The effect key of placing one draft: `<id>@v<version>@<slot>@<asset>`."""
     return f"{agent_id}@v{contract_version}@{slot}@{asset}"
+
+
+def nth_slot_text(slot: datetime, n: int) -> str:
+    """The slot of the `n`-th draft of one asset placed in one minute (n from 0), as its key spells it.
+
+    The first is the slot itself; a later one in the same minute (a second wake, a retry) counts its
+    place in the seconds, `2026-10-30T15:00:01Z`: still the slot's minute, so its target path and the
+    key's shape stay what they were, and each draft has a key of its own.
+    """
+    if n == 0:
+        return format_slot(slot)
+    if not 0 < n < 60:
+        raise ValueError(f"a minute holds no draft number {n}")
+    return format_slot(slot)[:-1] + f":{n:02d}Z"
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hz.config import HeinzelSettings
@@ -174,15 +175,40 @@ def resume(
     from hz.turn.walk import abandon, restore, walk
 
     now = deps.clock()
-    if open_turn.running_seconds(now) > plan.timeout_s:
-        return abandon(journal, open_turn, plan, deps, reason="timeout")
-    if counted:
+    dead = dead_spans(journal.directory, open_turn.turn)
+    resumes = 0
+    if counted:  # the time since the killed process's last line was nobody's running time
         resumes = sum(1 for r in read_body(journal.directory, open_turn.turn).records if "resumed" in r)
-        if resumes >= deps.settings.max_resumes:
-            return abandon(journal, open_turn, plan, deps, reason="max-resumes")
-        append_body(journal.directory, open_turn.turn, {"resumed": resumes + 1, "at": open_turn.last_step or "started"})
+        gap = (open_turn.last_ts, now)
+        record = {"resumed": resumes + 1, "at": open_turn.last_step or "started", "dead": [_iso(t) for t in gap]}
+        append_body(journal.directory, open_turn.turn, record)
+        dead.append(gap)
+    if open_turn.running_seconds(now, dead) > plan.timeout_s:
+        return abandon(journal, open_turn, plan, deps, reason="timeout")
+    if counted and resumes >= deps.settings.max_resumes:
+        return abandon(journal, open_turn, plan, deps, reason="max-resumes")
     turn = restore(journal, open_turn, plan)
     return walk(journal, turn, deps)
+
+
+def dead_spans(directory: Path, turn: str) -> list[tuple[datetime, datetime]]:
+    """The spans a crash left dead in this turn, as each resume recorded them in the body."""
+    spans: list[tuple[datetime, datetime]] = []
+    for record in read_body(directory, turn).records:
+        dead = record.get("dead")
+        if "resumed" in record and isinstance(dead, list) and len(dead) == 2:
+            spans.append((history.parse_ts(str(dead[0])), history.parse_ts(str(dead[1]))))
+    return spans
+
+
+def running_seconds(journal: Journal, turn: Turn, now: datetime) -> float:
+    """The turn's own running time so far: waits and dead spans left out (what `duration_s` records)."""
+    events = history.of_turn(journal.events(), turn.id)
+    return history.running_seconds(events, now, dead_spans(journal.directory, turn.id))
+
+
+def _iso(moment: datetime) -> str:
+    return moment.astimezone(UTC).isoformat()
 
 
 def reopen(journal: Journal, turn: str, *, woken_by: str, step: str) -> history.OpenTurn:

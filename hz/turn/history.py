@@ -63,19 +63,34 @@ class OpenTurn:
     def last_step(self) -> str | None:
         return self.steps[-1] if self.steps else None
 
-    def running_seconds(self, now: datetime) -> float:
-        """Time spent running, waits excluded: the turn's timeout counts only this."""
-        total = (now - parse_ts(self.started.ts)).total_seconds()
-        wait_start: datetime | None = None
-        for event in self.events:
-            if event.kind == "turn.waiting":
-                wait_start = parse_ts(event.ts)
-            elif event.kind == "turn.resumed" and wait_start is not None:
-                total -= (parse_ts(event.ts) - wait_start).total_seconds()
-                wait_start = None
-        if wait_start is not None:
-            total -= (now - wait_start).total_seconds()
-        return max(total, 0.0)
+    def running_seconds(self, now: datetime, dead: Sequence[tuple[datetime, datetime]] = ()) -> float:
+        """Time spent running, up to `now`: waits and the `dead` spans (a killed process's) excluded."""
+        return running_seconds(self.events, now, dead)
+
+    @property
+    def last_ts(self) -> datetime:
+        """When this turn last wrote a line: a killed process ran at least until then, and no later is known."""
+        return parse_ts(self.events[-1].ts) if self.events else parse_ts(self.started.ts)
+
+
+def running_seconds(events: Sequence[Envelope], now: datetime, dead: Sequence[tuple[datetime, datetime]] = ()) -> float:
+    """A turn's own running time: from its `turn.started` (the first of `events`) to `now`, less every wait
+    (`turn.waiting` to `turn.resumed`, or to `now` while it waits) and every span a crash left dead (from
+    the last line the killed process wrote to the resume that took the turn over, recorded in the body)."""
+    if not events:
+        return 0.0
+    total = (now - parse_ts(events[0].ts)).total_seconds()
+    wait_start: datetime | None = None
+    for event in events:
+        if event.kind == "turn.waiting":
+            wait_start = parse_ts(event.ts)
+        elif event.kind == "turn.resumed" and wait_start is not None:
+            total -= (parse_ts(event.ts) - wait_start).total_seconds()
+            wait_start = None
+    if wait_start is not None:
+        total -= (now - wait_start).total_seconds()
+    total -= sum(max(0.0, (end - begin).total_seconds()) for begin, end in dead)
+    return max(total, 0.0)
 
 
 def open_turns(events: Sequence[Envelope]) -> list[OpenTurn]:

@@ -86,6 +86,17 @@ class Ledger:
         self._append("effect.done", {"key": effect.key, "hash": digest})
         return Done(effect.key, digest, performed=True)
 
+    def recover(self, key: str, lookup: Callable[[], str | None]) -> Done | None:
+        """Only the look-up: an effect `started` without an outcome that the target shows in place is
+        recorded `done` (a turn ending without performing anything more still keeps what it did)."""
+        if self.state(key) != "started":
+            return None
+        found = lookup()
+        if found is None:
+            return None
+        self._append("effect.done", {"key": key, "hash": found})
+        return Done(key, found, performed=False)
+
     def _append(self, kind: str, data: dict[str, str]) -> None:
         event = self._journal.append(kind, data, turn=self._turn, key=None)  # the key is in data
         self._note(event)

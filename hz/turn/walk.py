@@ -18,7 +18,16 @@ from hz.turn import history, steering
 from hz.turn.caps import Caps, caps_now, decide
 from hz.turn.causes import Cause
 from hz.turn.crash import crashpoint
-from hz.turn.engine import DISPOSITION, Deps, Gathered, Turn, TurnResult, body_reference, turn_slot
+from hz.turn.engine import (
+    DISPOSITION,
+    Deps,
+    Gathered,
+    Turn,
+    TurnResult,
+    body_reference,
+    running_seconds,
+    turn_slot,
+)
 from hz.turn.journal import Journal
 from hz.turn.plan import Plan
 from hz.turn.reasons import ERROR_CHARS, REPORT_CHARS, recordable
@@ -135,6 +144,12 @@ def gather(journal: Journal, turn: Turn, deps: Deps) -> None:
 def think(journal: Journal, turn: Turn, deps: Deps) -> None:
     from hz.turn.request import build_request
 
+    if _approved_unedited(turn):  # nothing the reviewer changed: no lesson to look for, no model to pay
+        turn.outcome = {"kind": "nothing", "report": UNEDITED}
+        turn.usage = {"tokens": 0, "tokens_cached": 0, "usd": 0.0}
+        append_body(journal.directory, turn.id, {"outcome": turn.outcome, "usage": turn.usage})
+        checkpoint(journal, turn, "think", outcome="nothing", tokens=0, tokens_cached=0, usd=0.0)
+        return
     plan = turn.plan
     caps = caps_now(plan, deps, journal.events(), turn.id)
     decision = decide(caps, _needed_usd(caps, plan.max_tokens, deps))
@@ -174,6 +189,17 @@ def think(journal: Journal, turn: Turn, deps: Deps) -> None:
         usd=turn.usage["usd"],
         body_ref=body_reference(journal, turn.id),
     )
+
+
+UNEDITED = "approved as placed: no edits to learn from"
+
+
+def _approved_unedited(turn: Turn) -> bool:
+    """An approval turn whose draft was approved word for word (the diff the gather step made is empty)."""
+    if turn.cause != "approval" or turn.gathered is None:
+        return False
+    approval = turn.gathered.values.get("approval") or {}
+    return "diff" in approval and not str(approval["diff"]).strip()
 
 
 def _needed_usd(caps: Caps, max_tokens: int, deps: Deps) -> float:
@@ -296,7 +322,7 @@ def finish(
     error: str | None = None,
     cap: dict[str, Any] | None = None,
 ) -> TurnResult:
-    usage = turn.usage
+    usage = {**turn.usage, **_turn_spend(turn, deps)}
     # a server's or a CLI's words may quote a secret, or an address (git's identity prompt does): the
     # reason is recorded without them, so recording it cannot fail and leave the turn running
     error = recordable(scrub(error, deps.environ), ERROR_CHARS) if error else error
@@ -307,7 +333,7 @@ def finish(
         "usd": float(usage.get("usd", 0.0)),
         "tokens": int(usage.get("tokens", 0)),
         "tokens_cached": int(usage.get("tokens_cached", 0)),
-        "duration_s": round(max(0.0, (deps.clock() - history.parse_ts(turn.started.ts)).total_seconds()), 3),
+        "duration_s": round(running_seconds(journal, turn, deps.clock()), 3),  # waits and dead time excluded
         "contract_version": turn.plan.version,
         "contract_fingerprint": turn.plan.fingerprint if turn.plan.fingerprint.startswith("sha256:") else None,
         "inputs": dict(turn.gathered.fingerprints) if turn.gathered else {},
@@ -331,6 +357,14 @@ def finish(
     return TurnResult(turn.id, disposition, reason, float(data["usd"]), follow, error, cap, flags)
 
 
+def _turn_spend(turn: Turn, deps: Deps) -> dict[str, Any]:
+    """The whole turn's cost, not only its last think's: from the ledger, which holds every request of the
+    turn (before a wait, a crash, a resume) settled, or at its reservation when a kill left it unsettled."""
+    if deps.ledger is None:
+        return {}
+    return {"usd": max(deps.ledger.turn_total(turn.id), float(turn.usage.get("usd", 0.0)))}
+
+
 def stopped(journal: Journal, turn: Turn, deps: Deps) -> TurnResult:
     """The user stopped the turn: it ends abandoned; waiting messages become the next turn's causes."""
     steering.clear_stop(journal)
@@ -340,7 +374,11 @@ def stopped(journal: Journal, turn: Turn, deps: Deps) -> TurnResult:
 
 
 def abandon(journal: Journal, open_turn: history.OpenTurn, plan: Plan, deps: Deps, *, reason: str) -> TurnResult:
+    from hz.turn.acts import recover_placed
+
     turn = restore(journal, open_turn, plan)
+    if "act" not in turn.steps:
+        recover_placed(journal, turn, deps)  # a draft the killed act wrote is recorded, never lost
     error = f"stopped at step {turn.steps[-1] if turn.steps else 'gather'}: {reason}"
     return finish(journal, turn, deps, disposition="abandoned", reason=reason, error=error)
 

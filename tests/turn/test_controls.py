@@ -98,14 +98,6 @@ def test_a_turn_resumed_more_than_max_resumes_is_abandoned_with_its_step(repo: P
     assert tick(root=repo, now=MONDAY + timedelta(minutes=3)).woken == []
 
 
-def test_a_turn_past_its_timeout_is_abandoned_and_never_resumed(repo: Path) -> None:
-    agent = adopt(contract_text(), now=MONDAY)
-    killed_tick(repo, "step.gather", "2026-10-26T09:00Z")
-    report = tick(root=repo, now=MONDAY + timedelta(minutes=16))
-    assert [(e["disposition"], e["reason"]) for e in report.woken] == [("abandoned", "timeout")]
-    assert [e.data["step"] for e in spine(agent) if e.kind == "turn.step"] == ["gather"]
-
-
 def test_stop_finishes_an_open_turn_abandoned(repo: Path, hz: Any) -> None:
     agent = adopt(contract_text(), now=MONDAY)
     killed_tick(repo, "step.gather", "2026-10-26T09:00Z")

@@ -22,6 +22,7 @@ SUBCOMMANDS: dict[str, str] = {
     "amend": "hz.cli.heinzel:amend",
     "lessons": "hz.cli.heinzel:lessons",
     "dismiss": "hz.cli.heinzel:dismiss",
+    "hide": "hz.cli.heinzel:hide",
     "retire": "hz.cli.heinzel:retire",
     "unretire": "hz.cli.heinzel:unretire",
     "pause": "hz.cli.heinzel:pause",
@@ -130,6 +131,22 @@ def dismiss(name: str, lesson: str) -> int:
     from hz.commands.heinzel_manage import dismiss_command
 
     return dismiss_command(sys.stdout, name, lesson, environ=os.environ)
+
+
+@click.command("hide")
+@click.argument("name")
+@click.argument("target")
+@click.option("--replace", "replacement", metavar="TEXT", help="Show the model this short text instead.")
+def hide(name: str, target: str, replacement: str | None) -> int:
+    """Hide a turn's line (by turn id) or a lesson (by id) from NAME's model; the record stays as it was.
+
+    \b
+    hz heinzel hide weekly 01JB3K…            the model no longer sees that turn
+    hz heinzel hide weekly 01JB3K… --replace "drafted, then withdrawn"
+    """
+    from hz.commands.heinzel_manage import hide_command
+
+    return hide_command(sys.stdout, name, target, replacement=replacement, environ=os.environ)
 
 
 def _state_command(action: str, summary: str) -> click.Command:

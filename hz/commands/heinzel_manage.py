@@ -91,6 +91,26 @@ def dismiss_command(
     return 0
 
 
+def hide_command(
+    out: TextIO,
+    name: str,
+    target: str,
+    *,
+    replacement: str | None,
+    environ: Mapping[str, str],
+    now: datetime | None = None,
+) -> int:
+    """`hz heinzel hide NAME TARGET`: the model no longer sees a turn's line or a lesson (`context.edit`)."""
+    from hz.heinzel.context_edits import hide
+
+    with Store.from_environ(environ) as store:
+        row = lifecycle.resolve(store, name)
+        what = hide(store, row, target, replacement=replacement, now=_now(now))
+    said = f"shows the model {replacement!r} instead" if replacement is not None else "hides it from the model"
+    out.write(f"{row['name']}: {what} {target} {said}; the record itself is unchanged\n")
+    return 0
+
+
 def state_command(
     out: TextIO, action: str, name: str, *, environ: Mapping[str, str], now: datetime | None = None
 ) -> int:

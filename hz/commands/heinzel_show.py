@@ -40,6 +40,7 @@ def render(data: Mapping[str, Any], out: TextIO) -> None:
         about = f": {a['sentence']}" if a["sentence"] else ""
         head = f"amendment {a['amendment_id']} by {a['by_whom']} on v{a['base_version']}"
         w(f"  {head}: {a['status']}{code}{widens}{about}\n")
+    hidden_turns = {e["target"] for e in data["context_edits"]}
     w("\ntimeline\n")
     if not data["timeline"]:
         w("  no turns yet\n")
@@ -50,7 +51,9 @@ def render(data: Mapping[str, Any], out: TextIO) -> None:
         report = f"  {t['report']}" if t["report"] else ""
         flags = "".join(f"  flagged: {money.FLAGS[flag]}" for flag in t.get("flags", ()))
         when = t["started_at"][:16].replace("T", " ")
-        w(f"  {when}  {t['cause']}  {outcome}{reason}  {money.usd(t['usd'])} USD{report}{flags}\n")
+        hidden = " (hidden from the model)" if t["turn"] in hidden_turns else ""
+        turn = f"  · {t['turn']}" if t["turn"] else ""
+        w(f"  {when}  {t['cause']}  {outcome}{reason}  {money.usd(t['usd'])} USD{report}{flags}{hidden}{turn}\n")
     w("\nwhat I learned from you\n")
     for n, lesson in enumerate(data["lessons"], start=1):
         mark = " (dismissed)" if lesson["dismissed"] else ""
@@ -61,7 +64,7 @@ def render(data: Mapping[str, Any], out: TextIO) -> None:
         _chat(data["chat"], w)
     w("\npending\n")
     pending = [f"  draft {d['key']} at {d['place'] or d['asset']}" for d in data["drafts"] if d["status"] == "pending"]
-    pending += [f"  question {q['key']}: {q['question']}" for q in data["questions"] if not q["answered"]]
+    pending += [_question(q) for q in data["questions"] if not q["answered"]]
     pending += [f"  amendment {a['amendment_id']} (hz approve {a['amendment_id']})"
                 for a in data["amendments"] if a["status"] == "pending"]  # fmt: skip
     w("\n".join(pending or ["  nothing"]) + "\n")

@@ -76,6 +76,10 @@ def render_report(report: object, environ: Mapping[str, str] = os.environ) -> li
             said = f"{entry['agent']}: not run here: {entry['reason']} ({entry['detail']})"
             lines.extend([said, f"  hint: {entry['hint']}"])
             continue
+        if entry["action"] == "queued":
+            causes = ", ".join(entry["causes"])
+            lines.append(f"{entry['agent']}: awake in another process; {causes} queued for its next turn")
+            continue
         if (bookkept := _bookkeeping(entry)) is not None:
             lines.append(bookkept)
             continue

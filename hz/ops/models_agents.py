@@ -176,6 +176,34 @@ class Question(TypedDict):
     question: str | None
     answered: int
     asked_at: str | None
+    answer_with: str | None
+    """The command that answers it (None once answered)."""
+    waits_until: str | None
+    """Until when the asking turn waits for the answer (None once answered, or when no turn waits)."""
+
+
+@documented
+class SessionSummary(TypedDict):
+    """The latest `summary.written`: what the agent carries forward about its asset and its user."""
+
+    seq: int
+    at: str
+    asset: str | None
+    wants: str | None
+    decisions: list[str] | None
+    open_questions: list[str] | None
+    next_deadline: str | None
+    sources: list[str] | None
+
+
+@documented
+class ContextEdit(TypedDict):
+    """A line a person hid from the model (`hz heinzel hide`): a turn or a lesson; the record is unchanged."""
+
+    target: str
+    replacement: str | None
+    """What the model sees instead; None: nothing."""
+    at: str
 
 
 @documented
@@ -215,6 +243,9 @@ class AgentDetail(AgentSummary):
     versions: list[Version]
     amendments: list[Amendment]
     timeline: list[TimelineEntry]
+    summary: SessionSummary | None
+    """The latest session summary, None before the first."""
+    context_edits: list[ContextEdit]
     lessons: list[Lesson]
     drafts: list[AgentDraft]
     questions: list[Question]

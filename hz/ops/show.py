@@ -7,13 +7,14 @@ from collections import defaultdict
 from datetime import UTC, datetime
 from typing import Any, cast
 
+from hz.heinzel.context_edits import edits
 from hz.heinzel.lessons import lessons
 from hz.heinzel.lifecycle import resolve
 from hz.ops import SCHEMA_VERSION
 from hz.ops.agents import Spend
 from hz.ops.context import Context
 from hz.ops.conversation import messages
-from hz.ops.models_agents import AgentDetail, AgentRequest, ShowResult, TimelineEntry
+from hz.ops.models_agents import AgentDetail, AgentRequest, Question, SessionSummary, ShowResult, TimelineEntry
 from hz.session.inbox import list_requests
 from hz.session.index import Row
 from hz.session.store import Store
@@ -62,6 +63,36 @@ def timeline(store: Store, agent: str, events: list[Any] | None = None) -> list[
     return cast(list[TimelineEntry], sorted([*turns, *skips], key=lambda t: str(t["started_at"])))
 
 
+SUMMARY_FIELDS = ("asset", "wants", "decisions", "open_questions", "next_deadline", "sources")
+
+
+def summary(store: Store, agent: str) -> SessionSummary | None:
+    """The latest `summary.written`: what the agent carries forward about the asset and its user."""
+    found = None
+    for event in store.read(agent).events:
+        if event.kind == "summary.written":
+            found = event
+    if found is None:
+        return None
+    return cast(SessionSummary, {"seq": found.seq, "at": found.ts, **{k: found.data.get(k) for k in SUMMARY_FIELDS}})
+
+
+def questions(store: Store, row: Row) -> list[Question]:
+    """Each question with how to answer it and, while it waits, until when (its wait's `until`)."""
+    until: dict[str, str] = {}
+    for event in store.read(row["id"]).events:
+        on = event.data.get("on") if event.kind == "turn.waiting" else None
+        if isinstance(on, dict) and on.get("kind") == "answer" and event.data.get("until"):
+            until[str(on.get("key"))] = str(event.data["until"])
+    found: list[Question] = []
+    for q in store.index.questions(row["id"]):
+        item: dict[str, Any] = {k: q[k] for k in ("key", "question", "answered", "asked_at")}
+        item["answer_with"] = None if q["answered"] else f'hz heinzel chat {row["name"]} "<your answer>"'
+        item["waits_until"] = None if q["answered"] else until.get(str(q["key"]))
+        found.append(cast(Question, item))
+    return found
+
+
 def gather(store: Store, row: Row, now: datetime) -> AgentDetail:
     index = store.index
     agent = row["id"]
@@ -86,12 +117,14 @@ def gather(store: Store, row: Row, now: datetime) -> AgentDetail:
         ],
         "amendments": [{**_pick(a, _AMENDMENT), "widens": json.loads(a["widens"])} for a in index.amendments(agent)],
         "timeline": timeline(store, agent, events),
+        "summary": summary(store, agent),
+        "context_edits": edits(events),
         "lessons": [lesson.as_dict() for lesson in lessons(store, row)],
         "drafts": [
             {**{k: d[k] for k in ("asset", "place", "contract_version", "status", "placed_at")}, "key": _key(d)}
             for d in index.drafts(status=None, agent=agent)
         ],
-        "questions": [{k: q[k] for k in ("key", "question", "answered", "asked_at")} for q in index.questions(agent)],
+        "questions": questions(store, row),
         "chat": messages(agent, events, list_requests(store.agent_dir(agent))),
         "cost_month": {cause: round(usd, 6) for cause, usd in sorted(month.items())},
         "spine": {

@@ -36,9 +36,11 @@ class Request:
     when_busy: str  # "steer" (reach the running turn) or "follow-up" (the next turn)
     text: str
     hash: str  # sha256 of the text, what the spine records
+    cause: str | None = None  # a wake a tick left while the agent was awake: its cause and key, no text
+    key: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        return {
+        found = {
             "hz_request": 1,
             "request_id": self.request_id,
             "received": self.received,
@@ -46,6 +48,9 @@ class Request:
             "text": self.text,
             "hash": self.hash,
         }
+        if self.cause is not None and self.key is not None:
+            found.update(cause=self.cause, key=self.key)
+        return found
 
 
 def request_path(agent_dir: Path, request_id: str) -> Path:
@@ -63,6 +68,19 @@ def put_request(
     if existing is not None:
         return existing, False
     request = Request(request_id, format_ts(now), when_busy, text, fingerprint_bytes(text.encode()))
+    atomic_write(path, orjson.dumps(request.as_dict()))
+    return request, True
+
+
+def put_wake(agent_dir: Path, cause: str, key: str, *, now: datetime) -> tuple[Request, bool]:
+    """A tick's wake for an agent another process holds: kept here until the running turn (or a later
+    tick) takes it in as `turn.requested`; idempotent by its key, whose digest names the file."""
+    request_id = "wake-" + fingerprint_bytes(key.encode()).removeprefix("sha256:")[:40]
+    path = request_path(agent_dir, request_id)
+    existing = _load(path)
+    if existing is not None:
+        return existing, False
+    request = Request(request_id, format_ts(now), "follow-up", "", fingerprint_bytes(b""), cause, key)
     atomic_write(path, orjson.dumps(request.as_dict()))
     return request, True
 
@@ -96,7 +114,12 @@ def _load(path: Path) -> Request | None:
             fields = (raw["request_id"], raw["received"], raw["when_busy"], raw["text"], raw["hash"])
         except (orjson.JSONDecodeError, KeyError, TypeError):
             return None
-    return Request(*fields) if all(isinstance(f, str) for f in fields) else None
+    if not all(isinstance(f, str) for f in fields):
+        return None
+    cause, key = raw.get("cause"), raw.get("key")
+    if isinstance(cause, str) and isinstance(key, str):
+        return Request(*fields, cause=cause, key=key)
+    return Request(*fields)
 
 
 def prune_requests(agent_dir: Path, *, now: datetime, retention_days: int) -> list[Path]:

@@ -30,6 +30,7 @@ def gather_inputs(
     environ: Mapping[str, str],
     now: datetime,
     cache: SourceCache | None = None,
+    fresh: bool = False,
 ) -> dict[str, InputValue]:
     """Input name -> its value; a required input whose source fails raises that SourceError."""
     store = cache or SourceCache.from_environ(environ)
@@ -38,7 +39,7 @@ def gather_inputs(
     for watch in watches_of(contract):
         try:
             outcome: Resolved | SourceError = resolve(
-                watch.spec, store, slot=slot, now=now, environ=environ, root=root, recheck=watch.recheck
+                watch.spec, store, slot=slot, now=now, environ=environ, root=root, recheck=watch.recheck, live=fresh
             )
         except SourceError as exc:
             if watch.required:
@@ -58,10 +59,10 @@ def watched_fingerprint(contract: Any, name: str, value: InputValue) -> str:
 
 
 def gather_for_turn(
-    contract: Any, *, slot: datetime, root: Path | None, environ: Mapping[str, str], now: datetime
+    contract: Any, *, slot: datetime, root: Path | None, environ: Mapping[str, str], now: datetime, fresh: bool = False
 ) -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
-    """(input -> facet -> canonical value, input -> fingerprint) for one turn at `slot`."""
-    inputs = gather_inputs(contract, slot=slot, root=root, environ=environ, now=now)
+    """(input -> facet -> canonical value, input -> fingerprint) for one turn at `slot` (`fresh`: see resolve)."""
+    inputs = gather_inputs(contract, slot=slot, root=root, environ=environ, now=now, fresh=fresh)
     values = {name: dict(v.values) for name, v in sorted(inputs.items())}
     fingerprints = {name: watched_fingerprint(contract, name, v) for name, v in sorted(inputs.items())}
     return values, fingerprints

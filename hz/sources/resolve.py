@@ -44,8 +44,13 @@ def resolve(
     root: Path | None,
     recheck: timedelta | None = None,
     force: bool = False,
+    live: bool = False,
 ) -> Resolved:
-    """The canonical facets of `spec` at `slot`; SourceError when a needed read fails (cache untouched)."""
+    """The canonical facets of `spec` at `slot`; SourceError when a needed read fails (cache untouched).
+
+    `live`: what the source holds now (when its recheck is due), not what `slot` was staged with: the
+    tick's look for moved inputs, so a file changed within the minute is seen at the next tick, not the
+    next minute. What it finds is staged for `slot` in turn, so the turn it wakes sees the same."""
     from hz.contract.sourceshape import refuse_shape
 
     slot, now = utc(slot), utc(now)
@@ -54,7 +59,7 @@ def resolve(
     window = Window.of(slot, spec.window)
     entry = cache.read(spec.key)
     if entry is not None and not force:
-        staged = cache.staged(entry, slot)
+        staged = None if live else cache.staged(entry, slot)
         if staged is not None:
             facets, fingerprints = staged
             return Resolved(spec, facets, fingerprints, entry.as_of, "staged")

@@ -13,12 +13,14 @@ from hz.session.store import Store
 from hz.turn import engine, history, waits
 from hz.turn.caps import caps_now, decide
 from hz.turn.causes import (
+    CAUSE_ORDER,
     Cause,
     Wake,
     approval_key,
     asked_key,
     coalesce,
     created_key,
+    due_of,
     source_changed_key,
     stale_key,
 )
@@ -63,6 +65,10 @@ class AgentWork:
                 entries.extend(self._learn(lesson))
         return entries
 
+    def new_causes(self) -> list[Cause]:
+        """The wakes due now besides open turns, messages and approvals (what a busy agent is left)."""
+        return [*self.candidate.causes, *self._moved(), *self._stale()]
+
     # --- open turns ---------------------------------------------------------------------------
 
     def _open(self, open_turn: history.OpenTurn) -> dict[str, Any] | None:
@@ -78,6 +84,9 @@ class AgentWork:
         fired = waits.woken_by(wait, self._world())
         if fired is None:
             return None
+        if fired == "timer" and wait.on is not None and wait.on.get("kind") == "answer":
+            # the question's time ran out: settled without an answer, so the agent no longer waits on it
+            self.journal.append("question.answered", {"key": str(wait.on["key"])}, turn=open_turn.turn, key=None)
         if self._superseded(open_turn, wait):
             from hz.turn.walk import abandon
 
@@ -240,6 +249,10 @@ class AgentWork:
         for request in list_requests(self.journal.directory):
             if request.request_id not in named:
                 continue
+            if request.cause in CAUSE_ORDER and request.key is not None:  # a wake a tick left: its own cause
+                due = due_of(request.cause, request.key, history.parse_ts(request.received))
+                causes.append(Cause(request.cause, request.key, due))
+                continue
             if request.text and request.when_busy == "steer" and answers(self.journal, request):
                 continue
             key = asked_key(self.plan.agent_id, request.request_id)
@@ -250,16 +263,19 @@ class AgentWork:
         """Requests a finished or stopped turn left for the next turn (they survive any crash)."""
         found: list[Cause] = []
         for event in history.requested_unstarted(self.journal.events()):
-            key = str(event.data["key"])
-            detail = {"request_id": key.rsplit("@", 1)[-1]} if event.data["cause"] == "asked" else {}
-            found.append(Cause(str(event.data["cause"]), key, history.parse_ts(event.ts), detail))
+            kind, key = str(event.data["cause"]), str(event.data["key"])
+            detail = {"request_id": key.rsplit("@", 1)[-1]} if kind == "asked" else {}
+            found.append(Cause(kind, key, due_of(kind, key, history.parse_ts(event.ts)), detail))
         return found
 
     def _fingerprints(self) -> dict[str, str]:
         if not self.plan.inputs:
             return {}
-        try:
-            return dict(self.deps.gather(self.plan, _minute(self.now)).fingerprints)
+        from hz.turn.gather import gather_inputs
+
+        try:  # as the source is now, not as this minute was staged: a change is seen at the next tick
+            found = gather_inputs(self.plan, _minute(self.now), environ=self.deps.environ, now=self.now, fresh=True)
+            return dict(found.fingerprints)
         except HzError:
             return {}  # a source that fails moves nothing; the turn that gathers it says why
 

@@ -84,8 +84,14 @@ def run_tick(
             entries = _work_agent(
                 store, candidate, settings, environ=environ, now=now, runner=runner, tools=tools, team=team, clock=clock
             )
-        except LockTimeout:
-            report.busy.append(candidate.row["name"])
+        except LockTimeout:  # awake elsewhere: its wakes wait in its inbox for that turn to take them in
+            from hz.tick.busy import queue_wakes
+
+            queued = queue_wakes(store, candidate, settings, environ=environ, now=now, runner=runner)
+            if queued:
+                report.woken.append({"agent": candidate.row["name"], "action": "queued", "causes": queued})
+            else:
+                report.busy.append(candidate.row["name"])
             continue
         except FrozenSpine as exc:  # found by the turn's own read: nothing was appended or spent
             entries = [frozen_entry(candidate.row["name"], exc.problem)]

@@ -104,6 +104,17 @@ def nth_slot_text(slot: datetime, n: int) -> str:
     return format_slot(slot)[:-1] + f":{n:02d}Z"
 
 
+def due_of(kind: str, key: str, seen: datetime) -> datetime:
+    """When a cause read back from a key became due: a schedule slot is its slot (its turn drafts for
+    that slot), anything else the moment it was `seen` (requested, received)."""
+    if kind == "schedule":
+        try:
+            return parse_slot(key.rsplit("@", 1)[-1])
+        except ValueError:
+            return seen
+    return seen
+
+
 @dataclass(frozen=True)
 class Cause:
     """One reason to wake: its kind, its key, when it became due, and what it carries."""

@@ -21,10 +21,14 @@ def pick_runner(plan: Plan, environ: Mapping[str, str]) -> Runner:
     return runner_for(plan.runner, environ, model=plan.model)
 
 
-def gather_inputs(plan: Plan, slot: datetime, *, environ: Mapping[str, str], now: datetime) -> Gathered:
+def gather_inputs(
+    plan: Plan, slot: datetime, *, environ: Mapping[str, str], now: datetime, fresh: bool = False
+) -> Gathered:
     if not plan.inputs:
         return Gathered({}, {})
     from hz.sources.gather import gather_for_turn
 
-    values, fingerprints = gather_for_turn(plan.contract, slot=slot, root=plan.root, environ=environ, now=now)
+    values, fingerprints = gather_for_turn(
+        plan.contract, slot=slot, root=plan.root, environ=environ, now=now, fresh=fresh
+    )
     return Gathered(values, fingerprints)

@@ -219,6 +219,10 @@ def last_of(events: Sequence[Envelope], kind: str, *, key: str | None = None) ->
     return found
 
 
+def requested_keys(events: Iterable[Envelope]) -> set[str]:
+    return {str(e.data.get("key")) for e in events if e.kind == "turn.requested"}
+
+
 def requested_unstarted(events: Sequence[Envelope]) -> list[Envelope]:
     """turn.requested events whose key no turn has started yet: the next turn's causes."""
     started = started_keys(events)

@@ -104,6 +104,11 @@ def asked_texts(journal: Journal, turn: Turn) -> list[str]:
     texts += [
         f"Your question was answered: {r.text}" for r in list_requests(journal.directory) if r.request_id in answers
     ]
+    if any(e.kind == "question.answered" and e.data.get("key") == prefix and not e.data.get("request_id")
+           for e in journal.events()):  # fmt: skip
+        texts.append(
+            "Your question went unanswered and its wait ran out: go on without the answer, and do not ask again."
+        )
     hint = turn.started.data.get("hint")
     return [*texts, f"Try again: {hint}"] if hint else texts
 

@@ -36,15 +36,19 @@ def new_requests(journal: Journal) -> list[Request]:
     requests = list_requests(journal.directory)
     if not requests:  # the common case: nothing to compare with the spine
         return []
-    taken = history.taken_requests(journal.events())
-    return [r for r in requests if r.request_id not in taken]
+    events = journal.events()
+    taken = history.taken_requests(events)
+    keys = history.started_keys(events) | history.settled_keys(events) | history.requested_keys(events)
+    return [r for r in requests if r.request_id not in taken and (r.key is None or r.key not in keys)]
 
 
 def take_requests(journal: Journal, turn: Turn, step: str, deps: Deps) -> list[Request]:
     """Journal the inbox's new messages at a step boundary; return those that steer this turn."""
     steered: list[Request] = []
     for request in new_requests(journal):
-        if step in _STEERABLE and request.when_busy == "steer":
+        if request.cause is not None and request.key is not None:  # a tick's wake: the next turn's cause
+            journal.append("turn.requested", {"cause": request.cause, "key": request.key}, turn=turn.id, key=None)
+        elif step in _STEERABLE and request.when_busy == "steer":
             journal.append(
                 "turn.steered", {"request_id": request.request_id, "hash": request.hash}, turn=turn.id, key=None
             )

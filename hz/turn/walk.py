@@ -16,7 +16,7 @@ from hz.spend.gate import LedgerGate
 from hz.spend.ledger import Limits
 from hz.turn import history, steering
 from hz.turn.caps import Caps, caps_now, decide
-from hz.turn.causes import Cause
+from hz.turn.causes import Cause, due_of
 from hz.turn.crash import crashpoint
 from hz.turn.engine import (
     DISPOSITION,
@@ -389,10 +389,10 @@ def _follow_ups(journal: Journal, turn: Turn) -> tuple[Cause, ...]:
     follow: list[Cause] = []
     for event in events:
         if event.kind == "turn.requested" and event.turn == turn.id and event.data["key"] not in taken:
-            request_id = str(event.data["key"]).rsplit("@", 1)[-1]
-            due = history.parse_ts(event.ts)
-            detail = {"request_id": request_id} if event.data["cause"] == "asked" else {}
-            follow.append(Cause(str(event.data["cause"]), str(event.data["key"]), due, detail))
+            kind, key = str(event.data["cause"]), str(event.data["key"])
+            request_id = key.rsplit("@", 1)[-1]
+            detail = {"request_id": request_id} if kind == "asked" else {}
+            follow.append(Cause(kind, key, due_of(kind, key, history.parse_ts(event.ts)), detail))
     return tuple(follow)
 
 

@@ -1,4 +1,4 @@
-"""`hz heinzel new|amend|lessons|dismiss|retire|unretire|rename|pause|unpause`: the user's own actions
+"""`hz heinzel new|amend|lessons|dismiss|hide|retire|unretire|rename|pause|unpause`: the user's own actions
 (new, lessons and dismiss print the results of `hz.ops`)."""
 
 from __future__ import annotations
@@ -100,14 +100,13 @@ def hide_command(
     environ: Mapping[str, str],
     now: datetime | None = None,
 ) -> int:
-    """`hz heinzel hide NAME TARGET`: the model no longer sees a turn's line or a lesson (`context.edit`)."""
-    from hz.heinzel.context_edits import hide
+    """`hz heinzel hide NAME TARGET`: the text of `hz.ops.lessons.hide_line`."""
+    from hz.ops import Context
+    from hz.ops.lessons import hide_line
+    from hz.ops.models_actions import HideRequest
 
-    with Store.from_environ(environ) as store:
-        row = lifecycle.resolve(store, name)
-        what = hide(store, row, target, replacement=replacement, now=_now(now))
-    said = f"shows the model {replacement!r} instead" if replacement is not None else "hides it from the model"
-    out.write(f"{row['name']}: {what} {target} {said}; the record itself is unchanged\n")
+    request = HideRequest(name=name, target=target, replacement=replacement)
+    out.write(hide_line(Context(environ=environ, now=now), request)["said"] + "\n")
     return 0
 
 

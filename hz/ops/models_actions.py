@@ -160,3 +160,27 @@ class DismissResult(TypedDict):
     dismissed: bool
     """False when it was dismissed already (dismissing twice changes nothing)."""
     said: str
+
+
+@request
+@dataclass(frozen=True, kw_only=True)
+class HideRequest:
+    """Hide a finished turn's line or a lesson from the agent's model (`context.edit`); the record is unchanged."""
+
+    name: str
+    """The agent's name or id."""
+    target: str
+    """A finished turn's id or a lesson's id."""
+    replacement: str | None = None
+    """A short text the model sees instead; None hides the line."""
+
+
+@documented
+class HideResult(TypedDict):
+    schema_version: int
+    agent: str
+    target: str
+    what: str
+    """What the target is: turn or lesson."""
+    replacement: str | None
+    said: str

@@ -139,6 +139,13 @@ def _table() -> dict[str, Operation]:
             "hz heinzel dismiss NAME LESSON", "said",
         ),
         Operation(
+            "heinzel_hide", "Hide a line from the model",
+            "Hide a finished turn's line or a lesson from a Heinzelmännchen's model, or show it a short text "
+            "instead (context.edit); the record itself is unchanged.",
+            acts.HideRequest, acts.HideResult, "hz.ops.lessons:hide_line",
+            "hz heinzel hide NAME TARGET", "said",
+        ),
+        Operation(
             "graph", "Contract graph",
             "How this repository's contracts feed each other: contracts, contract: edges, wake order, "
             "disabled contracts; with `observed`, what ran, read, wrote and waits according to hz/state.",

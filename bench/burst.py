@@ -57,7 +57,7 @@ def contract(n: int, owner: str, maintainer: str) -> str:
     return f"""---
 name: burst-{n:03d}
 kind: responsibility
-id: 01KD{n:022d}
+id: {contract_id(n)}
 description: A weekly team report, drafted on a branch for review.
 hz:
   schema: 1
@@ -215,10 +215,18 @@ def commits(bare: Path) -> int:
     return int(git("--git-dir", str(bare), "rev-list", "--count", "hz/state"))
 
 
-def draft_branches(bare: Path) -> list[str]:
-    """The draft branches of the 09:00 slot on the remote: one per contract when every draft landed."""
-    refs = git("--git-dir", str(bare), "for-each-ref", "--format=%(refname)", "refs/heads/hz/draft/").splitlines()
-    return [ref for ref in refs if ref.endswith("/" + SLOT_STAMP.replace(":", "") + "Z")]
+def contract_id(n: int) -> str:
+    return f"01KD{n:022d}"
+
+
+def draft_branches(bare: Path, contracts: int) -> list[str]:
+    """The contracts' draft branches on the remote, named as hz names them now (hz.review.branches, so the
+    count follows the naming): one per contract when every draft landed."""
+    from hz.review.branches import branch_name
+
+    refs = set(git("--git-dir", str(bare), "for-each-ref", "--format=%(refname)", "refs/heads/hz/draft/").splitlines())
+    wanted = [f"refs/heads/{branch_name(contract_id(n), 'report')}" for n in range(contracts)]
+    return [ref for ref in wanted if ref in refs]
 
 
 def parse_ts(text: str) -> datetime:
@@ -280,7 +288,7 @@ def measure(
     deferred = sum(len(t.deferred) for t in ticks)
     return Figures(members, contracts, doubles, late / timedelta(minutes=1), contracts - len(per_slot),
                    window / WINDOW_MIN, max(minutes.values(), default=0), sum(minutes.values()), deferred,
-                   landed, len(draft_branches(bare)), wall, errors)  # fmt: skip
+                   landed, len(draft_branches(bare, contracts)), wall, errors)  # fmt: skip
 
 
 # --- printing ------------------------------------------------------------------------------------------

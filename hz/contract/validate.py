@@ -239,6 +239,9 @@ def _hint(kind: str, loc: Loc, error: Any) -> str:
         name = str(loc[-1]) if loc else ""
         if name.startswith("x-"):
             return "x-* keys for other tools are allowed only at the top level of the frontmatter"
+        places = [where for where, keys in _key_places() if name in keys]
+        if places:  # a real key, only in another place: suggesting it to itself would say nothing
+            return f"'{name}' belongs under {' or '.join(places)}, not here"
         close = difflib.get_close_matches(name, _known_keys(), n=1)
         if close:
             return f"did you mean '{close[0]}'?"
@@ -254,6 +257,25 @@ def _hint(kind: str, loc: Loc, error: Any) -> str:
     if kind == "literal_error":
         return f"write {(error.get('ctx') or {}).get('expected', 'one of the allowed values')}"
     return _HINTS.get(kind, "")
+
+
+def _key_places() -> list[tuple[str, frozenset[str]]]:
+    """Where each group of keys goes, as a person would write it, and the keys of that place."""
+    from hz.contract import model
+
+    places = (
+        ("the frontmatter's top level", model.ContractFrontmatter),
+        ("hz", model.Hz),
+        ("an input (hz.inputs.<name>)", model.Input),
+        ("an output (hz.outputs.<name>)", model.Output),
+        ("an entry of hz.publishes", model.Publish),
+        ("hz.agent", model.Agent),
+        ("hz.retries", model.Retries),
+        ("hz.concurrency", model.Concurrency),
+        ("hz.cost", model.Cost),
+        ("an entry of hz.schedule (- cron: …)", model.Cron),
+    )
+    return [(where, frozenset(i.alias or n for n, i in cls.model_fields.items())) for where, cls in places]
 
 
 def _known_keys() -> list[str]:

@@ -23,6 +23,7 @@ error text can echo the remote URL, so a credential in it is cut out before the 
 from __future__ import annotations
 
 import subprocess
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,6 +37,19 @@ ZERO = "0" * 40
 
 class TransportError(HzError):
     """git could not reach or talk to the remote."""
+
+
+BUSY = "another hz process in this clone is fetching the team's refs right now"
+LOCK_RETRY_S = 0.5
+
+
+class RefsBusy(TransportError):
+    """Another process of this clone held the refs a fetch updates, twice: busy, not broken."""
+
+
+def _lock_race(said: str) -> bool:
+    """git's words for a ref (or packed-refs) lock another process holds."""
+    return "cannot lock ref" in said or ("Unable to create" in said and ".lock" in said)
 
 
 @dataclass(frozen=True)
@@ -112,7 +126,25 @@ class Git:
 
     def fetch(self, remote: str, refspecs: Sequence[str], *, prune: bool = False) -> None:
         """Fetch into local (hz-private) refs; a refspec whose source is missing on the remote fails.
-        `prune`: drop the copies (under the refspecs' destinations) of refs the remote no longer has."""
+        `prune`: drop the copies (under the refspecs' destinations) of refs the remote no longer has.
+
+        Two hz processes of one clone (a daemon's tick and a `hz drafts`) may fetch the same refs at once;
+        git then refuses the one that finds the other's ref lock. That fetch is tried once more after a
+        moment (the other one has usually finished, and fetched the same); a second refusal is `RefsBusy`."""
+        try:
+            self._fetch(remote, refspecs, prune=prune)
+        except TransportError as exc:
+            if not _lock_race(exc.message):
+                raise
+            time.sleep(LOCK_RETRY_S)
+            try:
+                self._fetch(remote, refspecs, prune=prune)
+            except TransportError as again:
+                if _lock_race(again.message):
+                    raise RefsBusy(BUSY, hint="run it again in a moment; nothing was lost") from None
+                raise
+
+    def _fetch(self, remote: str, refspecs: Sequence[str], *, prune: bool) -> None:
         self.run(
             *read_protocol(remote),
             "-c",

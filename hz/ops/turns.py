@@ -34,6 +34,9 @@ def _result(name: str, outcome: object, environ: Mapping[str, str], *, later: bo
     assert isinstance(outcome, Outcome)
     if outcome.queued == "stop":
         said = [f"{name} is awake in another process; asked its turn to stop at the next step"]
+    elif outcome.queued and not outcome.running:
+        said = [f"{name} is held by another hz process (no turn runs); your message ({outcome.queued}) "
+                "waits in its inbox, and the next tick takes it in"]  # fmt: skip
     elif outcome.queued:
         where = "runs as its next turn" if later else "reaches the running turn"
         said = [f"{name} is awake; your message ({outcome.queued}) {where}"]

@@ -203,6 +203,7 @@ def _tick(
     with Store.from_environ(environ) as store:
         # with [state], the tick's one fetch of the team remote (main, drafts, hz/state, leases) comes first
         fetched, unreached = _fetch_team(root, environ)
+        busy, unreached = _busy(unreached)
         errors = [{"agent": "hz/state", "action": "error", "error": error} for error in unreached]
         errors += _shared_settings(fetched)
         # team contracts on main this home has no agent for yet (an Actions run's empty home included)
@@ -213,13 +214,14 @@ def _tick(
         work = pending(store.index, moment, root, store.root, environ)
         work = work._replace(drafts=work.drafts + _decided_on_state(store.index, fetched, work.drafts))
         if work.empty() and not outbox_waiting(root, store.root.parent) and not _branch_work(fetched):
-            return TickReport(moment, woken=errors)
+            return TickReport(moment, woken=errors, busy=busy)
         from hz.tick.ticking import run_tick
 
         # a failed fetch was said once: the team's slots wait for a tick that reaches the remote
         team = False if unreached else fetched
         report = run_tick(store, work, root=root, environ=environ, now=moment, runner=runner, tools=tools, fetched=team)
         report.woken[:0] = errors
+        report.busy[:0] = busy
         return report
 
 
@@ -232,6 +234,15 @@ def _shared_settings(fetched: Any) -> list[dict[str, Any]]:
 
     said = differs_warning(fetched[0], fetched[1].main)
     return [] if said is None else [{"agent": "hz.toml", "action": "warning", "warning": said}]
+
+
+def _busy(unreached: list[str]) -> tuple[list[str], list[str]]:
+    """A fetch another process of this clone kept busy is said as busy (exit 0), not as an error."""
+    if not unreached:
+        return [], unreached
+    from hz.gitstate.transport import BUSY
+
+    return (["hz/state"] if BUSY in unreached else []), [e for e in unreached if e != BUSY]
 
 
 def _settle_drafts(fetched: Any, environ: Mapping[str, str], now: datetime) -> list[dict[str, Any]]:

@@ -35,6 +35,7 @@ LOCK_WAIT_S = 1.0
 class Outcome:
     ran: list[dict[str, Any]]  # what ran in this process
     queued: str | None = None  # the request id left for the running turn, when the agent was awake
+    running: bool = True  # whether a turn runs in the process that held the agent (else it did bookkeeping)
 
 
 def _clock(now: datetime | None) -> Any:
@@ -96,9 +97,15 @@ def ask(
                     work.candidate.causes.append(cause)
                 ran = work.run()
         except LockTimeout:
-            return Outcome([], queued=request_id)
+            return Outcome([], queued=request_id, running=_turn_running(store, str(row["id"])))
         unmark(store.root, row["id"], [request_id])
         return Outcome(ran)
+
+
+def _turn_running(store: Store, agent: str) -> bool:
+    """Whether the spine has a turn open and not waiting: what the process holding the lock is running.
+    (Another hz process may hold it for bookkeeping alone: an approval, a rejection, a reindex.)"""
+    return any(t.waiting is None for t in history.open_turns(store.read(agent).events))
 
 
 def retry(

@@ -167,6 +167,13 @@ def test_unknown_key_suggests_the_near_one() -> None:
     ]
 
 
+def test_a_key_of_another_place_is_told_where_it_belongs() -> None:
+    result = load_text(variant("  scope: team\n", "  scope: team\n  tz: UTC\n"), path="w.prose.md")
+    assert [(d.loc, d.message, d.hint) for d in result.diagnostics] == [
+        ("hz.tz", "unknown key 'tz'", "'tz' belongs under an entry of hz.schedule (- cron: …), not here")
+    ]
+
+
 def test_unreadable_encoding(tmp_path: Path) -> None:
     path = tmp_path / "weekly-digest.prose.md"
     path.write_bytes(b"---\nname: \xff\n---\n")

@@ -40,7 +40,10 @@ def test_an_answer_reaches_the_waiting_question_and_a_wrong_key_is_refused(repo:
         assert holder.wait(timeout=10) == 0
         holder.stdout.close()
     assert (said["question"], said["ran"]) == (question, [])
-    assert said["said"] == [f"weekly-note is awake; your message ({said['queued']}) reaches the running turn"]
+    assert said["said"] == [
+        f"weekly-note is held by another hz process (no turn runs); your message ({said['queued']}) "
+        "waits in its inbox, and the next tick takes it in"
+    ]
 
 
 def test_what_ran_is_scrubbed_of_the_environments_secrets_like_the_lines_the_cli_prints() -> None:

@@ -57,7 +57,8 @@ def test_a_message_left_while_another_process_held_the_agent_is_answered_by_the_
         assert holder.wait(timeout=10) == 0
         assert holder.stdout is not None
         holder.stdout.close()
-    queued = r"weekly-note is awake; your message \((rq-[0-9a-z]+)\) reaches the running turn\n"
+    queued = (r"weekly-note is held by another hz process \(no turn runs\); your message \((rq-[0-9a-z]+)\) "
+              r"waits in its inbox, and the next tick takes it in\n")  # fmt: skip
     found = re.fullmatch(queued, chatted.out)
     assert chatted.exit_code == 0 and found is not None, chatted.out
     request_id = found.group(1)

@@ -1,0 +1,22 @@
+"""bench/burst.py counts the draft branches hz really pushes (issue 24, point 9): its branch column reads
+the names from hz.review.branches, and this test has a member draft one of the bench's own contracts."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from hz.tick.daemon import tick
+from tests.turn.test_team import MONDAY, member
+from tests.turn.test_team_drafts import _team_repo
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+import burst  # bench/ is a folder of scripts, not a package
+
+
+def test_the_bench_counts_the_draft_branch_a_tick_pushes_for_its_contract(tmp_path: Path) -> None:
+    bare = _team_repo(tmp_path)
+    priya, environ = member(tmp_path, "priya", bare, contract=burst.contract(0, "@priya", "@omar"))
+    created = tick(root=priya, environ=environ, now=MONDAY)
+    assert [(e["action"], e.get("disposition")) for e in created.woken] == [("started", "drafted")]
+    assert burst.draft_branches(bare, 1) == [f"refs/heads/hz/draft/{burst.contract_id(0)}/report"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import signal
 import subprocess
 import sys
 from datetime import UTC, datetime
@@ -233,3 +234,75 @@ def test_priyas_weekly_report(repo: Path, hz: Any, priya: tuple[str, Model, Mode
     month = sum(e.data.get("usd", 0.0) for e in spine if e.kind == "turn.finished" and e.ts.startswith("2026-11"))
     assert "USD this month: " in text and f"{money.usd(month)} USD this month" in text  # sub-cent keeps digits
     assert "  schedule  drafted" in text and "  approval  learned" in text and "  asked  proposed" in text
+
+
+# --- the worked example through the crashes, with the loopback model (issue 24) ---------------------------
+
+SHIPPED = [{"output": "report", "facet": "summary", "text": "Shipped CHK-1."},
+           {"output": "report", "facet": "risks", "text": "None."}]  # fmt: skip
+DRAFTED = {"kind": "draft", "report": "drafted this week", "drafts": SHIPPED}
+SHORTER = {"kind": "draft", "report": "a shorter take", "drafts": [{**d, "text": "CHK-1."} for d in SHIPPED]}
+LEARNED = {"kind": "lessons", "report": "learned from Priya's edits",
+           "lessons": [{"sentence": "risks go above the summary", "hunks": ["@@ -1 +1 @@"]}]}  # fmt: skip
+
+
+def _hz_tick(repo: Path, now: datetime, crash: str | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, **({"HZ_CRASH_AT": crash} if crash else {})}
+    argv = [sys.executable, "-m", "hz", "tick", "--now", now.strftime("%Y-%m-%dT%H:%MZ")]
+    return subprocess.run(argv, cwd=repo, env=env, capture_output=True, text=True, timeout=120, check=False)
+
+
+@pytest.mark.parametrize("point", ["draft.placed", "effect.performed"])
+def test_priyas_week_through_a_crash_a_late_tick_an_approval_and_a_same_minute_retry(
+    repo: Path, hz: Any, point: str
+) -> None:
+    from datetime import timedelta
+
+    from tests.fakes.openai_server import ScriptedOpenAI
+    from tests.spend.test_caps_hold import configure
+
+    (repo / "tracker.json").write_text(json.dumps([{"title": "CHK-1 one-click pay", "url": "https://t.test/1"}]))
+    schedule = '  schedule: "0 15 * * FRI"\n'
+    text = CONTRACT.format(extra_requires="").replace(schedule, schedule + "  render_on_schedule: if-moved\n")
+    (repo / "contract.prose.md").write_text(text)
+    with ScriptedOpenAI([DRAFTED, SHORTER, DRAFTED, LEARNED], completion_tokens=100) as server:
+        configure(server, "max_usd = 1.0")
+        assert hz("heinzel", "new", "weekly-report", "--from", "contract.prose.md").exit_code == 0
+        assert approve_command(io.StringIO(), "weekly-report", environ=os.environ, now=MON) == 0
+        with Store.from_environ(os.environ) as store:
+            agent = str(store.index.agent("weekly-report")["id"])  # type: ignore[index]
+        asset = "file:reports/weekly.md"
+
+        # Mon 09:00 the first draft; a retry in the same minute is a draft of its own, and approvable
+        assert [e["disposition"] for e in tick(root=repo, now=MON).woken] == ["drafted"]
+        retried = direct.retry("weekly-report", "shorter", request_id="rq-mon", root=repo, environ=os.environ,
+                               now=MON + timedelta(seconds=30))  # fmt: skip
+        assert [e["disposition"] for e in retried.ran] == ["drafted"]
+        retry_key = f"{agent}@v1@2026-10-26T09:00:01Z@{asset}"
+        assert [d["key"] for d in json.loads(hz("drafts", "--json").out)] == [retry_key]
+        assert hz("approve", retry_key).exit_code == 0
+        unedited = tick(root=repo, now=MON + timedelta(minutes=5))  # approved as placed: nothing to learn
+        assert [(e["action"], e["disposition"]) for e in unedited.woken] == [("started", "skipped")]
+        assert len(server.requests) == 2
+
+        # Fri 15:00 (the tracker moved this week) the lid closes while the draft is placed; the next tick
+        # comes 38 minutes later
+        (repo / "tracker.json").write_text(json.dumps([{"title": "CHK-1 one-click pay"}, {"title": "CHK-2 refunds"}]))
+        died = _hz_tick(repo, FRI, crash=point)
+        assert died.returncode == -signal.SIGKILL, died.stdout + died.stderr
+        late = tick(root=repo, now=FRI + timedelta(minutes=38))
+        assert [(e["action"], e["disposition"], e["usd"]) for e in late.woken] == [("resumed", "drafted", 0.001)]
+        friday_key = f"{agent}@v1@2026-10-30T15:00Z@{asset}"
+        assert [d["key"] for d in json.loads(hz("drafts", "--json").out)] == [friday_key]
+        assert [e.data["key"] for e in events(agent) if e.kind == "draft.placed"].count(friday_key) == 1
+        assert len(server.requests) == 3  # the resume spent nothing
+
+        # Mon: Priya edits Friday's draft and deletes its tag; the approval turn learns
+        (repo / "reports/weekly.md").write_text("## risks\n\nNone.\n\n## summary\n\nShipped the one-click pay epic.\n")
+        learned = tick(root=repo, now=MON2)
+        assert [(e["action"], e["disposition"]) for e in learned.woken] == [("started", "learned")]
+
+        # the next Friday nothing moved since the last draft: one line, no model call, after the approval
+        skipped = tick(root=repo, now=FRI2)
+        assert [(e["action"], e["reason"]) for e in skipped.woken] == [("skipped", "nothing-moved")]
+        assert len(server.requests) == 4

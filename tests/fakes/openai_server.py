@@ -40,3 +40,16 @@ class FakeOpenAI(ModelEndpoint):
         if usage is not None:
             payload["usage"] = {"prompt_tokens": usage[0], "completion_tokens": usage[1], "total_tokens": sum(usage)}
         return 200, payload
+
+
+class ScriptedOpenAI(FakeOpenAI):
+    """The same endpoint answering each request with the next outcome of a script (then the last again)."""
+
+    def __init__(self, script: list[dict[str, Any]], **options: Any) -> None:
+        super().__init__(**options)
+        self.script = list(script)
+
+    def answer(self, path: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        if self.script:
+            self.outcome = self.script.pop(0)
+        return super().answer(path, body)

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from hz.tick.daemon import tick
-from tests.fakes.openai_server import FakeOpenAI
+from tests.fakes.openai_server import ScriptedOpenAI
 from tests.spend.test_caps_hold import DRAFT, configure
 from tests.turn.agents import adopt, contract_text
 
@@ -20,21 +20,9 @@ SUMMARY = {"kind": "summary", "report": "summarised", "summary": {
     "open_questions": ["which week counts?"], "sources_watched": ["file:tracker.json"]}}  # fmt: skip
 
 
-class Scripted(FakeOpenAI):
-    """The loopback model, answering each request with the next outcome of its script."""
-
-    def __init__(self, script: list[dict[str, Any]]) -> None:
-        super().__init__(completion_tokens=100)
-        self.script = script
-
-    def answer(self, path: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
-        self.outcome = self.script.pop(0) if self.script else self.outcome
-        return super().answer(path, body)
-
-
 def test_show_has_the_latest_summary_and_a_hidden_turn_leaves_the_models_view(repo: Path, hz: Any) -> None:
     first = {**DRAFT, "report": "the first note, drafted"}
-    with Scripted([first, DRAFT, DRAFT, SUMMARY, DRAFT]) as server:
+    with ScriptedOpenAI([first, DRAFT, DRAFT, SUMMARY, DRAFT], completion_tokens=100) as server:
         configure(server, "max_usd = 1.0\nsummary_after_turns = 1\nsummary_keep_turns = 5")
         adopt(contract_text(), now=MONDAY)
         tick(root=repo, now=MONDAY)

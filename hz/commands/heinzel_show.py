@@ -68,6 +68,12 @@ def render(data: Mapping[str, Any], out: TextIO) -> None:
     pending += [f"  amendment {a['amendment_id']} (hz approve {a['amendment_id']})"
                 for a in data["amendments"] if a["status"] == "pending"]  # fmt: skip
     w("\n".join(pending or ["  nothing"]) + "\n")
+    _summary(data["summary"], w)
+    if data["context_edits"]:
+        w("\nhidden from the model\n")
+        for edit in data["context_edits"]:
+            shown = f"shown as {edit['replacement']!r}" if edit["replacement"] is not None else "hidden"
+            w(f"  {edit['target']}  {shown}  (since {edit['at'][:16].replace('T', ' ')})\n")
     month = data["cost_month"]
     parts = ", ".join(f"{money.usd(usd)} {cause}" for cause, usd in month.items())
     total = money.usd(sum(month.values()))

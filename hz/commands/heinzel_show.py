@@ -99,6 +99,27 @@ def _chat(messages: list[Mapping[str, Any]], w: Any) -> None:
         w(f"    -> {FATE_WORDS[m['fate']]}{outcome}{reply}\n")
 
 
+def _summary(found: Mapping[str, Any] | None, w: Any) -> None:
+    w("\nlatest summary\n")
+    if found is None:
+        w("  none yet (one is written after many turns)\n")
+        return
+    w(f"  written {str(found['at'])[:16].replace('T', ' ')} · asset: {found['asset']}\n")
+    w(f"  you want: {found['wants']}\n")
+    for label, key in (("decided", "decisions"), ("open", "open_questions"), ("watching", "sources")):
+        for item in found.get(key) or ():
+            w(f"  {label}: {item}\n")
+    if found.get("next_deadline"):
+        w(f"  next deadline: {found['next_deadline']}\n")
+
+
+def _question(q: Mapping[str, Any]) -> str:
+    line = f"  question {q['key']}: {q['question']}\n    answer with: {q['answer_with']}"
+    if q.get("waits_until"):
+        line += f"\n    waits for your answer until {str(q['waits_until'])[:16].replace('T', ' ')} UTC"
+    return line
+
+
 def show_command(
     out: TextIO, name: str, *, json_output: bool, environ: Mapping[str, str], now: datetime | None = None
 ) -> int:

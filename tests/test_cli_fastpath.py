@@ -41,7 +41,7 @@ def test_plain_json_now_and_a_bad_now_match_click(tmp_path: Path) -> None:
     assert _both(["tick"], tmp_path) == (0, "nothing due\n", "")
     assert _both(["tick", "--now", "2026-11-02T09:00Z"], tmp_path) == (0, "nothing due\n", "")
     assert _both(["tick", "--now=2026-11-02T09:00", "--json"], tmp_path) == (0, json.dumps({
-        "busy": [], "deferred": [], "now": "2026-11-02T09:00:00Z", "pushed": False, "woken": []
+        "busy": [], "deferred": [], "now": "2026-11-02T09:00:00Z", "pushed": False, "team": [], "woken": []
     }, indent=2) + "\n", "")  # fmt: skip
     assert _both(["tick", "--json", "--now", "yesterday"], tmp_path) == (1, "", BAD_NOW)
     assert _both(["tick", "--now=yesterday"], tmp_path) == (1, "", BAD_NOW)

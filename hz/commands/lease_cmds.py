@@ -70,9 +70,10 @@ def list_command(ctx: LeaseContext, as_json: bool) -> int:
     team.bring(dict(tips))
     rows = [(ref.removeprefix(LEASE_PREFIX), tip, _read(team, ref, tip)) for ref, tip in sorted(tips.items())]
     if as_json:
-        click.echo(json.dumps([_as_json(lease_id, tip, read) for lease_id, tip, read in rows], indent=2))
+        listed = [_as_json(lease_id, tip, read, ctx.now) for lease_id, tip, read in rows]
+        click.echo(json.dumps(listed, indent=2))
     else:
-        lines = [_as_line(lease_id, read) for lease_id, _, read in rows]
+        lines = [_as_line(lease_id, read, ctx.now) for lease_id, _, read in rows]
         click.echo("\n".join(lines) if lines else f"no leases on {team.label}")
     damaged = [lease_id for lease_id, _, read in rows if isinstance(read, str)]
     if damaged:  # after the listing: the healthy leases are worth seeing too
@@ -91,17 +92,35 @@ def _read(team: TeamRemote, ref: str, tip: str) -> LeaseRecord | str:
     return checked(team.repo, ref, tip)
 
 
-def _as_json(lease_id: str, tip: str, read: LeaseRecord | str) -> dict[str, object]:
+def status(record: LeaseRecord, now: datetime) -> str:
+    """What a lease is now: `held` (someone holds it), `released` (its turn ended and let it go) or
+    `expired` (its holder stopped renewing: anyone may take it once the clock-skew margin passed too)."""
+    if record.state == "released":
+        return "released"
+    return "expired" if now >= _expiry(record) else "held"
+
+
+def _expiry(record: LeaseRecord) -> datetime:
+    from hz.gitstate.types import parse_utc
+
+    return parse_utc(record.expires)
+
+
+def _as_json(lease_id: str, tip: str, read: LeaseRecord | str, now: datetime) -> dict[str, object]:
     if isinstance(read, str):
         return {"lease": lease_id, "tip": tip, "damaged": read}
-    return {**read.model_dump(mode="json"), "tip": tip, "damaged": None}
+    return {**read.model_dump(mode="json"), "tip": tip, "damaged": None, "status": status(read, now)}
 
 
-def _as_line(lease_id: str, read: LeaseRecord | str) -> str:
+_SAID = {"held": "held until", "released": "released at", "expired": "expired at"}
+
+
+def _as_line(lease_id: str, read: LeaseRecord | str, now: datetime) -> str:
     if isinstance(read, str):
         return f"{lease_id}  damaged: {read}"
     r = read
-    return f"{r.lease}  {r.holder:<22} {r.role:<8} token {r.token:<5} slot {r.slot}  {r.state} until {r.expires}"
+    said = _SAID[status(r, now)]
+    return f"{r.lease}  {r.holder:<22} {r.role:<8} token {r.token:<5} slot {r.slot}  {said} {r.expires}"
 
 
 def acquire_command(

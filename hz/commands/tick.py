@@ -90,6 +90,13 @@ def render_report(report: object, environ: Mapping[str, str] = os.environ) -> li
         why = f": {money.cap_text(entry['cap'])}" if entry.get("cap") else why
         flagged = "".join(f"; flagged: {money.FLAGS[flag]}" for flag in entry.get("flags", ()))
         lines.append(f"{entry['agent']}: {entry['action']} -> {what}{detail}{usd}{why}{flagged}")
+    named = {str(entry.get("agent")) for entry in report.woken}  # a skip's line says its reason already
+    quiet = ("ran", "not-due", "unreached")  # said by a turn's own line, no news, or the fetch's error
+    lines.extend(
+        f"{d['contract']}: {d['state']}: {d['reason']}"
+        for d in report.team
+        if d["contract"] not in named and d["state"] not in quiet
+    )
     lines.extend(f"{name}: deferred to the next tick (max_wakes_per_tick)" for name in report.deferred)
     lines.extend(f"{name}: busy in another process" for name in report.busy)
     if not lines:

@@ -131,7 +131,7 @@ def acquire(
     step = plan(team, Claim(lease_id, slot, identity.holder, role, due, ttl), now, settings)
     if isinstance(step, Outcome):
         return step
-    return _push_record(team, step, now)
+    return push_plan(team, step, now)
 
 
 def plan(team: TeamRemote, claim: Claim, now: datetime, settings: StateSettings) -> Plan | Outcome:
@@ -190,7 +190,8 @@ def _bounded(ttl: timedelta) -> timedelta:
     return ttl
 
 
-def _push_record(team: TeamRemote, step: Plan, now: datetime) -> Outcome:
+def push_plan(team: TeamRemote, step: Plan, now: datetime) -> Outcome:
+    """Push the lease commit `plan` decided on, without force: won, or held by whoever won the race."""
     record = step.record
     commit = lease_commit(team, step.parent, record, now)
     ref = lease_ref(record.lease)

@@ -32,6 +32,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -90,6 +91,7 @@ class FlushResult:
     published: dict[str, str] = field(default_factory=dict)  # `publish` refs the remote now has (ref -> commit)
     unpublished: dict[str, str] = field(default_factory=dict)  # `publish` refs it refused (ref -> git's reason)
     withheld: dict[str, str] = field(default_factory=dict)  # `publish` refs never pushed: lease fenced (ref -> lease)
+    released: set[str] = field(default_factory=set)  # leases released by this flush: their turn ended in it
 
 
 class StateWriter:
@@ -239,7 +241,7 @@ class StateWriter:
         if fresh:
             updates[STATE_REF] = self._commit(tip, fresh, now)
             expected[STATE_REF] = tip or ZERO
-        moved = self._lease_updates(leases, plans, now, result, updates, expected)
+        moved = self._lease_updates(leases, plans, now, result, updates, expected, ended(fresh))
         self._tied(refs, {lid: step for lid, step in moved.items() if lid not in plans}, result)
         updates.update({ref: draft.commit for ref, draft in refs.items()})
         expected.update({ref: draft.expected for ref, draft in refs.items() if draft.expected is not None})
@@ -250,7 +252,11 @@ class StateWriter:
         result.refs = pushed.refs
         if pushed.ok:
             for lease_id, (commit, record) in moved.items():
-                lease.remember(self.team, record, commit)
+                if record.state == "released":  # its turn ended in this push: nobody holds it now
+                    lease.forget(self.team, lease_id)
+                    result.released.add(lease_id)
+                else:
+                    lease.remember(self.team, record, commit)
                 if lease_id in plans:
                     result.won[lease_id] = record
             for lease_id in set(wanted) - set(plans):  # never expected: a busy lease that moved yet renewed
@@ -329,15 +335,18 @@ class StateWriter:
         result: FlushResult,
         updates: dict[str, str],
         expected: dict[str, str],
+        finished: AbstractSet[tuple[str, int]] = frozenset(),
     ) -> dict[str, tuple[str, LeaseRecord]]:
-        """Add a renewal of every held lease and an acquisition of every planned claim to the push."""
+        """Add a renewal of every held lease and an acquisition of every planned claim to the push; a held
+        lease whose turn ends in this push (`finished`, see `ended`) is released instead of renewed."""
         moved: dict[str, tuple[str, LeaseRecord]] = {}
         for lease_id in leases:
             mine = lease.held(self.team, lease_id)
             if mine is None:
                 result.fenced.add(lease_id)
                 continue
-            moved[lease_id] = lease.renewal(self.team, mine, now, self.settings.ttl)
+            release = (lease_id, mine.record.token) in finished
+            moved[lease_id] = lease.renewal(self.team, mine, now, self.settings.ttl, release=release)
             expected[lease_ref(lease_id)] = mine.tip
         for lease_id, step in plans.items():
             moved[lease_id] = (lease.lease_commit(self.team, step.parent, step.record, now), step.record)
@@ -438,6 +447,20 @@ class StateWriter:
         tree = objects.write_tree(self.team.repo, base, files)
         message = f"hz-state: {len(files)} event{'s' if len(files) != 1 else ''}\n"
         return objects.make_commit(self.team.repo, tree, [tip] if tip else [], message, now)
+
+
+def ended(events: Iterable[Event]) -> set[tuple[str, int]]:
+    """The lease terms (lease, token) whose turns all end among `events`: the push that carries a term's
+    `turn.finished` releases its lease, so the next slot never waits for a finished one to expire. A term
+    that also starts a turn it does not finish here (a follow-up that waits) keeps its lease."""
+    started: set[tuple[str, int, str]] = set()
+    finished: set[tuple[str, int, str]] = set()
+    for event in events:
+        if event.kind in ("turn.started", "turn.finished"):
+            term = (event.lease, event.token, str(event.data.get("turn")))
+            (started if event.kind == "turn.started" else finished).add(term)
+    open_terms = {(lease_id, token) for lease_id, token, _ in started - finished}
+    return {(lease_id, token) for lease_id, token, _ in finished} - open_terms
 
 
 def _clash(event: Event, there: bytes | None, read: Callable[[str], bytes | None]) -> str:

@@ -41,7 +41,9 @@ def _result(name: str, outcome: object, environ: Mapping[str, str], *, later: bo
         where = "runs as its next turn" if later else "reaches the running turn"
         said = [f"{name} is awake; your message ({outcome.queued}) {where}"]
     else:
-        lines = render_report(TickReport(datetime.now(UTC), woken=outcome.ran), environ)
+        report = TickReport(datetime.now(UTC), woken=outcome.ran)
+        report.team = outcome.team  # a team contract's disposition, when its turn did not run (who holds it)
+        lines = render_report(report, environ)
         said = ["nothing to do" if line == "nothing due" else line for line in lines]
     ran = secrets_of(environ).scrub_value(outcome.ran)  # an agent's error may quote a server, as the lines do
     return {"schema_version": SCHEMA_VERSION, "agent": name, "queued": outcome.queued, "ran": ran, "said": said}

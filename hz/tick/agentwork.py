@@ -29,6 +29,7 @@ from hz.turn.journal import Journal
 from hz.turn.plan import Plan
 
 if TYPE_CHECKING:
+    from hz.tick.dispositions import Disposition
     from hz.tick.ticking import Candidate
 
 MAX_FOLLOW_UPS = 5  # follow-up turns in one tick; more wait for the next tick's inbox check
@@ -42,6 +43,7 @@ class AgentWork:
     store: Store
     now: datetime
     team: Any = None  # hz.tick.team.Team when the repository coordinates team contracts
+    disposition: Disposition | None = None  # a team contract's, once this share of the tick decided it
 
     @property
     def plan(self) -> Plan:
@@ -107,7 +109,8 @@ class AgentWork:
         claim = self._claim_at(engine.turn_slot(open_turn.started))
         if claim is not None and not claim.won:
             if claim.pending:
-                return {"agent": self.name, "action": "skipped", "reason": claim.why, "turn": open_turn.turn}
+                said = self._said(claim, engine.turn_slot(open_turn.started))
+                return {"agent": self.name, "action": "skipped", "reason": said, "turn": open_turn.turn}
             from hz.turn.walk import abandon
 
             reason = "ran-elsewhere" if claim.why == "ran-elsewhere" else "throttled"
@@ -344,11 +347,13 @@ class AgentWork:
         if (elsewhere := self._not_owner(wake, due)) is not None:
             return elsewhere
         if (over := self._over_cap()) is not None:
+            self._dispose("capped", over)
             return self._cap_skip(wake, over, due)
         if wake.kinds() == {"schedule"} and self.plan.render_on_schedule == "if-moved":
             moved = self._moved_since_last(wake)
             if moved is not None and not moved:
                 engine.skip(self.journal, wake, "nothing-moved", moved=[], next_due=due)
+                self._dispose("nothing-moved")
                 return [{"agent": self.name, "action": "skipped", "reason": "nothing-moved", "cause": "schedule"}]
         claim = self._claim(wake)
         if claim is not None and not claim.won:
@@ -356,10 +361,12 @@ class AgentWork:
                 reason = "ran-elsewhere" if claim.why == "ran-elsewhere" else "throttled"
                 engine.skip(self.journal, wake, reason, moved=[], next_due=due)
             # a pending claim (early, held by another) settles nothing: the next tick claims it again
-            return [{"agent": self.name, "action": "skipped", "reason": claim.why, "cause": wake.cause.kind}]
+            said = self._said(claim, engine.wake_slot(wake, self.now))
+            return [{"agent": self.name, "action": "skipped", "reason": said, "cause": wake.cause.kind}]
         entries: list[dict[str, Any]] = []
         result = engine.start(self.journal, self.plan, wake, self.deps)
         entries.append(self.entry("started", result))
+        self._dispose("ran", result.disposition, slot=engine.wake_slot(wake, self.now))
         self._receipts(result, claim)
         for _ in range(MAX_FOLLOW_UPS):
             if not result.follow_up:
@@ -368,6 +375,44 @@ class AgentWork:
             entries.append(self.entry("started", result))
             self._receipts(result, claim)
         return entries
+
+    def claim_again(self, open_turn: history.OpenTurn) -> Any:
+        """The lease of an open turn's own slot, for a person's `hz heinzel resume` (None: no team)."""
+        return self._claim_at(engine.turn_slot(open_turn.started), asked=True)
+
+    def said(self, claim: Any, open_turn: history.OpenTurn) -> str:
+        """Why a claim of an open turn's slot was not won, noted as the disposition (see `_said`)."""
+        return self._said(claim, engine.turn_slot(open_turn.started))
+
+    def receipts(self, result: TurnResult, claim: Any) -> None:
+        """Queue a team turn's receipts for the push (see `_receipts`)."""
+        self._receipts(result, claim)
+
+    def _said(self, claim: Any, slot: datetime) -> str:
+        """A claim not won, noted as this contract's disposition; the reason the tick's line gives."""
+        from hz.tick.dispositions import from_claim
+
+        self.disposition = from_claim(self._contract_name(), claim, slot)
+        return self.disposition.reason if self.disposition.state in ("held", "early") else str(claim.why)
+
+    def _dispose(self, state: str, detail: Any = None, slot: datetime | None = None) -> None:
+        """Note a team contract's disposition (hz.tick.dispositions); nothing for a personal contract."""
+        if self.plan.scope != "team":
+            return
+        from hz.spend import money
+        from hz.tick import dispositions
+        from hz.tick.team import lease_id
+
+        name, lease = self._contract_name(), lease_id(self.plan)
+        if state == "capped":
+            self.disposition = dispositions.capped(name, lease, money.cap_text(detail))
+        elif state == "nothing-moved":
+            self.disposition = dispositions.nothing_moved(name, lease)
+        elif state == "ran":
+            self.disposition = dispositions.ran(name, lease, slot, str(detail))
+
+    def _contract_name(self) -> str:
+        return str(self.candidate.row.get("contract_name") or self.plan.name)
 
     def _not_owner(self, wake: Wake, due: datetime | None) -> list[dict[str, Any]] | None:
         """Without `[state]` (no team here) a team contract runs on its owner's machine alone: elsewhere the
@@ -384,15 +429,17 @@ class AgentWork:
         return [] if said else [owner_only.notice(self.name, self.plan, handle)]
 
     def _claim(self, wake: Wake) -> Any:
-        """For a team contract under team coordination: the lease for this wake's slot (None otherwise)."""
-        return self._claim_at(engine.wake_slot(wake, self.now))
+        """For a team contract under team coordination: the lease for this wake's slot (None otherwise).
+        A wake a person asked for (wake, chat, retry) waits for no owner's grace period."""
+        asked = wake.kinds() <= {"asked", "retry"}
+        return self._claim_at(engine.wake_slot(wake, self.now), asked=asked)
 
-    def _claim_at(self, slot: datetime) -> Any:
+    def _claim_at(self, slot: datetime, *, asked: bool = False) -> Any:
         if self.team is None or self.plan.scope != "team":
             return None
         from hz.tick.team import claim
 
-        return claim(self.team, self.plan, slot, self.now)
+        return claim(self.team, self.plan, slot, self.now, asked=asked)
 
     def _receipts(self, result: TurnResult, claim: Any) -> None:
         if claim is not None and claim.won:

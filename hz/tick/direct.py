@@ -4,13 +4,19 @@ Every message goes to the agent's inbox first. Then the command tries to become 
 it can, it runs the turn itself, in this process; if another process holds the lock (the agent is
 awake), the message stays in the inbox and the running turn takes it in at its next step boundary —
 as steering during gather and think, as the next turn after that.
+
+A team contract where the repository keeps team state takes the team path, as a tick's turn does
+(DESIGN.md, "Team operation"): one fetch of the team remote first, the lease of the turn's slot (the
+minute it was asked in; a resumed turn's own slot), and one push afterwards with its receipts, its draft
+branch and the lease's release, then the pull request; so the draft shows in every member's `hz drafts`.
+Where the lease is held elsewhere, nothing runs and the command says who holds it until when.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -36,6 +42,7 @@ class Outcome:
     ran: list[dict[str, Any]]  # what ran in this process
     queued: str | None = None  # the request id left for the running turn, when the agent was awake
     running: bool = True  # whether a turn runs in the process that held the agent (else it did bookkeeping)
+    team: list[dict[str, Any]] = field(default_factory=list)  # a team contract's disposition (hz.tick.dispositions)
 
 
 def _clock(now: datetime | None) -> Any:
@@ -51,7 +58,9 @@ def session(
     environ: Mapping[str, str],
     now: datetime,
     runner: Any = None,
+    team_path: bool = True,
 ) -> Iterator[AgentWork]:
+    """The agent's plan and spine, under its lock; with `team_path`, a team contract's team (`_team`)."""
     from hz.turn.agents import load_plan
 
     config = load_user_config(environ)
@@ -62,11 +71,35 @@ def session(
         root=root,
         default_tz=config.timezone or "UTC",
     )
+    team = _team(root, environ, plan, config.handle) if team_path else None
     clock = _clock(now)
     with store.writer(str(row["id"]), timeout=LOCK_WAIT_S, now=now) as writer:
         journal = Journal(writer, clock)
         deps = make_deps(store, plan, config.heinzel, environ=environ, now=now, runner=runner, clock=clock)
-        yield AgentWork(journal, Candidate(str(row["id"]), dict(row), plan), deps, store=store, now=now)
+        yield AgentWork(journal, Candidate(str(row["id"]), dict(row), plan), deps, store=store, now=now, team=team)
+def _team(root: Path | None, environ: Mapping[str, str], plan: Any, handle: str | None) -> Any:
+    """The team of a team contract's turn (hz.tick.team.Team, its one fetch done), or None where the
+    repository keeps no team state. A remote that cannot be reached is an error: a team turn never runs
+    unleased where leases are the rule."""
+    from hz.tick.team import Team, configured, for_tick
+
+    if plan.scope != "team" or root is None or not configured(root):
+        return None
+    fetched, errors = for_tick(root, environ)
+    if errors or fetched is None:
+        raise HzError(errors[0] if errors else "the team remote was not reached", hint="try again once it is")
+    return Team.open(root, environ, handle, fetched)
+
+
+def _settled(store: Store, work: AgentWork, ran: list[dict[str, Any]], now: datetime) -> Outcome:
+    """What ran, then what the team push did (nothing to push for a personal contract)."""
+    if work.team is None:
+        return Outcome(ran)
+    from hz.tick.ticking import push_team
+
+    said, _ = push_team(store, work.team, now)
+    disposition = [work.disposition.to_json()] if work.disposition is not None else []
+    return Outcome(ran + said, team=disposition)
 
 
 def _resolve(store: Store, name: str) -> dict[str, Any]:
@@ -95,11 +128,11 @@ def ask(
                 answering = extra is None and bool(text) and not after  # a bare wake answers nothing
                 if not answering or not answers(work.journal, request):
                     work.candidate.causes.append(cause)
-                ran = work.run()
+                outcome = _settled(store, work, work.run(), now)
         except LockTimeout:
             return Outcome([], queued=request_id, running=_turn_running(store, str(row["id"])))
         unmark(store.root, row["id"], [request_id])
-        return Outcome(ran)
+        return outcome
 
 
 def _turn_running(store: Store, agent: str) -> bool:
@@ -141,10 +174,15 @@ def resume(name: str, *, root: Path | None, environ: Mapping[str, str], now: dat
             if not waiting:
                 raise HzError(f"{row['name']} has no waiting turn", hint="hz heinzel wake starts a new one")
             open_turn = waiting[0]
+            claim = work.claim_again(open_turn)  # a team turn goes on only under its slot's lease
+            if claim is not None and not claim.won:
+                return Outcome([{"agent": work.name, "action": "skipped", "reason": work.said(claim, open_turn)}],
+                               team=[work.disposition.to_json()] if work.disposition else [])  # fmt: skip
             step = str(open_turn.waiting.data.get("step", "act")) if open_turn.waiting else "act"
             open_turn = engine.reopen(work.journal, open_turn.turn, woken_by="asked", step=step)
             result = engine.resume(work.journal, open_turn, work.plan, work.deps, counted=False)
-            return Outcome([work.entry("resumed", result)])
+            work.receipts(result, claim)
+            return _settled(store, work, [work.entry("resumed", result)], now)
 
 
 def stop(name: str, *, root: Path | None, environ: Mapping[str, str], now: datetime) -> Outcome:
@@ -153,7 +191,7 @@ def stop(name: str, *, root: Path | None, environ: Mapping[str, str], now: datet
         row = _resolve(store, name)
         directory = store.agent_dir(row["id"])
         try:
-            with session(store, row, root=root, environ=environ, now=now) as work:
+            with session(store, row, root=root, environ=environ, now=now, team_path=False) as work:
                 from hz.turn.walk import abandon
 
                 ran = [

@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 class TickReport:
     """What one tick did. A plain class: `dataclasses` imports `inspect`, which a fresh idle tick pays."""
 
-    __slots__ = ("busy", "deferred", "now", "pushed", "woken")
+    __slots__ = ("busy", "deferred", "now", "pushed", "team", "woken")
 
     def __init__(
         self,
@@ -28,6 +28,7 @@ class TickReport:
         self.deferred = deferred if deferred is not None else []  # left for the next tick (max_wakes_per_tick)
         self.busy = busy if busy is not None else []  # agents another process holds
         self.pushed = pushed
+        self.team: list[dict[str, Any]] = []  # per team contract looked at, its disposition (hz.tick.dispositions)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -36,6 +37,7 @@ class TickReport:
             "deferred": self.deferred,
             "busy": self.busy,
             "pushed": self.pushed,
+            "team": self.team,
         }
 
 

@@ -134,6 +134,9 @@ class Claim:
     role: str = "owner"
     handle: str | None = None  # who runs it, the approver of record when a draft's approval has none
     pending: bool = False  # lost for now, settled nowhere: the wake stays due and the next tick claims again
+    holder_now: str | None = None  # held: who holds the lease now
+    until: str | None = None  # held: when that hold expires; early: when the grace period ends
+    held_slot: str | None = None  # held: the slot the holder holds it for
 
 
 def _role(team: Team, plan: Plan, lease: str) -> Any:
@@ -169,36 +172,73 @@ def _main_contracts(team: Team) -> Any:
     return MainContracts.at(team.remote.repo, team.remote.repo[team.view.main], strict=False)
 
 
-def claim(team: Team, plan: Plan, slot: datetime, now: datetime) -> Claim:
-    from hz.gitstate.lease import acquire
+def decide(team: Team, plan: Plan, slot: datetime, now: datetime, *, asked: bool = False) -> Claim:
+    """Whether this machine may take the lease for `plan`'s `slot` now, as of the tick's fetch, pushing
+    nothing: a Claim with `won` when it is free to take (`claim` then pushes), else why not, with who
+    holds it until when (hz.tick.dispositions says it to a person).
+
+    `asked`: a turn a person started (wake, chat, retry): its slot is the minute they asked in, nobody's
+    schedule slot, so no owner goes first and a delegate takes it at once (the lease still decides)."""
+    return _decided(team, plan, slot, now, asked)[0]
+
+
+def _decided(team: Team, plan: Plan, slot: datetime, now: datetime, asked: bool = False) -> tuple[Claim, Any]:
+    from hz.gitstate.lease import Claim as LeaseClaim
+    from hz.gitstate.lease import Outcome
+    from hz.gitstate.lease import plan as lease_plan
+    from hz.gitstate.types import format_utc
     from hz.slots import lease_stamp
 
     lease = lease_id(plan)
     if lease is None:
-        return Claim(False, None, 0, "no contract id")
+        return Claim(False, None, 0, "no contract id"), None
     if _retired(team, lease):  # the hook refuses any new hold on it
-        return Claim(False, lease, 0, NOT_ON_MAIN)
+        return Claim(False, lease, 0, NOT_ON_MAIN), None
     role = _role(team, plan, lease)
     if role is None:
-        return Claim(False, lease, 0, "not a member of it")
+        return Claim(False, lease, 0, "not a member of it"), None
     stamp = lease_stamp(slot)
     if lease in team.held:
-        return _again(team, lease, stamp, role)
-    outcome = acquire(team.remote, lease, slot=stamp, identity=team.identity, role=role, now=now,
-                      settings=team.settings, due=slot)  # fmt: skip
+        return _again(team, lease, stamp, role), None
+    wish = LeaseClaim(lease, stamp, team.identity.holder, role, None if asked else slot)
+    step = lease_plan(team.remote, wish, now, team.settings)
+    if not isinstance(step, Outcome):
+        return Claim(True, lease, int(step.record.token), "won", role, team.identity.handle), step
+    if step.status == "done":  # its end is on hz/state: whoever ran it, this machine never will
+        return Claim(False, lease, 0, RAN_ELSEWHERE, role), None
+    if step.status == "early":
+        until = format_utc(step.not_before) if step.not_before else None
+        return Claim(False, lease, 0, "early", role, pending=True, until=until), None
+    record = step.record
+    holder = getattr(record, "holder", None)
+    return Claim(False, lease, 0, f"held by {holder}", role, pending=True, holder_now=holder,
+                 until=getattr(record, "expires", None), held_slot=getattr(record, "slot", None)), None  # fmt: skip
+
+
+def claim(team: Team, plan: Plan, slot: datetime, now: datetime, *, asked: bool = False) -> Claim:
+    """Take the lease for `plan`'s `slot` (see `decide`); a race for it lost reads as held by the winner.
+
+    Held by someone else (or a race for it lost), or too early for this role: nothing is settled here.
+    The holder may die mid-turn (kill -9) and leave the slot undone; the next tick looks again and finds
+    the slot done (ran-elsewhere) or the lease expired (taken over). Looking costs fetches, no model call."""
+    from hz.gitstate.lease import push_plan
+    from hz.slots import lease_stamp
+
+    decided, step = _decided(team, plan, slot, now, asked)
+    if step is None:
+        return decided
+    assert decided.lease is not None
+    outcome = push_plan(team.remote, step, now)
     if outcome.won:
         assert outcome.record is not None, "a won lease has its record"
         token = int(outcome.record.token)
-        team.held[lease], team.slots[lease], team.plans[lease] = token, stamp, plan
-        return Claim(True, lease, token, "won", role, team.identity.handle)
-    if outcome.status == "done":  # its end is on hz/state: whoever ran it, this machine never will
-        return Claim(False, lease, 0, RAN_ELSEWHERE, role)
-    # Held by someone else (or a race for it lost), or too early for this role: nothing is settled here.
-    # The holder may die mid-turn (kill -9) and leave the slot undone; the next tick looks again and finds
-    # the slot done (ran-elsewhere) or the lease expired (taken over). Looking costs fetches, no model call.
-    holder = getattr(outcome.record, "holder", None)
-    why = f"held by {holder}" if outcome.status == "held" else str(outcome.status)
-    return Claim(False, lease, 0, why, role, pending=True)
+        team.held[decided.lease], team.slots[decided.lease], team.plans[decided.lease] = (
+            token, lease_stamp(slot), plan)
+        return Claim(True, decided.lease, token, "won", decided.role, team.identity.handle)
+    record = outcome.record
+    holder = getattr(record, "holder", None)
+    return Claim(False, decided.lease, 0, f"held by {holder}", decided.role, pending=True, holder_now=holder,
+                 until=getattr(record, "expires", None), held_slot=getattr(record, "slot", None))  # fmt: skip
 
 
 def _again(team: Team, lease: str, stamp: str, role: str) -> Claim:

@@ -73,6 +73,7 @@ def run_tick(
     candidates.sort(key=lambda c: (c.height, c.due, c.agent_id))
     team = _team(root, environ, config.handle, report, fetched)
     if team is None and _coordinated(root):  # never run a team slot unleased where leases are the rule
+        report.team.extend(_unreached(c) for c in candidates if c.plan.scope == "team")
         candidates = [c for c in candidates if c.plan.scope != "team"]
     budget = settings.max_wakes_per_tick
     clock = running_from(now)  # events are stamped when they happen, from the tick's moment on
@@ -81,9 +82,11 @@ def run_tick(
             report.deferred.append(candidate.row["name"])
             continue
         try:
-            entries = _work_agent(
+            entries, disposition = _work_agent(
                 store, candidate, settings, environ=environ, now=now, runner=runner, tools=tools, team=team, clock=clock
             )
+            if disposition is not None:
+                report.team.append(disposition.to_json())
         except LockTimeout:  # awake elsewhere: its wakes wait in its inbox for that turn to take them in
             from hz.tick.busy import queue_wakes
 
@@ -143,6 +146,35 @@ def _forget_fenced(store: Store, team: Any, lease: str, report: TickReport, now:
             key = str(event.data["key"])
             if not book.has("draft.placed", lease, f"{lease}@{key.split('@', 1)[1]}"):
                 approvals.record_rejection(journal, key, approver=None)
+
+
+def push_team(store: Store, team: Any, now: datetime) -> tuple[list[dict[str, Any]], bool]:
+    """The tick's one push (hz.tick.team.flush), the waiting drafts carried along: what it reports, and
+    whether it pushed. Shared with the turns a person starts (hz.tick.direct), which push the same way."""
+    from hz.tick.team import flush
+
+    _carry_waiting_drafts(store, team)
+    pushed = flush(team, now)
+    said: list[dict[str, Any]] = [_fenced(lease, pushed.get("withheld", {})) for lease in pushed.get("fenced", ())]
+    if "error" in pushed:
+        said.append({"agent": "hz/state", "action": "error", "error": pushed["error"]})
+    for ref, why in sorted(pushed.get("unpublished", {}).items()):
+        error = f"the remote refused the draft branch {ref.removeprefix('refs/heads/')}: {why}"
+        said.append({"agent": "hz/state", "action": "error", "error": error})
+    for why in sorted(pushed.get("clashed", {}).values()):
+        said.append({"agent": "hz/state", "action": "error", "error": f"not written: {why}"})
+    for why in pushed.get("pulls_failed", ()):  # the branch is on the remote; the next tick asks again
+        said.append({"agent": "forge", "action": "error", "error": why})
+    said.extend(pushed.get("auto_published", ()))  # publishes a policy let run before the review
+    return said, bool(pushed["pushed"])
+
+
+def _unreached(candidate: Candidate) -> dict[str, Any]:
+    from hz.tick.dispositions import unreached
+    from hz.tick.team import lease_id
+
+    name = str(candidate.row.get("contract_name") or candidate.plan.name)
+    return unreached(name, lease_id(candidate.plan)).to_json()
 
 
 def _fenced(lease: str, withheld: Mapping[str, str]) -> dict[str, Any]:
@@ -357,7 +389,9 @@ def _work_agent(
     tools: tuple[Any, ...],
     team: Any = None,
     clock: Callable[[], datetime] | None = None,
-) -> list[dict[str, Any]]:
+) -> tuple[list[dict[str, Any]], Any]:
+    """What the agent's share of the tick did, and its disposition (hz.tick.dispositions) when it is a
+    team contract under team coordination."""
     from hz.tick.agentwork import AgentWork
 
     clock = clock or running_from(now)
@@ -370,7 +404,20 @@ def _work_agent(
         deps.next_due = lambda: _earliest(next_due(candidate.plan, now), work.valid_until(), now)
         entries = work.run()
     unmark(store.root, candidate.agent_id, candidate.asked)  # each one started, settled or answered
-    return entries
+    return entries, _disposition(work, candidate, team)
+
+
+def _disposition(work: Any, candidate: Candidate, team: Any) -> Any:
+    """The team contract's disposition; one that no wake decided had nothing due."""
+    if team is None or candidate.plan.scope != "team":
+        return None
+    if work.disposition is not None:
+        return work.disposition
+    from hz.tick.dispositions import not_due
+    from hz.tick.team import lease_id
+
+    name = str(candidate.row.get("contract_name") or candidate.plan.name)
+    return not_due(name, lease_id(candidate.plan), candidate.row.get("next_due"))
 
 
 def make_deps(

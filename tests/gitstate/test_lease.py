@@ -58,15 +58,15 @@ def test_an_expired_lease_is_taken_over_with_the_next_token(tmp_path: Path, bare
 def test_creation_is_exclusive_when_two_start_from_nothing(tmp_path: Path, bare: Path) -> None:
     ann, bob = member(tmp_path, "ann", str(bare)), member(tmp_path, "bob", str(bare))
     # both saw "no lease" and then push: the remote accepts only the first creation
-    from hz.gitstate.lease import Plan, _push_record
+    from hz.gitstate.lease import Plan, push_plan
     from hz.gitstate.lease_record import LeaseRecord
 
     def record(holder: str) -> LeaseRecord:
         return LeaseRecord(lease=hz_id(1), holder=holder, role="owner", token=1, slot=SLOT,
                            acquired=SLOT, expires="2026-10-30T15:10:00Z")  # fmt: skip
 
-    first = _push_record(ann, Plan(None, record("@ann")), NOW)
-    second = _push_record(bob, Plan(None, record("@bob")), NOW)
+    first = push_plan(ann, Plan(None, record("@ann")), NOW)
+    second = push_plan(bob, Plan(None, record("@bob")), NOW)
     assert (first.status, second.status) == ("won", "held")
     assert second.record == first.record
 

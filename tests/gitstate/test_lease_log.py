@@ -72,7 +72,7 @@ def test_a_slot_taken_twice_shows_in_both_logs(
     chain = on_remote(bare, f"refs/hz/lease/{AGENT}")
     ann, bob = f"@ann/{machine()}", f"@bob/{machine()}"
     assert [(r["token"], r["holder"], r["state"]) for _, r in chain] == [
-        (2, bob, "held"),  # the renewal that rode with Bob's receipts
+        (2, bob, "released"),  # the push that carried Bob's turn.finished released the lease
         (2, bob, "held"),
         (1, ann, "released"),
         (1, ann, "held"),  # the renewal that rode with Ann's receipts

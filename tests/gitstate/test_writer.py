@@ -52,9 +52,19 @@ def test_a_tick_is_one_commit_and_one_push_with_the_renewal(tmp_path: Path, remo
         f"refs/hz/lease/{hz_id(1)}": " ",
     }
     assert state_log(bare) == ["hz-state: 2 events"]
-    expires = git("--git-dir", str(bare), "show", f"refs/hz/lease/{hz_id(1)}:lease.json")
-    assert '"expires":"2026-10-30T15:11:00Z"' in expires
-    assert writer.flush(NOW).pushes == 0  # nothing happened: no push
+    # the push that carries the turn's end releases its lease (same token), so the next slot never waits for it
+    record = git("--git-dir", str(bare), "show", f"refs/hz/lease/{hz_id(1)}:lease.json")
+    assert '"expires":"2026-10-30T15:01:00Z"' in record and '"state":"released"' in record
+    assert (result.released, writer.flush(NOW).pushes) == ({hz_id(1)}, 0)  # nothing happened: no push
+
+
+def test_a_push_without_the_turns_end_renews_the_lease(tmp_path: Path, bare: Path) -> None:
+    team, token = holder(tmp_path, "ann", str(bare), hz_id(1))
+    writer = StateWriter(team, SETTINGS)
+    writer.queue(started(hz_id(1), SLOT, token))
+    assert writer.flush(NOW + timedelta(minutes=1)).released == set()
+    record = git("--git-dir", str(bare), "show", f"refs/hz/lease/{hz_id(1)}:lease.json")
+    assert '"expires":"2026-10-30T15:11:00Z"' in record and '"state":"held"' in record
 
 
 def test_an_event_already_on_the_branch_is_not_written_twice(tmp_path: Path, bare: Path) -> None:
@@ -209,9 +219,9 @@ def test_remotes_by_name_and_file_url(tmp_path: Path, bare: Path) -> None:
 def test_what_hz_writes_passes_git_fsck(tmp_path: Path, bare: Path) -> None:
     team, token = holder(tmp_path, "ann", str(bare), hz_id(1))
     writer = StateWriter(team, SETTINGS)
-    writer.queue(started(hz_id(1), SLOT, token), finished(hz_id(1), SLOT, token))
+    writer.queue(started(hz_id(1), SLOT, token), placed(hz_id(1), 1, token))
     writer.flush(NOW)
-    writer.queue(placed(hz_id(1), 1, token))
+    writer.queue(finished(hz_id(1), SLOT, token))
     writer.flush(NOW)
     git("--git-dir", str(bare), "fsck", "--strict", "--no-progress")
     roots = git("--git-dir", str(bare), "rev-list", "--max-parents=0", "hz/state").split()

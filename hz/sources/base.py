@@ -42,13 +42,19 @@ ERROR_CODES = (
 
 
 class SourceError(HzError):
-    """A source could not be read; `code` is one of ERROR_CODES, `status` the HTTP status when one said so."""
+    """A source could not be read; `code` is one of ERROR_CODES, `status` the HTTP status when one said so.
+    `waiting_for`: the upstream contract (`contract:`) that has nothing approved on main yet, so the reader
+    waits for it rather than fails."""
 
-    def __init__(self, code: str, message: str, *, hint: str | None = None, status: int | None = None) -> None:
+    def __init__(
+        self, code: str, message: str, *, hint: str | None = None, status: int | None = None,
+        waiting_for: str | None = None,
+    ) -> None:  # fmt: skip
         assert code in ERROR_CODES, code
         super().__init__(message, hint=hint)
         self.code = code
         self.status = status
+        self.waiting_for = waiting_for
 
 
 @dataclass(frozen=True)

@@ -23,9 +23,12 @@ lacks is reported as not found rather than read as empty.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from hz.repo_paths import fill_slot
 from hz.sources.base import FetchContext, Fetched, SourceError, SourceSpec, no_query
 from hz.sources.canonical import canonical_text
 from hz.sources.window import Window
@@ -42,13 +45,13 @@ def fetch(spec: SourceSpec, ctx: FetchContext) -> Fetched:
 
     if ctx.root is None:
         raise SourceError("bad-source", f"{spec.uri} needs a repository", hint="run hz inside the repository")
-    _, facet, path_template, facets, scope = _target(spec, ctx)
+    qualified, facet, path_template, facets, scope = _target(spec, ctx)
     if scope == "personal":
         text, where = _read_worktree(ctx.root, spec, path_template, draft=spec.stage == "draft")
     else:
         repo = pygit2.Repository(str(ctx.root))
         try:
-            text, where = _read(repo, spec, path_template, _fetched(ctx))
+            text, where = _read(repo, spec, path_template, _fetched(ctx), Upstream(qualified, ctx.slot))
         finally:
             repo.free()
     split = split_facets(text, facets)
@@ -132,16 +135,28 @@ def _fetched(ctx: FetchContext) -> tuple[str | None, str | None]:
     return next((copy for copy in copies if copy in remote.repo.references), None), remote.tracking("refs/heads/")
 
 
-def _read(repo: Any, spec: SourceSpec, template: str, fetched: tuple[str | None, str | None]) -> tuple[str, str]:
+@dataclass(frozen=True)
+class Upstream:
+    """The contract a `contract:` input reads, and the reader's slot (to name the path it waits for)."""
+
+    name: str
+    slot: datetime
+
+
+def _read(
+    repo: Any, spec: SourceSpec, template: str, fetched: tuple[str | None, str | None], upstream: Upstream
+) -> tuple[str, str]:
     copy, remote_heads = fetched
     main = repo.references[copy].peel() if copy is not None else _main(repo)
     if spec.stage == "draft":
         return _read_draft(repo, spec, template, main, remote_heads)
-    if main is None:
-        raise SourceError("not-found", f"{spec.uri}: the repository has no main branch yet")
-    path = _newest(main.tree, template)
-    if path is None:
-        raise SourceError("not-found", f"{spec.uri}: nothing is published on main at {template} yet")
+    path = None if main is None else _newest(main.tree, template)
+    if path is None:  # nothing approved yet: the reader waits for its upstream (hz.tick.agentwork)
+        where = "the repository has no main branch" if main is None else f"nothing on main at {template} yet"
+        if main is not None and "{slot" in template:  # named as of the reader's slot, never as a template
+            where = f"nothing on main at {fill_slot(template, upstream.slot)} (nor another slot of it) yet"
+        message = f"{spec.uri}: waiting for an approved {upstream.name}: {where}"
+        raise SourceError("not-found", message, waiting_for=upstream.name)
     return _blob_text(repo, main.tree, path), f"main:{path}"
 
 
@@ -187,6 +202,11 @@ def _read_worktree(root: Path, spec: SourceSpec, template: str, *, draft: bool) 
         raise SourceError("not-found", f"{spec.uri}: no {what} in the working tree at {template}")
     relative, text = max(found)
     return text, f"worktree:{relative}"
+
+
+def target_pattern(template: str) -> re.Pattern[str]:
+    """The regular expression of every path a `state:` target's template names (one per slot)."""
+    return _pattern(template)[0]
 
 
 def _pattern(template: str) -> tuple[re.Pattern[str], str]:

@@ -43,7 +43,8 @@ def gather_inputs(
             )
         except SourceError as exc:
             if watch.required:
-                raise SourceError(exc.code, f"input {watch.input}: {exc.message}", hint=exc.hint) from None
+                message = f"input {watch.input}: {exc.message}"
+                raise SourceError(exc.code, message, hint=exc.hint, waiting_for=exc.waiting_for) from None
             outcome = exc
         parts.setdefault(watch.input, []).append((watch.spec, outcome))
         required[watch.input] = watch.required

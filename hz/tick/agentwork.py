@@ -324,15 +324,17 @@ class AgentWork:
                 seen = fingerprint_at(self.plan, name, slot, now=self.now, environ=self.deps.environ)
                 current[name] = seen if seen is not None else current[name]
         wake_on = self.plan.wake_on if self.plan.wake_on is not None else self.plan.inputs
-        from hz.turn.self_wake import moved_by_own_draft_only
+        from hz.turn.self_wake import moved_by_drafts_only
 
+        if self._last_finished().data.get("reason") == "gather":  # it saw nothing: whatever is there now is news
+            last = {name: last.get(name, "") for name in current}
         return [
             Cause("source-changed", source_changed_key(self.plan.agent_id, name, fp), self.now, {"input": name})
             for name, fp in sorted(current.items())
             if name in wake_on
             and last.get(name) not in (None, fp)
             # the merge of its own draft moving its history is no news to it (issue 11, finding 5)
-            and not moved_by_own_draft_only(
+            and not moved_by_drafts_only(
                 self.plan, name, last[name], slot=_minute(self.now), environ=self.deps.environ
             )
         ]
@@ -355,6 +357,8 @@ class AgentWork:
                 engine.skip(self.journal, wake, "nothing-moved", moved=[], next_due=due)
                 self._dispose("nothing-moved")
                 return [{"agent": self.name, "action": "skipped", "reason": "nothing-moved", "cause": "schedule"}]
+        if (waiting := self._upstream_wait(wake)) is not None:
+            return [waiting]
         claim = self._claim(wake)
         if claim is not None and not claim.won:
             if not claim.pending:  # the slot ran elsewhere, or is never ours: settled here (docs/decisions.md)
@@ -387,6 +391,37 @@ class AgentWork:
     def receipts(self, result: TurnResult, claim: Any) -> None:
         """Queue a team turn's receipts for the push (see `_receipts`)."""
         self._receipts(result, claim)
+
+    def _upstream_wait(self, wake: Wake) -> dict[str, Any] | None:
+        """A required `contract:` input whose upstream has nothing approved on main yet: the wake waits,
+        settling nothing and spending nothing (no lease, no turn, no model call), and the next tick looks
+        again; once a member merges the upstream's draft, the same wake runs. Its gather is cached for
+        the turn that then runs (`make_deps`), so looking costs one read of the fetched main."""
+        if not any(str(uri).startswith("contract:") for uri in self._sources()):
+            return None
+        from hz.sources.base import SourceError
+
+        slot = engine.wake_slot(wake, self.now)
+        try:
+            self.deps.gather(self.plan, slot)
+        except SourceError as exc:
+            if exc.waiting_for is None:
+                return None  # another failure: the turn's gather step records it
+            from hz.tick.dispositions import waiting
+            from hz.tick.team import lease_id
+
+            self.disposition = waiting(self._contract_name(), lease_id(self.plan), exc.waiting_for, exc.message, slot)
+            reason = f"waiting for an approved {exc.waiting_for}"
+            return {"agent": self.name, "action": "skipped", "reason": reason, "cause": wake.cause.kind}
+        except HzError:
+            return None
+        return None
+
+    def _sources(self) -> list[str]:
+        from hz.sources.watch import specs_of
+
+        inputs = getattr(self.plan.contract.frontmatter.hz, "inputs", None) or {}
+        return [str(spec.uri) for name in inputs for spec in specs_of(inputs[name])]
 
     def _said(self, claim: Any, slot: datetime) -> str:
         """A claim not won, noted as this contract's disposition; the reason the tick's line gives."""

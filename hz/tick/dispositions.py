@@ -102,9 +102,9 @@ def capped(contract: str, lease: str | None, cap: str) -> Disposition:
     return Disposition(contract, lease, "capped", f"capped: {cap}")
 
 
-def waiting(contract: str, lease: str | None, upstream: str, detail: str, slot: datetime | None) -> Disposition:
-    reason = f"waiting for an approved {upstream} ({detail})"
-    return Disposition(contract, lease, "waiting", reason, _lease_stamp(slot), upstream=upstream)
+def waiting(contract: str, lease: str | None, upstream: str, said: str, slot: datetime | None) -> Disposition:
+    """`said`: the gather's own words (hz.sources.contract), which name the path it waits for."""
+    return Disposition(contract, lease, "waiting", said, _lease_stamp(slot), upstream=upstream)
 
 
 def nothing_moved(contract: str, lease: str | None) -> Disposition:

@@ -15,8 +15,8 @@ The shapes are the interface (they are stored in spines and compared across vers
     retry           <id>@retry:<parent turn>:<request id>
     stale           <id>@stale:<output>:<valid_until>
 
-An input that moved only by the merge of the contract's own draft is no `source-changed` cause at all
-(hz.turn.self_wake): its own approved output is no news to it.
+An input that moved only by merges of hz drafts (its own or another contract's) is no `source-changed`
+cause at all (hz.turn.self_wake): approved outputs reach readers through `contract:` inputs.
 
 Several causes due in one tick coalesce into one wake: its `cause` is the first in `CAUSE_ORDER`, and
 `causes` keeps every (cause, key) pair so each one's idempotency holds on its own.

@@ -1,13 +1,18 @@
-"""No self-wakes: an input that moved only by the merge of the contract's own draft is not `source-changed`.
+"""No wakes by drafts: an input that moved only by merges of hz drafts is not `source-changed`.
 
 A contract that reads this repository's history (`git:` / `git:.`) drafts on a branch; when the review
 merges that draft, the history moves, and without this check the contract would wake on its own
-approved output and draft again, every time (issue 11, finding 5).
+approved output and draft again, every time (issue 11, finding 5). The same holds for the drafts of
+every other contract (issue 19, finding 8): were their merges news to a `git:` reader, two contracts
+reading `git:.` would wake each other for ever, each approval drafting the other once more. How one
+contract depends on another's output is said explicitly, by a `contract:` input (docs/decisions.md).
 
-What counts as its own: a commit whose trailers name this contract (`Hz-Contract: <contract id>`) or
-one of its drafts (`Hz-Draft: <key>`, a key of this agent or of the team contract, `hz-<id>@…`), as the
-draft commit, a rebase of it, or a squash that kept its trailers carry them; the older branch commits
-say it in their tag line (`hz.review.drafts.Tag`). A merge commit is its own when everything it
+What counts as a draft's: a commit whose trailers name a contract (`Hz-Contract: <id>`) or a draft
+(`Hz-Draft: hz-…`), as the draft commit, a rebase of it, or a squash that kept its trailers carry them;
+the older branch commits say it in their tag line (`hz.review.drafts.Tag`); and a commit that changes
+only files some contract's `state:` target names (a squash with the reviewer's own message and edits,
+which keeps no trailer: what it brings is an output, read through `contract:` where it matters).
+A merge commit is a draft's when everything it
 brings in is, or is a reviewer's edit of the draft on its branch (a commit above the draft commit
 changing only the files the draft wrote). Trailers are what anyone can write, so this only ever
 withholds a wake of this contract on its own history, never grants anything.
@@ -21,6 +26,7 @@ a difference and wakes the contract. No clocks: a merge is recognised by what it
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
@@ -31,14 +37,13 @@ from hz.turn.plan import Plan
 MAX_OWN = 200  # own commits looked through at the top of the branch; more is no longer "just the merge"
 
 
-def moved_by_own_draft_only(plan: Plan, name: str, seen: str, *, slot: datetime, environ: Mapping[str, str]) -> bool:
+def moved_by_drafts_only(plan: Plan, name: str, seen: str, *, slot: datetime, environ: Mapping[str, str]) -> bool:
     """Whether input `name` would still have the fingerprint `seen` (the last turn's) without the merges of
-    this contract's own drafts on top of the history it reads."""
-    contract_id = getattr(getattr(plan.contract, "frontmatter", None), "id", None)
+    hz drafts (this contract's and every other's) on top of the history it reads."""
     spec_list = _specs(plan, name)
     if not spec_list or not any(_local_git(spec) for spec in spec_list) or plan.root is None:
         return False
-    own = _OwnCommits(plan.root, plan.agent_id, str(contract_id) if contract_id else None)
+    own = _OwnCommits(plan.root, plan.agent_id, _output_patterns(plan.root, environ))
     return _fingerprint_without(plan, name, spec_list, own, slot, environ) == seen
 
 
@@ -80,13 +85,33 @@ def _fingerprint_without(
     return watched_fingerprint(plan.contract, name, assemble(parts, required=required))
 
 
-class _OwnCommits:
-    """This contract's own draft commits and the merges of them, at the top of the checked-out history."""
+def _output_patterns(root: Path, environ: Mapping[str, str]) -> tuple[re.Pattern[str], ...]:
+    """The paths every contract of the repository maintains (its `state:` targets), as patterns."""
+    from hz.contract.project import compile_repository
+    from hz.errors import HzError
+    from hz.sources.contract import target_pattern
 
-    def __init__(self, root: Path, agent_id: str, contract_id: str | None) -> None:
+    try:
+        compiled = compile_repository(root, environ)
+    except HzError:
+        return ()
+    found: list[re.Pattern[str]] = []
+    for entry in compiled.contracts:
+        outputs = getattr(getattr(getattr(entry.contract, "frontmatter", None), "hz", None), "outputs", None) or {}
+        for output in outputs.values():
+            target = str(output.target)
+            if target.startswith("state:"):
+                found.append(target_pattern(target.removeprefix("state:").lstrip("/")))
+    return tuple(found)
+
+
+class _OwnCommits:
+    """Draft commits (this agent's, any contract's) and the merges of them, at the top of the history."""
+
+    def __init__(self, root: Path, agent_id: str, outputs: tuple[re.Pattern[str], ...] = ()) -> None:
         self.root = root
-        self.keys = (f"{agent_id}@", *((f"hz-{contract_id}@",) if contract_id else ()))
-        self.contract_id = contract_id
+        self.keys = (f"{agent_id}@", "hz-")  # an agent's own drafts; a team contract's drafts (`hz-<id>@…`)
+        self.outputs = outputs
 
     def top(self) -> set[str]:
         """Ids of the own commits from HEAD down its first-parent line to the first commit of anyone else."""
@@ -101,7 +126,7 @@ class _OwnCommits:
             commit: Any = repo.revparse_single("HEAD").peel(pygit2.Commit)
             while len(found) < MAX_OWN:
                 brought = self._own_merge(repo, commit) if len(commit.parent_ids) > 1 else None
-                if brought is None and not self._own(commit):
+                if brought is None and not self._own(repo, commit):
                     break
                 found |= {str(commit.id), *(brought or ())}
                 if not commit.parent_ids:
@@ -113,14 +138,19 @@ class _OwnCommits:
         finally:
             repo.free()
 
-    def _own(self, commit: Any) -> bool:
+    def _own(self, repo: Any, commit: Any) -> bool:
         from hz.review.drafts import Tag
 
         trailers = _trailers(commit)
-        if self.contract_id is not None and trailers.get("Hz-Contract") == self.contract_id:
+        if trailers.get("Hz-Contract"):
             return True
         key = trailers.get("Hz-Draft") or getattr(Tag.parse(commit.message.split("\n", 1)[0]), "key", "")
-        return bool(key) and str(key).startswith(self.keys)
+        if key and str(key).startswith(self.keys):
+            return True
+        if len(commit.parent_ids) != 1 or not self.outputs:
+            return False
+        paths = _paths(repo, commit)  # only outputs: a squash of drafts with the reviewer's words and edits
+        return bool(paths) and all(any(p.fullmatch(path) for p in self.outputs) for path in paths)
 
     def _own_merge(self, repo: Any, merge: Any) -> set[str] | None:
         """The commits a merge brings in (beside its first parent), when every one is own or a reviewer's
@@ -134,7 +164,7 @@ class _OwnCommits:
             if len(brought) >= MAX_OWN or len(commit.parent_ids) > 1:
                 return None
             brought[str(commit.id)] = commit
-        own = {cid for cid, commit in brought.items() if self._own(commit)}
+        own = {cid for cid, commit in brought.items() if self._own(repo, commit)}
         drafted: set[str] = set().union(*(_paths(repo, brought[cid]) for cid in own))
         edits = (commit for cid, commit in brought.items() if cid not in own)
         if not own or not all(_edit_of(repo, commit, own, set(brought), drafted) for commit in edits):

@@ -86,10 +86,12 @@ def test_nothing_published_yet(tmp_path: Path, cache: SourceCache) -> None:
     git(repo, "commit", "-q", "-m", "contracts", when=days_ago(20))
     with pytest.raises(SourceError) as caught:
         fetch("contract:team/weekly-digest#changes", cache, root=repo)
+    # the reader waits for its upstream, and the path is named as of the reader's slot (NOW), never as a template
     assert caught.value.render() == (
-        "error: contract:team/weekly-digest#changes: nothing is published on main at "
-        "reports/digest/{slot:%G-W%V}.md yet"
+        "error: contract:team/weekly-digest#changes: waiting for an approved team:weekly-digest: "
+        "nothing on main at reports/digest/2026-W48.md (nor another slot of it) yet"
     )
+    assert caught.value.waiting_for == "team:weekly-digest"
 
 
 def test_facets_split_on_level_two_and_four_headings() -> None:

@@ -10,7 +10,7 @@ and stays an observed read from `?<name>`, marked undeclared. Writes are `draft.
 Runs (who, role, disposition, cost) come from `turn.finished`/`turn.skipped` and the lease chain's record
 of who held the token. A draft is pending while no `approval.observed` or `draft.rejected` settled it and
 no newer draft of the same output replaced it: each output has one draft branch, and the newer draft
-takes it over (hz.tick.team.tie).
+takes it over (hz.tick.team_drafts.tie).
 """
 
 from __future__ import annotations

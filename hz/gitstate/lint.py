@@ -202,7 +202,7 @@ def _precision_problem(event: Event) -> str | None:
 
 
 def _identity_problem(event: Event) -> str | None:
-    """The envelope and its payload say the same thing twice; they must agree (hz.tick.team writes them so)."""
+    """The envelope and its payload say the same thing twice; they must agree (hz.tick.team_receipts writes them so)."""
     data = event.data
     if event.kind in ("turn.started", "turn.finished", "turn.skipped") and data["keys"][0] != event.key:
         return "the first of data.keys is not the event's key"

@@ -472,13 +472,13 @@ class AgentWork:
     def _claim_at(self, slot: datetime, *, asked: bool = False) -> Any:
         if self.team is None or self.plan.scope != "team":
             return None
-        from hz.tick.team import claim
+        from hz.tick.team_claim import claim
 
         return claim(self.team, self.plan, slot, self.now, asked=asked)
 
     def _receipts(self, result: TurnResult, claim: Any) -> None:
         if claim is not None and claim.won:
-            from hz.tick.team import record
+            from hz.tick.team_push import record
 
             record(self.team, self.journal.events(), result.turn, claim)
 

@@ -7,7 +7,7 @@ nothing approved yet, which cap stopped it, that the contract gives this member 
 is done already. `hz tick --json` lists these (`team`), its text output says each in one line, and the
 "why" of the operations layer asks `look` the same question without running anything.
 
-`look` decides exactly as a tick's claim does (hz.tick.team.decide, which asks hz.gitstate.lease.plan),
+`look` decides exactly as a tick's claim does (hz.tick.team_claim.decide, which asks hz.gitstate.lease.plan),
 without pushing: what it says is what the next tick of this machine would meet, as of the last fetch.
 """
 
@@ -18,7 +18,8 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
-    from hz.tick.team import Claim, Team
+    from hz.tick.team import Team
+    from hz.tick.team_claim import Claim
     from hz.turn.plan import Plan
 
 State = Literal[
@@ -76,7 +77,7 @@ def _stamp(moment: datetime | None) -> str | None:
 def from_claim(contract: str, claim: Claim, slot: datetime) -> Disposition:
     """The disposition a claim that was not won stands for (a won one is `ran`, said after the turn)."""
     from hz.slots import lease_stamp
-    from hz.tick.team import NOT_ON_MAIN, RAN_ELSEWHERE
+    from hz.tick.team_claim import NOT_ON_MAIN, RAN_ELSEWHERE
 
     stamp, lease = lease_stamp(slot), claim.lease
     if claim.why == RAN_ELSEWHERE:
@@ -128,7 +129,8 @@ def _lease_stamp(slot: datetime | None) -> str | None:
 
 def look(team: Team, plan: Plan, slot: datetime, now: datetime) -> Disposition:
     """What this machine's next tick would meet for `plan`'s `slot`, decided as a claim is, pushing nothing."""
-    from hz.tick.team import decide, lease_id
+    from hz.tick.team import lease_id
+    from hz.tick.team_claim import decide
 
     name = str(plan.name)
     decided = decide(team, plan, slot, now)

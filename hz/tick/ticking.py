@@ -103,7 +103,7 @@ def run_tick(
         report.woken.extend(entries)
         budget -= sum(1 for e in entries if e["action"] in {"started", "resumed"})
     if team is not None:
-        from hz.tick.team import flush
+        from hz.tick.team_push import flush
 
         _carry_waiting_drafts(store, team)
         pushed = flush(team, now)
@@ -149,9 +149,9 @@ def _forget_fenced(store: Store, team: Any, lease: str, report: TickReport, now:
 
 
 def push_team(store: Store, team: Any, now: datetime) -> tuple[list[dict[str, Any]], bool]:
-    """The tick's one push (hz.tick.team.flush), the waiting drafts carried along: what it reports, and
+    """The tick's one push (hz.tick.team_push.flush), the waiting drafts carried along: what it reports, and
     whether it pushed. Shared with the turns a person starts (hz.tick.direct), which push the same way."""
-    from hz.tick.team import flush
+    from hz.tick.team_push import flush
 
     _carry_waiting_drafts(store, team)
     pushed = flush(team, now)
@@ -195,7 +195,7 @@ def _carry_waiting_drafts(store: Store, team: Any) -> None:
     """
     if not team.writer.outbox.waiting():
         return
-    from hz.tick.team import tie, unpublished_drafts
+    from hz.tick.team_drafts import tie, unpublished_drafts
 
     terms = {str(e.data["turn"]): (e.lease, e.token) for e in team.writer.outbox.events() if e.kind == "draft.placed"}
     if not terms:

@@ -7,7 +7,7 @@ amendment HZC050 did not refuse goes on the draft branch `hz/draft/<contract id>
 the contract's path on the main the tick fetched, as that file's own text changed
 (hz.review.amendment_branch; hz.review.branches, hz's trailers with `Hz-Output: contract`); the
 proposal names that branch, the tick's one push carries it under the turn's lease and the forge opens
-its pull request (hz.tick.team). Once the review merges it, every member's tick adopts the new
+its pull request (hz.tick.team_push). Once the review merges it, every member's tick adopts the new
 version and the next tick deletes the branch; `hz approve` refuses it and says so. Where no branch can
 be made (no team state, the contract not found on main, git failing), the proposal is still recorded.
 """

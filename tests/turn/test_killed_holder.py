@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from hz.session.store import Store
-from hz.tick.team import Team, claim
+from hz.tick.team import Team
+from hz.tick.team_claim import claim
 from hz.turn.agents import load_plan
 from tests.turn.test_fenced_drafts import ANSWER, on_state, remote_refs, slow_claude, wait_for
 from tests.turn.test_late_runner import KEY, SLOT, drafts, hz, lease_chain, skips, started, team, tick

@@ -2,7 +2,7 @@
 
 Slots come from the real scheduler (hz.schedule) for random crons in zones with DST, half-hour and
 45-minute offsets; each slot goes through the real code that spells it: the spine key of a schedule
-cause, the team receipts built from that turn (hz.tick.team), the lease record a claim writes, the key
+cause, the team receipts built from that turn (hz.tick.team_receipts), the lease record a claim writes, the key
 the done check looks for (hz.gitstate.lease), the draft key, and the slot the state lint's fence reads.
 """
 
@@ -23,7 +23,8 @@ from hz.gitstate.types import format_utc
 from hz.schedule import Cron, due_slots
 from hz.session.envelope import Envelope
 from hz.slots import lease_stamp, parse_slot, same_slot, slot_key, slot_text
-from hz.tick.team import Claim, receipts
+from hz.tick.team_claim import Claim
+from hz.tick.team_receipts import receipts
 from hz.turn.causes import place_draft_key, schedule_key
 from hz.turn.engine import turn_slot
 

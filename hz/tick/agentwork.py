@@ -29,8 +29,8 @@ from hz.turn.journal import Journal
 from hz.turn.plan import Plan
 
 if TYPE_CHECKING:
+    from hz.tick.candidates import Candidate
     from hz.tick.dispositions import Disposition
-    from hz.tick.ticking import Candidate
 
 MAX_FOLLOW_UPS = 5  # follow-up turns in one tick; more wait for the next tick's inbox check
 

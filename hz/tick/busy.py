@@ -23,7 +23,7 @@ from hz.turn import history
 
 if TYPE_CHECKING:
     from hz.config import HeinzelSettings
-    from hz.tick.ticking import Candidate
+    from hz.tick.candidates import Candidate
     from hz.turn.journal import Journal
 
 QUEUED_KINDS = frozenset({"schedule", "source-changed", "stale", "discovered"})
@@ -54,7 +54,7 @@ def queue_wakes(
 ) -> list[str]:
     """Leave the agent's new wakes in its inbox; the kinds of those left (none: nothing to take over)."""
     from hz.tick.agentwork import AgentWork
-    from hz.tick.ticking import make_deps
+    from hz.tick.turn_deps import make_deps
 
     directory = store.agent_dir(candidate.agent_id)
     view = SpineView(directory, store.read(candidate.agent_id).events)

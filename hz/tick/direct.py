@@ -27,7 +27,8 @@ from hz.session.inbox import put_request
 from hz.session.store import Store
 from hz.tick.agentwork import AgentWork
 from hz.tick.asked import mark, unmark
-from hz.tick.ticking import Candidate, make_deps
+from hz.tick.candidates import Candidate
+from hz.tick.turn_deps import make_deps
 from hz.turn import engine, history, steering
 from hz.turn.causes import Cause, asked_key, retry_key
 from hz.turn.clock import running_from
@@ -95,7 +96,7 @@ def _settled(store: Store, work: AgentWork, ran: list[dict[str, Any]], now: date
     """What ran, then what the team push did (nothing to push for a personal contract)."""
     if work.team is None:
         return Outcome(ran)
-    from hz.tick.ticking import push_team
+    from hz.tick.team_side import push_team
 
     said, _ = push_team(store, work.team, now)
     disposition = [work.disposition.to_json()] if work.disposition is not None else []

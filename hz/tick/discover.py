@@ -124,7 +124,7 @@ def _new_sources(
 
 
 def _plan(store: Store, row: Mapping[str, Any], root: Path, tz: str) -> Plan | None:
-    from hz.tick.ticking import belongs_here
+    from hz.tick.candidates import belongs_here
     from hz.turn.agents import load_plan
 
     if not row.get("contract_version") or not belongs_here(row, root):

@@ -132,7 +132,10 @@ def claim(team: Team, plan: Plan, slot: datetime, now: datetime, *, asked: bool 
         assert outcome.record is not None, "a won lease has its record"
         token = int(outcome.record.token)
         team.held[decided.lease], team.slots[decided.lease], team.plans[decided.lease] = (
-            token, lease_stamp(slot), plan)
+            token,
+            lease_stamp(slot),
+            plan,
+        )
         return Claim(True, decided.lease, token, "won", decided.role, team.identity.handle)
     record = outcome.record
     holder = getattr(record, "holder", None)

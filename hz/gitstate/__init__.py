@@ -6,7 +6,8 @@ The turn engine needs three modules:
   -> `Outcome` (`won`, `held` with the holder, `early` before the grace period, `done`);
   `mine(team, id, now, settings)` says, without network, whether this machine may still act under it.
 - `hz.gitstate.writer`: `StateWriter(team, settings).queue(event)` during a tick, then one
-  `flush(now)` -> `FlushResult` (what landed, `fenced` lease ids whose turns are abandoned).
+  `flush(now)` -> `FlushResult` (hz.gitstate.flush_result: what landed, `fenced` lease ids whose turns
+  are abandoned).
 - `hz.gitstate.events`: `Event.make(kind, …, data=TurnStarted(…))`, the receipt-grade event models.
 
 `hz.gitstate.remote.TeamRemote(root, remote)` binds a repository and a remote; `hz.gitstate.settings`

@@ -25,6 +25,8 @@ A push refused only because `hz/state` moved is replayed on the new tip after a 
 pause, at most `settings.push_attempts` times; what is still queued then goes out on the next flush.
 Events the remote's hook refuses are set aside and reported (`result.refused`, hz.gitstate.refused),
 never retried, and the rest go again at once: one refused receipt never holds back the outbox.
+
+What a flush takes and gives is in hz.gitstate.flush_result, its lease steps in hz.gitstate.writer_leases.
 """
 
 from __future__ import annotations
@@ -32,69 +34,28 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable, Iterable, Mapping
-from collections.abc import Set as AbstractSet
-from dataclasses import dataclass, field
 from datetime import datetime
 
 from hz.errors import HzError
 from hz.gitstate import lease, objects
 from hz.gitstate.double_run import message, read_event, rerun, started_before
 from hz.gitstate.events import Event, path_of
-from hz.gitstate.layout import STATE_REF, lease_ref
-from hz.gitstate.lease_lint import DamagedLease
+from hz.gitstate.flush_result import Draft, FlushResult, PushRefused
+from hz.gitstate.layout import STATE_REF
 from hz.gitstate.lease_record import LeaseRecord
 from hz.gitstate.lint import check_event_file
 from hz.gitstate.outbox import Outbox
 from hz.gitstate.refused import SetAside, named_in
 from hz.gitstate.remote import TeamRemote
 from hz.gitstate.settings import StateSettings
-from hz.gitstate.transport import ZERO, RefResult
-
-_UNKNOWN = RefResult("", "!", "")
-
-
-@dataclass(frozen=True)
-class Draft:
-    """A draft branch's commit for the push, tied to the lease and token of the turn that placed it.
-
-    `expected`: the tip the remote must still have (ZERO: no such branch), so a newer draft of the same
-    output replaces the pending one there; None: a fast-forward only. A Draft with no `lease` is a
-    decided draft's branch to delete (`commit` ""): bookkeeping anyone may do, tied to no lease term."""
-
-    commit: str
-    lease: str
-    token: int
-    expected: str | None = None
-
+from hz.gitstate.transport import ZERO
+from hz.gitstate.writer_leases import UNKNOWN, LeaseSteps, collateral, ended
 
 BACKOFF_BASE_S = 0.025
 BACKOFF_CAP_S = 2.0
 
 
-class PushRefused(HzError):
-    """The remote (its pre-receive hook) refused our events: a bug or a stricter remote."""
-
-
-@dataclass
-class FlushResult:
-    landed: list[Event] = field(default_factory=list)  # pushed by this flush
-    already: list[Event] = field(default_factory=list)  # found on hz/state already (an earlier, lost reply)
-    fenced: set[str] = field(default_factory=set)  # leases taken over: their turns are abandoned
-    dropped: list[Event] = field(default_factory=list)  # never written: fenced, or another copy landed first
-    clashed: dict[str, str] = field(default_factory=dict)  # of those, another run's first: path -> why (double runs)
-    refused: dict[str, list[Event]] = field(default_factory=dict)  # set aside: the hook's words -> its events
-    pending: int = 0  # still queued after the retry bound
-    pushes: int = 0
-    refs: dict[str, RefResult] = field(default_factory=dict)  # per ref, from the last push
-    won: dict[str, LeaseRecord] = field(default_factory=dict)  # claims taken in this push
-    lost: dict[str, lease.Outcome] = field(default_factory=dict)  # claims not taken: held, early or done
-    published: dict[str, str] = field(default_factory=dict)  # `publish` refs the remote now has (ref -> commit)
-    unpublished: dict[str, str] = field(default_factory=dict)  # `publish` refs it refused (ref -> git's reason)
-    withheld: dict[str, str] = field(default_factory=dict)  # `publish` refs never pushed: lease fenced (ref -> lease)
-    released: set[str] = field(default_factory=set)  # leases released by this flush: their turn ended in it
-
-
-class StateWriter:
+class StateWriter(LeaseSteps):
     def __init__(
         self,
         team: TeamRemote,
@@ -185,7 +146,7 @@ class StateWriter:
     def _refused(refs: dict[str, Draft], result: FlushResult) -> bool:
         """Take the `publish` refs the remote refused for their own reason out of the retry."""
         said = {ref: result.refs[ref] for ref in refs if ref in result.refs}
-        refused = {ref: r.summary for ref, r in said.items() if r.flag == "!" and not _collateral(r.summary)}
+        refused = {ref: r.summary for ref, r in said.items() if r.flag == "!" and not collateral(r.summary)}
         for ref, why in refused.items():
             del refs[ref]
             result.unpublished[ref] = why
@@ -212,13 +173,6 @@ class StateWriter:
                 keep.append(event)
         self.outbox.remove(result.dropped)
         return keep
-
-    def _holding(self, lease_id: str, token: int) -> bool:
-        """Do we hold this lease under this token? A lease ref damaged on the remote is held by nobody."""
-        try:
-            return lease.holding(self.team, lease_id, token) is not None
-        except DamagedLease:
-            return False
 
     def _attempt(
         self,
@@ -275,7 +229,7 @@ class StateWriter:
         self._landed = None
         rest = self._after_refusal(fresh, renewed, pushed.refs, result)
         if (
-            guessed and "stale info" in pushed.refs.get(STATE_REF, _UNKNOWN).summary
+            guessed and "stale info" in pushed.refs.get(STATE_REF, UNKNOWN).summary
         ):  # the guess was old (git refused it before sending anything): look, and go again now
             return self._attempt(rest, extra, wanted, now, result, refs)
         return rest, False
@@ -309,103 +263,6 @@ class StateWriter:
             self._looked = True
             return seen, True
         return self.team.fetch_tip(STATE_REF), False
-
-    def _plans(
-        self, wanted: dict[str, lease.Claim], busy: set[str], now: datetime, result: FlushResult
-    ) -> dict[str, lease.Plan]:
-        """Decide each claim; a lost one leaves `wanted`. A lease with events in this push is claimed only
-        on top of the tip we hold, so its events are never written under somebody else's lease."""
-        plans: dict[str, lease.Plan] = {}
-        for lease_id, claim in list(wanted.items()):
-            step = lease.plan(self.team, claim, now, self.settings)
-            if isinstance(step, lease.Outcome):
-                result.lost[lease_id] = step
-                del wanted[lease_id]
-                continue
-            mine = lease.held(self.team, lease_id) if lease_id in busy else None
-            if lease_id not in busy or (mine is not None and step.parent == mine.tip):
-                plans[lease_id] = step
-        return plans
-
-    def _lease_updates(
-        self,
-        leases: list[str],
-        plans: dict[str, lease.Plan],
-        now: datetime,
-        result: FlushResult,
-        updates: dict[str, str],
-        expected: dict[str, str],
-        finished: AbstractSet[tuple[str, int]] = frozenset(),
-    ) -> dict[str, tuple[str, LeaseRecord]]:
-        """Add a renewal of every held lease and an acquisition of every planned claim to the push; a held
-        lease whose turn ends in this push (`finished`, see `ended`) is released instead of renewed."""
-        moved: dict[str, tuple[str, LeaseRecord]] = {}
-        for lease_id in leases:
-            mine = lease.held(self.team, lease_id)
-            if mine is None:
-                result.fenced.add(lease_id)
-                continue
-            release = (lease_id, mine.record.token) in finished
-            moved[lease_id] = lease.renewal(self.team, mine, now, self.settings.ttl, release=release)
-            expected[lease_ref(lease_id)] = mine.tip
-        for lease_id, step in plans.items():
-            moved[lease_id] = (lease.lease_commit(self.team, step.parent, step.record, now), step.record)
-            expected[lease_ref(lease_id)] = step.parent or ZERO
-        for lease_id, (commit, _) in moved.items():
-            updates[lease_ref(lease_id)] = commit
-        return moved
-
-    def _after_refusal(
-        self,
-        events: list[Event],
-        renewed: dict[str, tuple[str, LeaseRecord]],
-        refs: dict[str, RefResult],
-        result: FlushResult,
-    ) -> list[Event]:
-        """Find out why: a lease that moved on is fenced (drop its events); otherwise hz/state moved.
-
-        With --atomic, git reports the ref that failed its check with the reason and every other ref as
-        collateral (see `_collateral`); only leases reported otherwise need a look at the remote. When the
-        remote's own lock failed, every ref is collateral and none is looked at: the retry's fetch then
-        shows a moved lease as stale. Misjudging here costs a retry, never safety: the remote's
-        compare-and-swap decides.
-        """
-        unsure = {lid for lid in renewed if not _collateral(refs.get(lease_ref(lid), _UNKNOWN).summary)}
-        return self._fence(events, unsure, result)
-
-    def _fence(self, events: list[Event], lease_ids: set[str], result: FlushResult) -> list[Event]:
-        """Ask the remote where these leases are; those we no longer hold are fenced, their events dropped."""
-        moved = {lease_id for lease_id in lease_ids if not self._still_ours(lease_id)}
-        for lease_id in moved:
-            lease.forget(self.team, lease_id)
-        result.fenced |= moved
-        dropped = [e for e in events if e.lease in moved]
-        self.outbox.remove(dropped)
-        result.dropped.extend(dropped)
-        return [e for e in events if e.lease not in moved]
-
-    def _still_ours(self, lease_id: str) -> bool:
-        """Is the remote's lease still our acquisition (same token, held)?
-
-        A tip other than the one we remember can still be ours: a renewal of ours that landed just
-        before a crash kept us from writing the new tip down. The token decides, not the tip. A ref
-        damaged on the remote (a server without the hook let anything in) is ours no longer: its events
-        are fenced like a take-over's, and the tick goes on with the rest.
-        """
-        mine = lease.held(self.team, lease_id)
-        if mine is None:
-            return False
-        try:
-            view = lease.read_lease(self.team, lease_id)
-        except DamagedLease:
-            return False
-        record, tip = view.record, view.tip
-        if record is None or tip is None:
-            return False
-        ours = (record.token, record.holder, record.state) == (mine.record.token, mine.record.holder, "held")
-        if ours and tip != mine.tip:
-            lease.remember(self.team, record, tip)
-        return ours
 
     def _not_there(self, tip: str | None, events: list[Event], result: FlushResult) -> list[Event]:
         """Drop events whose identity is on hz/state already: an identity lands once, never twice.
@@ -449,20 +306,6 @@ class StateWriter:
         return objects.make_commit(self.team.repo, tree, [tip] if tip else [], message, now)
 
 
-def ended(events: Iterable[Event]) -> set[tuple[str, int]]:
-    """The lease terms (lease, token) whose turns all end among `events`: the push that carries a term's
-    `turn.finished` releases its lease, so the next slot never waits for a finished one to expire. A term
-    that also starts a turn it does not finish here (a follow-up that waits) keeps its lease."""
-    started: set[tuple[str, int, str]] = set()
-    finished: set[tuple[str, int, str]] = set()
-    for event in events:
-        if event.kind in ("turn.started", "turn.finished"):
-            term = (event.lease, event.token, str(event.data.get("turn")))
-            (started if event.kind == "turn.started" else finished).add(term)
-    open_terms = {(lease_id, token) for lease_id, token, _ in started - finished}
-    return {(lease_id, token) for lease_id, token, _ in finished} - open_terms
-
-
 def _clash(event: Event, there: bytes | None, read: Callable[[str], bytes | None]) -> str:
     """Why `event` is a second run's: another token wrote its identity, or started its slot ("" if not).
 
@@ -477,13 +320,3 @@ def _clash(event: Event, there: bytes | None, read: Callable[[str], bytes | None
     if first is None or first.token == event.token:
         return ""
     return f"{event.kind} {event.key} was written under token {first.token}; token {event.token}'s copy is not"
-
-
-def _collateral(summary: str) -> bool:
-    """Was this ref refused only because another ref of the atomic push failed?
-
-    git says "atomic push failed" when its own check refused another ref before sending anything, and
-    "(atomic transaction failed)" for every ref when the remote could not lock one of them (another
-    member's push landed between the advertisement and the update). Neither is about this ref.
-    """
-    return "atomic push failed" in summary or "atomic transaction failed" in summary

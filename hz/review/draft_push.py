@@ -21,7 +21,7 @@ from hz.gitstate.transport import ZERO
 from hz.slots import parse_slot
 
 if TYPE_CHECKING:
-    from hz.gitstate.writer import Draft
+    from hz.gitstate.flush_result import Draft
 
 DECIDED = ("approval.observed", "draft.rejected", "draft.superseded")
 
@@ -31,7 +31,7 @@ def decided(remote: Any, view: Any) -> dict[str, Draft]:
     as `hz/state` stands now here (the tick's fetch, and what this tick recorded since)."""
     if view is None:
         return {}
-    from hz.gitstate.writer import Draft
+    from hz.gitstate.flush_result import Draft
     from hz.review.amendment_branch import settled
 
     done = decided_refs(remote, view)

@@ -57,7 +57,7 @@ class Team:
     held: dict[str, int] = field(default_factory=dict)  # lease id -> token, won this tick
     slots: dict[str, str] = field(default_factory=dict)  # lease id -> the slot (lease stamp) of that term
     queued: int = 0
-    drafts: dict[str, Any] = field(default_factory=dict)  # draft ref -> hz.gitstate.writer.Draft, its lease term
+    drafts: dict[str, Any] = field(default_factory=dict)  # draft ref -> hz.gitstate.flush_result.Draft, its lease term
     main: Any = False  # the contracts on the remote's main (MainContracts | None), read at the first claim
     view: Any = None  # hz.review.sync.TeamView: what the tick's one fetch brought
     plans: dict[str, Plan] = field(default_factory=dict)  # lease id -> the plan of its turn this tick

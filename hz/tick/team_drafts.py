@@ -20,7 +20,7 @@ def tie(drafts: Mapping[str, str], lease: str, token: int, team: Team | None = N
     A branch named for its contract's output replaces the draft pending there: the push expects the tip
     the tick's fetch saw (the `team`'s view), so it moves only what this tick looked at, and never over
     a draft of a later slot (one a late push of an older turn would otherwise undo)."""
-    from hz.gitstate.writer import Draft
+    from hz.gitstate.flush_result import Draft
     from hz.review.draft_push import later_there
 
     view = team.view if team is not None else None

@@ -12,12 +12,13 @@ import os
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from hz.gitstate.flush_result import Draft
 from hz.gitstate.identity import whoami
 from hz.gitstate.layout import STATE_REF, lease_ref
 from hz.gitstate.lease import acquire
 from hz.gitstate.remote import TeamRemote
 from hz.gitstate.settings import StateSettings
-from hz.gitstate.writer import Draft, StateWriter
+from hz.gitstate.writer import StateWriter
 from tests.gitstate.factory import git, hz_id, new_clone, placed
 
 AGENT = hz_id(7)

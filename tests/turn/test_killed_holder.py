@@ -85,7 +85,7 @@ def test_a_holder_killed_mid_turn_leaves_the_slot_to_the_next_member_once_its_le
 
     # 11:10:15: the grace period (10 min) is over, the dead owner's lease is not (11:10:30, plus 30 s skew)
     assert tick(omar, delegate_env, SLOT + timedelta(minutes=10, seconds=15)) == [
-        ("skipped", f"held by {held['holder']}")
+        ("skipped", f"held by {held['holder']} until {held['expires']} (slot {held['slot']})")
     ]
     assert calls(omar_model) == 0  # a pending wake costs no model call
     assert [reason for keys, reason in skips(omar_env) if keys[0].endswith("@2026-10-26T11:00Z")] == []  # unsettled

@@ -103,7 +103,8 @@ def test_an_actions_run_past_the_grace_period_runs_the_undone_slot_once(tmp_path
 def test_an_actions_run_within_the_grace_period_waits_for_the_owner(tmp_path: Path) -> None:
     bare = remote(tmp_path)
     clone, environ = actions(tmp_path, bare, 123)
-    assert tick(clone, environ, SLOT + timedelta(minutes=3)) == [("skipped", "early")]
+    waiting = "waiting for the grace period: the owner goes first until 2026-10-26T11:10:00Z"
+    assert tick(clone, environ, SLOT + timedelta(minutes=3)) == [("skipped", f"{waiting} (actions)")]
     assert finished(bare) == []
     assert git("--git-dir", str(bare), "for-each-ref", "refs/hz/lease/") == ""
 
@@ -111,7 +112,8 @@ def test_an_actions_run_within_the_grace_period_waits_for_the_owner(tmp_path: Pa
 def test_a_fresh_member_clone_takes_the_undone_slot_as_delegate_after_the_grace_period(tmp_path: Path) -> None:
     bare = remote(tmp_path)
     clone, environ = fresh(tmp_path, bare, "omar", HZ_HANDLE="@omar")
-    assert tick(clone, environ, SLOT + timedelta(minutes=3)) == [("skipped", "early")]
+    waiting = "waiting for the grace period: the owner goes first until 2026-10-26T11:10:00Z"
+    assert tick(clone, environ, SLOT + timedelta(minutes=3)) == [("skipped", f"{waiting} (delegate)")]
     assert tick(clone, environ, PAST_GRACE) == [("started", "drafted")]
     assert [e["key"] for e in finished(bare)] == [KEY]
     assert {(r["holder"].split("/", 1)[0], r["role"]) for r in lease_chain(bare)} == {("@omar", "delegate")}

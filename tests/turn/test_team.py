@@ -76,7 +76,9 @@ def test_the_lease_picks_one_runner_per_slot_and_receipts_land_in_one_push(tmp_p
     git("init", "-q", str(seed))
     roster = '[team.members]\n"@priya" = ["hz-test@example.invalid"]\n'  # the test's pinned git identity
     (seed / "hz.toml").write_text(f'[state]\nremote = "{bare}"\ntick_interval_s = 300\n{roster}')
-    git("add", "hz.toml", cwd=seed)
+    (seed / "workflows").mkdir()
+    (seed / "workflows" / "team-note.prose.md").write_text(TEAM)  # approvals count for contracts on main only
+    git("add", "hz.toml", "workflows", cwd=seed)
     git("commit", "-q", "-m", "team repo", cwd=seed)
     git("push", "-q", str(bare), "HEAD:main", cwd=seed)
 

@@ -6,7 +6,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from hz.tick.daemon import tick
-from tests.turn.test_team import CONTRACT_ID, FRIDAY, MONDAY, git, member
+from tests.turn.test_team import CONTRACT_ID, FRIDAY, MONDAY, TEAM, git, member
 
 
 def _team_repo(tmp_path: Path) -> Path:
@@ -15,7 +15,9 @@ def _team_repo(tmp_path: Path) -> Path:
     seed = tmp_path / "seed"
     git("init", "-q", str(seed))
     (seed / "hz.toml").write_text(f'[state]\nremote = "{bare}"\n')
-    git("add", "hz.toml", cwd=seed)
+    (seed / "workflows").mkdir()
+    (seed / "workflows" / "team-note.prose.md").write_text(TEAM)  # drafts are judged for contracts on main only
+    git("add", "hz.toml", "workflows", cwd=seed)
     git("commit", "-q", "-m", "team repo", cwd=seed)
     git("push", "-q", str(bare), "HEAD:main", cwd=seed)
     return bare

@@ -14,16 +14,19 @@ import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
 
 REQUEST_S = 60.0  # one request, from connecting to its last byte
 TICK_S = 180.0  # all remote requests of one tick, and the rate-limit waits between them
 
 
-@dataclass(frozen=True)
 class TickBudget:
-    end: float  # time.monotonic() when the tick's remote time is spent
-    seconds: float  # as configured, for messages
+    """A plain class, not a dataclass: every tick opens one, and an idle tick stays clear of `dataclasses`."""
+
+    __slots__ = ("end", "seconds")
+
+    def __init__(self, end: float, seconds: float) -> None:
+        self.end = end  # time.monotonic() when the tick's remote time is spent
+        self.seconds = seconds  # as configured, for messages
 
 
 _TICK: ContextVar[TickBudget | None] = ContextVar("hz_tick_remote_budget", default=None)

@@ -9,6 +9,7 @@ clone as his last tick's fetch left it. The others land exact receipts on a repo
 from __future__ import annotations
 
 import json
+import re
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -42,11 +43,12 @@ def test_a_team_day_shows_the_edge_that_ran(tmp_path: Path, request: pytest.Fixt
     lines = text.stdout.splitlines()
     assert lines[:2] == ["0  team:team-pulse", "1  team:pulse-digest  <- team:team-pulse#summary"]  # no hz:my-week
     assert lines[2].startswith("observed on hz/state (10 events, refs/hz/sync/")
-    assert lines[3:] == [
-        "  team:team-pulse -> team:pulse-digest  (input pulse, 2 turns, last 2026-11-02T09:30:00Z)",
-        "  team:pulse-digest => state:digest/20261102T0830.md  (draft, last 2026-11-02T09:20:00Z)",
-        "  team:pulse-digest => state:digest/20261102T0930.md  (draft, last 2026-11-02T09:30:00Z)",
-        "  team:team-pulse => state:pulse/20261102T0900.md  (draft, last 2026-11-02T09:00:00Z)",
+    # event times are the tick's moment plus the process's run time: compare to the minute
+    assert [re.sub(r"(T\d\d:\d\d):\d\dZ\)$", r"\1Z)", line) for line in lines[3:]] == [
+        "  team:team-pulse -> team:pulse-digest  (input pulse, 2 turns, last 2026-11-02T09:30Z)",
+        "  team:pulse-digest => state:digest/20261102T0830.md  (draft, last 2026-11-02T09:20Z)",
+        "  team:pulse-digest => state:digest/20261102T0930.md  (draft, last 2026-11-02T09:30Z)",
+        "  team:team-pulse => state:pulse/20261102T0900.md  (draft, last 2026-11-02T09:00Z)",
     ]
 
     shown = hz_process("graph", "--observed", "--json", cwd=omar.clone, environ=omar.environ)

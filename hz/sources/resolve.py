@@ -95,9 +95,29 @@ def rebuilt(
         name: [r for r in value if not isinstance(r, Mapping) or keep(r)] if isinstance(value, list) else value
         for name, value in entry.records.items()
     }
+    if isinstance(records.get("authors"), list):
+        records["authors"] = _authors_kept(entry.records, records)
     adapter = adapter_for(spec.scheme)
     facets = select(adapter.build(spec, records, Window.of(utc(slot), spec.window)), spec)
     return Resolved(spec, facets, facet_fingerprints(facets), entry.as_of, "cached")
+
+
+def _authors_kept(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[Any]:
+    """The `authors` list (plain names, as the `git:` walk keeps them) without the names only records that
+    were left out had: a name also on a kept record, or on no record at all (a merge off the first-parent
+    line), stays."""
+
+    def names(records: Mapping[str, Any]) -> set[str]:
+        return {
+            str(r["author"])
+            for value in records.values()
+            if isinstance(value, list)
+            for r in value
+            if isinstance(r, Mapping) and "author" in r
+        }
+
+    gone = names(before) - names(after)
+    return [name for name in after["authors"] if name not in gone]
 
 
 def _stage(

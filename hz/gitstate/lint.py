@@ -57,6 +57,10 @@ DECIMALS = {"share_changed": 3, "cost_usd": 6, "duration_s": 3}
 the millisecond. More digits are no measurement, only room for 16 chosen digits (issue 20, finding 8).
 Events written before this held are read as they are (a whole-branch lint lets them pass)."""
 
+NO_REJECTOR = "data.by: a new draft.rejected names who rejected it"
+"""`by` is optional in the model so that rejections written before it existed still read; a whole-branch
+lint reads those as they are, while the hook and a range lint (what is being written now) require it."""
+
 __all__ = ["LintContext", "banned_field", "check_commit", "check_event_file", "lint_range"]
 
 
@@ -176,6 +180,8 @@ def _check_exact(path: str, data: bytes, event: Event, loc: str, context: LintCo
         return [_diag(path, "HZS011", loc, f"kind and key belong at {path_of(event)}")]
     if not context.history and (problem := _precision_problem(event)):
         return [_diag(path, "HZS009", loc, problem, "hz rounds shares to 0.001, USD to 0.000001, seconds to 0.001")]
+    if not context.history and event.kind == "draft.rejected" and "by" not in event.data:
+        return [_diag(path, "HZS009", loc, NO_REJECTOR, "hz names the member who rejected it, or @unknown")]
     if context.now is not None and parse_utc(event.ts) > context.now + FUTURE_SKEW:
         hint = "an event's time is when it was written, by a clock that is about right"
         return [_diag(path, "HZS022", loc, f"ts {event.ts} is more than a day ahead of the clock", hint)]

@@ -329,6 +329,9 @@ ROUTES = [
     Route("rejection by no member", after(GOOD_DRAFT, then=receipt("draft.rejected", DraftRejected(
           key=GOOD_DRAFT.key, asset=ASSET_OF, by="@mallory"))), "HZS023",
           "@mallory is not a member of the roster on main"),
+    Route("rejection naming nobody", after(GOOD_DRAFT, then=receipt("draft.rejected", DraftRejected(
+          key=GOOD_DRAFT.key, asset=ASSET_OF))), "HZS009", "data.by: a new draft.rejected names who rejected it",
+          history_clean=True),
     Route("superseded by a draft never placed", after(GOOD_DRAFT, then=receipt("draft.superseded", DraftSuperseded(
           key=GOOD_DRAFT.key, asset=ASSET_OF, by=NEWER.key))), "HZS023",
           f"by {NEWER.key} is no other placed draft of the same contract"),

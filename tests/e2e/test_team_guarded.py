@@ -229,11 +229,6 @@ def test_a_team_day_is_never_refused_by_its_own_hook(tmp_path: Path, team: str, 
     assert git("--git-dir", str(bare), "for-each-ref", "--format=%(refname)", "refs/hz/") == f"refs/hz/lease/{LEASE}"
 
 
-@pytest.mark.xfail(
-    reason="`hz lease list` no longer shows the lease held after the refused receipt is set aside: leases are now"
-    " released by the push carrying turn.finished; expectation not yet re-derived",
-    strict=False,
-)
 def test_a_receipt_the_hook_refuses_is_set_aside_and_said_and_the_rest_lands(
     tmp_path: Path,
     team: str,
@@ -242,9 +237,9 @@ def test_a_receipt_the_hook_refuses_is_set_aside_and_said_and_the_rest_lands(
     """ann's 09:00 turn drafts to the target main had then; her push does not go through, and before it does,
     main is force-pushed back to a history that never had that target: the hook refuses that draft's
     receipt, rightly. It must be said once and kept, not retried forever: the turn's other receipts and
-    the lease renewal land in the same tick, later ticks are clean. (A version of ann's own, approved on
-    her machine, cannot cause it any more: every tick runs main's version, docs/decisions.md, "Team
-    contracts are approved on main".)"""
+    the lease's release (its turn.finished landed) go in the same push, later ticks are clean. (A version
+    of ann's own, approved on her machine, cannot cause it any more: every tick runs main's version,
+    docs/decisions.md, "Team contracts are approved on main".)"""
     ann = person(tmp_path, team, "ann")
     ann.adopt(at("07:30"))
     assert ann.tick(at("08:00")) == ["hourly: started -> drafted"]
@@ -276,9 +271,10 @@ def test_a_receipt_the_hook_refuses_is_set_aside_and_said_and_the_rest_lands(
     ]
     log = ann.hz("state", "log").stdout.splitlines()
     assert [line.split()[1] for line in log if f"{DAY}T09:00Z" in line] == ["turn.started", "turn.finished"]
+    # the turn's turn.finished landed, so the same push that left the refused receipt out released the lease
     leases = ann.hz("lease", "list").stdout.split()
-    assert leases[:6] == [LEASE, *leases[1:2], "owner", "token", "2", "slot"]
-    assert "held" in leases  # renewed in the push that left the refused receipt out
+    assert leases == [LEASE, *leases[1:2], "owner", "token", "2", "slot", f"{DAY}T09:00:00Z", "released", "at",
+                      f"{DAY}T09:05:00Z"]  # fmt: skip
 
     assert ann.tick(at("09:06")) == []  # the refused receipt is not sent again (the 08:00 draft's fate only)
     ann.clean()

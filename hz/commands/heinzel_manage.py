@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Literal, TextIO
 
 from hz.config import load_user_config
-from hz.heinzel import amendments, lifecycle
+from hz.heinzel import lifecycle
 from hz.session.store import Store
 
 
@@ -47,13 +47,22 @@ def amend_command(
     environ: Mapping[str, str],
     now: datetime | None = None,
 ) -> int:
+    from hz.commands.tick import repo_root
+    from hz.tick.team_amend import amend
+
+    text = _read(source)
     with Store.from_environ(environ) as store:
         row = lifecycle.resolve(store, name)
-        proposal = amendments.propose_by_user(store, row, _read(source), now=_now(now), sentence=sentence)
+        done = amend(store, row, text, root=repo_root(environ), environ=environ, now=_now(now), sentence=sentence)
+    proposal = done.proposal
     widens = f" (widens {', '.join(proposal.widens)})" if proposal.widens else ""
-    out.write(
-        f"amendment {proposal.amendment_id} of {row['name']} proposed{widens}: `hz approve {proposal.amendment_id}`\n"
-    )
+    said = f"amendment {proposal.amendment_id} of {row['name']} proposed{widens}"
+    if done.branch is None:
+        out.write(f"{said}: `hz approve {proposal.amendment_id}`\n")
+        return 0
+    review = f"review its pull request {done.pull}" if done.pull else f"review the branch {done.branch}"
+    out.write(f"{said} on {done.branch}: {review}; once merged on main, every member's tick adopts it\n")
+    out.writelines(f"  note: {problem}\n" for problem in done.problems)
     return 0
 
 

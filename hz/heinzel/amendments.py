@@ -104,7 +104,16 @@ def propose(
     return Proposal(amendment_id, widens, refusal)
 
 
-def propose_by_user(store: Store, row: Row, text: str, *, now: datetime, sentence: str | None = None) -> Proposal:
+def propose_by_user(
+    store: Store,
+    row: Row,
+    text: str,
+    *,
+    now: datetime,
+    sentence: str | None = None,
+    review: Callable[[], str | None] | None = None,
+) -> Proposal:
+    """A person's amendment (`text` self-contained); `review` puts a team contract's on its review branch."""
     require("amend", row["name"], row["state"])
     with store.writer(row["id"], now=now) as writer:
         return propose(
@@ -115,6 +124,7 @@ def propose_by_user(store: Store, row: Row, text: str, *, now: datetime, sentenc
             text=text,
             by="user",
             sentence=sentence,
+            review=review,
         )
 
 
@@ -132,11 +142,13 @@ def approve(
 ) -> int:
     """Make a pending amendment the next version; return the new version number.
 
-    Not an agent's amendment of a team contract: those are approved on main, by the review of a pull
-    request, and every member's tick adopts the merged version (`hz.heinzel.main_versions`). Approved
-    here, one member's agent would run a version no one else has."""
+    Not an amendment of a team contract on its review branch (an agent's, or a person's made where the
+    repository keeps team state): those are approved on main, by the review of a pull request, and every
+    member's tick adopts the merged version (`hz.heinzel.main_versions`). Approved here, one member's
+    agent would run a version no one else has."""
     proposal = pending(store, row, amendment_id)
-    team_id = _team_contract_id(store, row) if proposal["by_whom"] == "agent" else None
+    reviewed = proposal["by_whom"] == "agent" or _placed(store, row, amendment_id)
+    team_id = _team_contract_id(store, row) if reviewed else None
     if team_id is not None:
         path = amendment_path(store.agent_dir(row["id"]), amendment_id)
         raise HzError(
@@ -180,6 +192,14 @@ def record_main_version(
         for amendment_id in waiting:  # written against an older version, they can never be approved now
             writer.append("amendment.declined", {"amendment_id": amendment_id}, now=now)
     return number
+
+
+def _placed(store: Store, row: Row, amendment_id: str) -> bool:
+    """Whether the amendment went on a review branch (a team contract's, under team state): main decides."""
+    return any(
+        e.kind == "amendment.proposed" and e.data.get("amendment_id") == amendment_id and e.data.get("place")
+        for e in store.read(row["id"]).events
+    )
 
 
 def _team_contract_id(store: Store, row: Row) -> str | None:

@@ -82,14 +82,9 @@ def _team(root: Path | None, environ: Mapping[str, str], plan: Any, handle: str 
     """The team of a team contract's turn (hz.tick.team.Team, its one fetch done), or None where the
     repository keeps no team state. A remote that cannot be reached is an error: a team turn never runs
     unleased where leases are the rule."""
-    from hz.tick.team import Team, configured, for_tick
+    from hz.tick.team import open_for
 
-    if plan.scope != "team" or root is None or not configured(root):
-        return None
-    fetched, errors = for_tick(root, environ)
-    if errors or fetched is None:
-        raise HzError(errors[0] if errors else "the team remote was not reached", hint="try again once it is")
-    return Team.open(root, environ, handle, fetched)
+    return open_for(root, environ, handle) if plan.scope == "team" else None
 
 
 def _settled(store: Store, work: AgentWork, ran: list[dict[str, Any]], now: datetime) -> Outcome:

@@ -114,6 +114,18 @@ def for_tick(root: Path | None, environ: Mapping[str, str]) -> tuple[tuple[Any, 
         return None, [exc.message]
 
 
+def open_for(root: Path | None, environ: Mapping[str, str], handle: str | None) -> Team | None:
+    """The team of a command a person runs on a team contract (a turn, an amendment), its one fetch done;
+    None where the repository keeps no team state. A remote that cannot be reached is an error: nothing
+    of a team contract runs or is placed unleased, or unseen, where the team is the rule."""
+    if root is None or not configured(root):
+        return None
+    fetched, errors = for_tick(root, environ)
+    if errors or fetched is None:
+        raise HzError(errors[0] if errors else "the team remote was not reached", hint="try again once it is")
+    return Team.open(root, environ, handle, fetched)
+
+
 def lease_id(plan: Plan) -> str | None:
     contract_id = getattr(getattr(plan.contract, "frontmatter", None), "id", None)
     return f"hz-{contract_id}" if contract_id else None

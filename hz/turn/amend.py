@@ -15,6 +15,7 @@ be made (no team state, the contract not found on main, git failing), the propos
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from datetime import datetime
 from typing import Any
 
 from hz.session.bodies import append_body
@@ -37,32 +38,40 @@ def propose(journal: Journal, turn: Turn, deps: Deps, amendment: Mapping[str, An
 def _review(turn: Turn, text: str) -> Callable[[], str | None] | None:
     """For a team contract under team state: what puts the amended text on its review branch."""
     plan = turn.plan
-    contract_id = getattr(getattr(plan.contract, "frontmatter", None), "id", None)
-    if plan.scope != "team" or not contract_id or plan.root is None:
+    if plan.scope != "team" or plan.root is None or _contract_id(plan) is None:
         return None
-    root, contract = plan.root, str(contract_id)
+    return lambda: place_amendment(plan, text, turn.slot)
 
-    def place() -> str | None:
-        from hz.errors import HzError
-        from hz.heinzel.main_versions import contract_path
-        from hz.review.amendment_branch import file_text
-        from hz.review.branches import BranchTarget, base_ref
-        from hz.review.drafts import Tag
-        from hz.review.sync import team_remote
-        from hz.turn.causes import format_slot, place_draft_key
 
-        if team_remote(root) is None:  # no team state: nothing would push the branch
-            return None
-        base = base_ref(root)
-        path = contract_path(root, base, contract)
-        if path is None:
-            return None
-        key = place_draft_key(plan.agent_id, plan.version, format_slot(turn.slot), "contract")
-        try:
-            target = BranchTarget.create(root, contract, "contract", f"state:{path}", turn.slot)
-            target.write(Tag(plan.name, plan.version, key), file_text(root, base, path, text))
-        except HzError:  # the proposal stands without its branch; `hz approve` says how to go on
-            return None
-        return target.place
+def _contract_id(plan: Any) -> str | None:
+    contract_id = getattr(getattr(plan.contract, "frontmatter", None), "id", None)
+    return str(contract_id) if contract_id else None
 
-    return place
+
+def place_amendment(plan: Any, text: str, slot: datetime) -> str | None:
+    """Commit `text` (self-contained) as the team contract's file on main, changed, to its review branch
+    `hz/draft/<contract id>/contract`, and return the branch; None where no branch can be made (no team
+    state, the contract not on main, git failing): the proposal then stands without one. Shared by an
+    agent's amendment and a person's `hz heinzel amend` (hz.tick.team_amend)."""
+    from hz.errors import HzError
+    from hz.heinzel.main_versions import contract_path
+    from hz.review.amendment_branch import file_text
+    from hz.review.branches import BranchTarget, base_ref
+    from hz.review.drafts import Tag
+    from hz.review.sync import team_remote
+    from hz.turn.causes import format_slot, place_draft_key
+
+    root, contract = plan.root, _contract_id(plan)
+    if root is None or contract is None or team_remote(root) is None:  # no team state: nothing would push it
+        return None
+    base = base_ref(root)
+    path = contract_path(root, base, contract)
+    if path is None:
+        return None
+    key = place_draft_key(plan.agent_id, plan.version, format_slot(slot), "contract")
+    try:
+        target = BranchTarget.create(root, contract, "contract", f"state:{path}", slot)
+        target.write(Tag(plan.name, plan.version, key), file_text(root, base, path, text))
+    except HzError:  # the proposal stands without its branch; `hz approve` says how to go on
+        return None
+    return str(target.place)

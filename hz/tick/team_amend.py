@@ -37,10 +37,15 @@ def amend(
     from hz.config import load_user_config
     from hz.heinzel.adopt import self_contained
     from hz.heinzel.amendments import propose_by_user
+    from hz.heinzel.states import require
+    from hz.heinzel.versions import read_version
     from hz.turn.agents import load_plan
 
+    require("amend", row["name"], row["state"])  # before its version is read: a proposed agent has none yet
     text = self_contained(text, _defaults(root, environ, str(row["namespace"])))
     config = load_user_config(environ)
+    # the version amended, read first by the rule that names a damaged copy in hz's home and how to mend it
+    read_version(store.agent_dir(row["id"]), int(row["contract_version"]))
     plan = load_plan(store.agent_dir(row["id"]), row, int(row["contract_version"]), root=root,
                      default_tz=config.timezone or "UTC")  # fmt: skip
     team = _team(plan, root, environ, config.handle)
@@ -74,10 +79,11 @@ def _placed(store: Any, row: Mapping[str, Any], amendment_id: str) -> str | None
 
 def _pushed(team: Any, plan: Any, proposal: Proposal, branch: str, now: datetime) -> Amended:
     """Push the review branch (replacing the amendment pending there, as the fetch saw it) and ask the
-    forge for its pull request, through the tick's own push (hz.tick.team.flush)."""
+    forge for its pull request, through the tick's own push (hz.tick.team_push.flush)."""
+    from hz.gitstate.flush_result import Draft
     from hz.gitstate.objects import resolve
-    from hz.gitstate.writer import Draft
-    from hz.tick.team import _ask_pulls, _seen_tip, flush
+    from hz.tick.team_drafts import _seen_tip
+    from hz.tick.team_push import _ask_pulls, flush
 
     ref = f"refs/heads/{branch}"
     commit = resolve(team.remote.repo, ref)

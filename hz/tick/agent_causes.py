@@ -218,8 +218,8 @@ class NewCauses:
         wake_on = self.plan.wake_on if self.plan.wake_on is not None else self.plan.inputs
         from hz.turn.self_wake import moved_by_drafts_only
 
-        if self._last_finished().data.get("reason") == "gather":  # it saw nothing: whatever is there now is news
-            last = {name: last.get(name, "") for name in current}
+        if self._last_finished().data.get("reason") == "gather":  # it saw nothing: an upstream readable now is news
+            last = {**{name: "" for name in current if self._reads_upstream(name)}, **last}
         return [
             Cause("source-changed", source_changed_key(self.plan.agent_id, name, fp), self.now, {"input": name})
             for name, fp in sorted(current.items())
@@ -228,6 +228,16 @@ class NewCauses:
             # the merge of its own draft moving its history is no news to it (issue 11, finding 5)
             and not moved_by_drafts_only(self.plan, name, last[name], slot=_minute(self.now), environ=self.deps.environ)
         ]
+
+    def _reads_upstream(self, name: str) -> bool:
+        """Whether input `name` reads another contract's approved output (`contract:`): after a failed gather
+        only such an input counts as moved by being readable now, since an approval is what makes it so (issue
+        19, finding 7). A `file:` or `git:` input that could not be read then (no repository, say) is no news
+        by being there now; its moves count from the first turn that saw it."""
+        from hz.sources.watch import specs_of
+
+        inputs = getattr(self.plan.contract.frontmatter.hz, "inputs", None) or {}
+        return name in inputs and any(str(spec.uri).startswith("contract:") for spec in specs_of(inputs[name]))
 
     def _watched(self) -> bool:
         return bool(self.candidate.row.get("inputs")) and self.candidate.row.get("inputs") != "{}"

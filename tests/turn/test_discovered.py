@@ -32,14 +32,6 @@ from hz.turn.causes import discovered_key
 from tests.turn.agents import adopt, contract_text, home
 from tests.turn.answers import SameAnswer
 
-pytestmark = pytest.mark.xfail(
-    reason=(
-        "since 93a4bde a discovered turn also counts the read source docs/runbook.md as source-changed"
-        " (issue 24's moved-inputs cause): it drafts instead of waiting on the sources question"
-    ),
-    strict=False,
-)
-
 MON = datetime(2026, 10, 26, 9, 0, tzinfo=UTC)
 HOUR = timedelta(hours=1)
 DAY = timedelta(days=1)

@@ -8,8 +8,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -24,10 +22,6 @@ def hz(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
 
 
-@pytest.mark.xfail(
-    reason="since 93a4bde the second hz tick reports weekly-digest again (drafted once expected); cause not yet found",
-    strict=False,
-)
 def test_adopt_then_tick_drafts_the_digest_of_this_repository(tmp_path: Path) -> None:
     clone = tmp_path / "hz"
     git("clone", "-q", "--no-local", str(REPO), str(clone), cwd=tmp_path)
@@ -42,9 +36,14 @@ def test_adopt_then_tick_drafts_the_digest_of_this_repository(tmp_path: Path) ->
         b for b in branches if git("log", "-1", "--format=%s", b, cwd=clone).startswith("hz draft: weekly-digest · ")
     ]
     assert len(digest) == 1
-    files = git("diff", "--name-only", "main", digest[0], cwd=clone).splitlines()
+    files = git("diff", "--name-only", "HEAD", digest[0], cwd=clone).splitlines()
     assert len(files) == 1 and files[0].startswith("reports/digest/")
     assert "no model wrote this text" in git("show", f"{digest[0]}:{files[0]}", cwd=clone)
     assert git("status", "--porcelain", cwd=clone) == ""  # the work tree is untouched
     again = hz("tick", cwd=clone)
-    assert (again.returncode, "weekly-digest" in again.stdout) == (0, False)  # drafted once, not twice
+    # drafted once, not twice; the digest's reader says again that it waits for it (issue 19, finding 7), so
+    # the name stands in that line (a tick across 06:30 Berlin may add docs-freshness's daily slot)
+    lines = again.stdout.splitlines()
+    assert again.returncode == 0, again.stderr
+    assert [line for line in lines if line.startswith("weekly-digest")] == []
+    assert "release-notes: skipped -> waiting for an approved team:weekly-digest" in lines

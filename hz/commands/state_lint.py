@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import os
 import sys
-from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
+from hz.commands.state_hook import hook_command as hook_command
 from hz.diagnostic import Diagnostic, dumps_json, render_all
 from hz.errors import EXIT_ERROR, EXIT_OK, HzError
 from hz.gitstate.layout import STATE_BRANCH, STATE_REF
@@ -100,34 +99,6 @@ def _default_tip(repo: pygit2.Repository, root: Path) -> str | None:
         if (tip := resolve(repo, ref)) is not None:
             return tip
     return None
-
-
-def hook_command(stdin: Iterable[str], environ: Mapping[str, str] = os.environ) -> int:
-    """Run as the remote's pre-receive hook: findings go to stderr, which git shows the pusher.
-
-    This is a security gate, so it fails closed: anything that goes wrong while checking (a line git
-    would not send, an object missing from the quarantine, a tag where a commit belongs, a path that
-    is not UTF-8) refuses the push with one line, never a traceback or "hz hit a bug".
-    """
-    try:
-        from hz.gitstate.hook import run_hook
-
-        found = run_hook(stdin, environ)
-        if found:
-            report = render_all(found)
-            click.echo("hz: the hz/state lint refuses this push:", err=True)
-            click.echo(report, err=True)
-    except Exception as exc:  # the one place a blanket catch is right: refuse, never crash
-        click.echo(f"hz: HZS018 refusing this push: the hook could not check it ({_why(exc)})", err=True)
-        return EXIT_ERROR
-    return EXIT_ERROR if found else EXIT_OK
-
-
-def _why(exc: Exception) -> str:
-    """One short line naming what failed; the text is bounded, since it may quote the pusher's bytes."""
-    detail = exc.message if isinstance(exc, HzError) else str(exc)
-    line = " ".join(detail.split())[:160]
-    return f"{type(exc).__name__}: {line}" if line else type(exc).__name__
 
 
 def install_hook_command(bare: Path) -> int:

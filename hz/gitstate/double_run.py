@@ -10,18 +10,17 @@ instead of dropping the second run's receipts without a word (hz.gitstate.writer
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
-
-from hz.gitstate.events import Event
+from hz.gitstate.event_shapes import EventView, read_plain
 from hz.gitstate.layout import event_path
 from hz.gitstate.lint_fence import event_slot
 
 if TYPE_CHECKING:
     import pygit2
+
+    from hz.gitstate.events import Event
 
 STARTED = "turn.started"
 HINT = "a slot runs once: the runner that came second takes nothing (see `hz lease log ID` for who held it)"
@@ -30,7 +29,7 @@ Reader = Callable[[str], bytes | None]
 """The bytes at a path of `hz/state` as some tree has it, None when there is no such file."""
 
 
-def spellings(event: Event) -> list[str]:
+def spellings(event: EventView) -> list[str]:
     """Every key naming the same instant as `event`'s slot key (the key itself first); [] for other keys."""
     moment = event_slot(event)
     if event.kind != STARTED or moment is None:
@@ -42,11 +41,11 @@ def spellings(event: Event) -> list[str]:
     return list(dict.fromkeys(keys))
 
 
-def started_before(read: Reader, event: Event) -> Event | None:
+def started_before(read: Reader, event: EventView) -> EventView | None:
     """The `turn.started` already at `read` for `event`'s slot under another token, if there is one."""
     for key in spellings(event):
         data = read(event_path(event.id, STARTED, key))
-        other = read_event(data) if data is not None else None
+        other = read_plain(data) if data is not None else None
         if other is not None and other.kind == STARTED and other.token != event.token:
             return other
     return None
@@ -64,7 +63,7 @@ def double_runs(before: Reader, added: Mapping[str, bytes]) -> dict[str, str]:
 
     found: dict[str, str] = {}
     for path, data in added.items():
-        event = read_event(data)
+        event = read_plain(data)
         if event is None:
             continue
         first = started_before(before, event)
@@ -77,7 +76,7 @@ def double_runs(before: Reader, added: Mapping[str, bytes]) -> dict[str, str]:
 
 def rerun(old: bytes, new: bytes) -> str | None:
     """Why a changed file is a second run of its slot (a `turn.started` under another token), else None."""
-    first, second = read_event(old), read_event(new)
+    first, second = read_plain(old), read_plain(new)
     if first is None or second is None or {first.kind, second.kind} != {STARTED}:
         return None
     return message(second, first) if first.token != second.token else None
@@ -97,7 +96,7 @@ def tree_reader(repo: pygit2.Repository, tree: Any) -> Reader:
     return read
 
 
-def message(event: Event, first: Event) -> str:
+def message(event: EventView, first: EventView) -> str:
     return (
         f"slot {event.key.split('@', 1)[1]} of {event.id} was started already under token {first.token}; "
         f"token {event.token} runs it a second time"
@@ -105,7 +104,15 @@ def message(event: Event, first: Event) -> str:
 
 
 def read_event(data: bytes) -> Event | None:
-    """The event in a file of `hz/state`; None for anything unreadable (the lint's finding, not a double run)."""
+    """The event in a file of `hz/state` as a model (the readers'); None for anything unreadable (the lint's
+    finding, not a double run). The lint and the hook read with hz.gitstate.event_shapes.read_plain, which
+    agrees with it without importing the models."""
+    import json
+
+    from pydantic import ValidationError
+
+    from hz.gitstate.events import Event
+
     try:
         return Event.parse_obj_checked(json.loads(data))
     except (ValueError, ValidationError, RecursionError):

@@ -25,10 +25,9 @@ from typing import TYPE_CHECKING, Any
 
 from hz.diagnostic import Diagnostic
 from hz.errors import HzError
-from hz.gitstate.layout import LEASE_PREFIX, STATE_REF
+from hz.gitstate.layout import LEASE_PREFIX, STATE_REF, ZERO
 from hz.gitstate.lease_lint import check_lease
 from hz.gitstate.lint import lint_range
-from hz.gitstate.transport import ZERO
 
 if TYPE_CHECKING:
     import pygit2

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hz.errors import HzError
-from hz.gitstate.types import MACHINE
+from hz.gitstate.shapes import MACHINE
 
 _HANDLE = re.compile(r"^@?([A-Za-z0-9](?:[A-Za-z0-9-]{0,38}))$")
 _RUN_ID = re.compile(r"^[0-9]{1,20}$")

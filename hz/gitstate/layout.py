@@ -21,6 +21,8 @@ STATE_REF = "refs/heads/hz/state"
 LEASE_PREFIX = "refs/hz/lease/"
 LEASE_FILE = "lease.json"
 MAX_LINE_BYTES = 4096
+ZERO = "0" * 40
+"""The object id git gives a ref that does not exist (the old side of a creation, the new side of a deletion)."""
 
 _EVENT_PATH = re.compile(
     r"^events/(?P<id>hz-[0-9A-HJKMNP-TV-Z]{26})/(?P<fan>[0-9a-f]{2})/(?P<kind>[a-z]+\.[a-z]+)-(?P<h>[0-9a-f]{24})\.json$"

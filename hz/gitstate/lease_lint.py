@@ -30,20 +30,18 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
-
 from hz.diagnostic import Diagnostic
 from hz.errors import HzError
-from hz.gitstate.layout import LEASE_FILE, LEASE_PREFIX
-from hz.gitstate.lease_record import LeaseRecord
+from hz.gitstate.layout import LEASE_FILE, LEASE_PREFIX, ZERO
+from hz.gitstate.lease_shapes import PlainLease, plain_lease
 from hz.gitstate.lint_commit import SIGNATURE, RawCommit
 from hz.gitstate.objects import BLOB_MODE
-from hz.gitstate.transport import ZERO
-from hz.gitstate.types import parse_utc
+from hz.gitstate.times import parse_utc
 
 if TYPE_CHECKING:
     import pygit2
 
+    from hz.gitstate.lease_record import LeaseRecord
     from hz.gitstate.lint_contracts import MainContracts
 
 MAX_TTL = timedelta(hours=24)
@@ -154,7 +152,7 @@ def _check_commit(
     return _role(contracts, record) if (record.token, record.role) != (before.token, before.role) else None
 
 
-def _role(contracts: MainContracts | None, record: LeaseRecord) -> Finding | None:
+def _role(contracts: MainContracts | None, record: PlainLease) -> Finding | None:
     """Does the contract on main give this holder this role? (Nothing to ask without main.)"""
     if contracts is None:
         return None
@@ -165,7 +163,7 @@ def _role(contracts: MainContracts | None, record: LeaseRecord) -> Finding | Non
     return Finding(code, problem, HINT_ROLE)
 
 
-def _follows(record: LeaseRecord, parent: LeaseRecord) -> Finding | None:
+def _follows(record: PlainLease, parent: PlainLease) -> Finding | None:
     """A take-over (or a new slot) adds exactly one to the token; a renewal or release keeps it, and
     only the holder of a held lease renews or releases it, for the same slot."""
     if record.token == parent.token + 1:
@@ -186,19 +184,26 @@ def read_tip(repo: pygit2.Repository, ref: str, tip: str) -> LeaseRecord:
     found = _check_tip(repo, ref, tip)
     if isinstance(found, Finding):
         raise DamagedLease(f"lease ref {ref} is damaged: {found.message}", hint=HINT_DAMAGED.format(ref=ref))
-    return found
+    return _model(found)
 
 
 def checked(repo: pygit2.Repository, ref: str, tip: str) -> LeaseRecord | str:
     """The record at a lease ref's tip, or why the ref is damaged (for listings)."""
     found = _check_tip(repo, ref, tip)
-    return found.message if isinstance(found, Finding) else found
+    return found.message if isinstance(found, Finding) else _model(found)
+
+
+def _model(record: PlainLease) -> LeaseRecord:
+    """The model of a record the plain check accepted, for the clients that read leases (not the hook)."""
+    from hz.gitstate.lease_record import LeaseRecord
+
+    return LeaseRecord.from_bytes(record.line())
 
 
 # --- one commit, on its own -------------------------------------------------------------------------
 
 
-def _check_tip(repo: pygit2.Repository, ref: str, oid: str) -> LeaseRecord | Finding:
+def _check_tip(repo: pygit2.Repository, ref: str, oid: str) -> PlainLease | Finding:
     """One lease commit without its history: its type, shape, tree and record."""
     kind = _type_of(repo, oid)
     if kind != "commit":
@@ -230,7 +235,7 @@ def _shape(raw: RawCommit) -> str | None:
     return None
 
 
-def _message(raw: RawCommit, record: LeaseRecord) -> Finding | None:
+def _message(raw: RawCommit, record: PlainLease) -> Finding | None:
     expected = f"lease {record.lease} token {record.token} {record.state}\n"
     if raw.message != expected.encode():
         return Finding("HZS012", f"the message is not hz's (hz writes {expected.strip()!r})")
@@ -251,7 +256,17 @@ def _lease_bytes(repo: pygit2.Repository, tree_id: str) -> bytes | Finding:
     return data
 
 
-def _record(data: bytes) -> LeaseRecord | Finding:
+def _record(data: bytes) -> PlainLease | Finding:
+    """The record hz wrote, checked without the model; a refusal takes its words from the model."""
+    return plain_lease(data) or _refusal_of(data)
+
+
+def _refusal_of(data: bytes) -> Finding:
+    """Why the model refuses `data`, or that it is not canonical: the words the lease lint has always said."""
+    from pydantic import ValidationError
+
+    from hz.gitstate.lease_record import LeaseRecord
+
     try:
         record = LeaseRecord.from_bytes(data)
     except ValidationError as exc:
@@ -261,10 +276,10 @@ def _record(data: bytes) -> LeaseRecord | Finding:
         return Finding("HZS014", f"{LEASE_FILE} is not a lease record ({where}: {why})")
     if record.line() != data:
         return Finding("HZS014", f"{LEASE_FILE} is not in canonical form (hz writes RFC 8785 JSON and a newline)")
-    return record
+    raise AssertionError(f"{LEASE_FILE}: the plain check refused a record the model reads in canonical form")
 
 
-def _fields(ref: str, record: LeaseRecord) -> Finding | None:
+def _fields(ref: str, record: PlainLease) -> Finding | None:
     if ref != LEASE_PREFIX + record.lease:
         return Finding("HZS014", f"the record is for lease {record.lease}, not for this ref")
     if (record.role == "actions") != record.holder.startswith("actions:"):

@@ -30,17 +30,15 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
-
 from hz.diagnostic import Diagnostic
 from hz.gitstate.double_run import HINT as DOUBLE_RUN_HINT
-from hz.gitstate.double_run import double_runs, read_event, rerun, tree_reader
-from hz.gitstate.events import PAYLOADS, Event, path_of
-from hz.gitstate.layout import MAX_LINE_BYTES, is_event_path
+from hz.gitstate.double_run import double_runs, rerun, tree_reader
+from hz.gitstate.event_shapes import PAYLOADS, EventView, PlainEvent, plain_event, read_plain
+from hz.gitstate.layout import MAX_LINE_BYTES, event_path, is_event_path
 from hz.gitstate.lint_commit import commit_findings, said_count, tree_findings
 from hz.gitstate.lint_text import banned_field, field_names, first_address
 from hz.gitstate.shapes import occasion
-from hz.gitstate.types import parse_utc
+from hz.gitstate.times import parse_utc
 
 if TYPE_CHECKING:
     import pygit2
@@ -152,32 +150,26 @@ def _check_text(path: str, line: str, raw: dict[str, Any], loc: str) -> list[Dia
     ]
 
 
-def _check_model(path: str, line: str, raw: dict[str, Any], loc: str) -> Event | list[Diagnostic]:
+def _check_model(path: str, line: str, raw: dict[str, Any], loc: str) -> PlainEvent | list[Diagnostic]:
+    """The shapes of the envelope, then of its kind's payload: the models' rules, checked without them
+    (hz.gitstate.event_shapes reports what pydantic would, so the diagnostics are the same)."""
     kind = raw.get("kind")
     if not isinstance(kind, str) or kind not in PAYLOADS:
         known = "known kinds: " + ", ".join(sorted(PAYLOADS))
         return [_diag(path, "HZS006", f"{loc} kind", f"unknown event kind {kind!r}", known, _column(line, '"kind"'))]
-    try:
-        event = Event.model_validate(raw)
-    except ValidationError as exc:
-        return [_from_error(path, line, loc, err) for err in exc.errors()]
-    try:
-        PAYLOADS[event.kind].model_validate(event.data)
-    except ValidationError as exc:
-        return [_from_error(path, line, loc, err, ("data",)) for err in exc.errors()]
+    event = plain_event(raw)
+    if isinstance(event, list):
+        return [_from_error(path, line, loc, err) for err in event]
     return event
 
 
-def _check_exact(path: str, data: bytes, event: Event, loc: str, context: LintContext) -> list[Diagnostic]:
+def _check_exact(path: str, data: bytes, event: PlainEvent, loc: str, context: LintContext) -> list[Diagnostic]:
     """The bytes, the path, the keys, the token and the names, once the event is known to be well-typed."""
-    canonical = Event.make(
-        event.kind, id=event.id, key=event.key, ts=event.ts, lease=event.lease, token=event.token, data=event.payload()
-    )
-    if canonical.line() != data:
+    if event.line() != data:
         hint = "hz writes RFC 8785 JSON (sorted keys, no blanks, no escapes it can avoid, no default values)"
         return [_diag(path, "HZS015", loc, "not the canonical bytes of this event", hint)]
-    if path_of(event) != path:
-        return [_diag(path, "HZS011", loc, f"kind and key belong at {path_of(event)}")]
+    if (where := event_path(event.id, event.kind, event.key)) != path:
+        return [_diag(path, "HZS011", loc, f"kind and key belong at {where}")]
     if not context.history and (problem := _precision_problem(event)):
         return [_diag(path, "HZS009", loc, problem, "hz rounds shares to 0.001, USD to 0.000001, seconds to 0.001")]
     if not context.history and event.kind == "draft.rejected" and "by" not in event.data:
@@ -197,7 +189,7 @@ def _check_exact(path: str, data: bytes, event: Event, loc: str, context: LintCo
     return []
 
 
-def _precision_problem(event: Event) -> str | None:
+def _precision_problem(event: EventView) -> str | None:
     if "." in event.ts:
         return f"ts: {event.ts} has fractions of a second (hz writes whole seconds)"
     for name, places in DECIMALS.items():
@@ -207,7 +199,7 @@ def _precision_problem(event: Event) -> str | None:
     return None
 
 
-def _identity_problem(event: Event) -> str | None:
+def _identity_problem(event: EventView) -> str | None:
     """The envelope and its payload say the same thing twice; they must agree (hz.tick.team_receipts writes them so)."""
     data = event.data
     if event.kind in ("turn.started", "turn.finished", "turn.skipped") and data["keys"][0] != event.key:
@@ -288,7 +280,7 @@ def _receipt_findings(
     for path, data in sorted(proper.items()):
         if path.rsplit("/", 1)[-1].split("-", 1)[0] not in CHECKED:
             continue  # only receipts are read here: a push of turn events costs no parse
-        event = read_event(data)
+        event = read_plain(data)
         if event is not None and (problem := receipt_problem(event, state, context.contracts if context else None)):
             found.append(_diag(path, "HZS023", where, problem, HINT))
     return found

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     import pygit2
 
     from hz.contract.policy import Policies
-    from hz.gitstate.events import Event
+    from hz.gitstate.event_shapes import EventView as Event
     from hz.gitstate.main_roster import Roster
     from hz.gitstate.remote import TeamRemote
 

@@ -25,7 +25,7 @@ from hz.gitstate.shapes import SLOT, slot_time
 if TYPE_CHECKING:
     import pygit2
 
-    from hz.gitstate.events import Event
+    from hz.gitstate.event_shapes import EventView as Event
 
 SLOT_SUFFIX = re.compile(SLOT)
 MAX_RECORDS = 4096
@@ -78,25 +78,41 @@ class Grants:
 def _records(repo: pygit2.Repository, tip: str, grants: Grants) -> Iterator[Any]:
     """Lease records from `tip` back along first parents, MAX_RECORDS at most (then `grants.cut` is set);
     an unreadable commit ends the chain here."""
-    from pydantic import ValidationError
-
-    from hz.gitstate.lease_record import LeaseRecord
-
     commit: Any = repo.get(tip)
     for _ in range(MAX_RECORDS):
         if commit is None or commit.type_str != "commit":
             return
         try:
             blob: Any = repo[commit.tree[LEASE_FILE].id]
-            yield LeaseRecord.from_bytes(bytes(blob.data))
-        except (KeyError, ValueError, ValidationError):
+        except (KeyError, ValueError):
+            return
+        record = _record(bytes(blob.data))
+        if record is None:
             return  # not a lease record: the lease lint refuses it; no token past it is trusted
+        yield record
         commit = commit.parents[0] if commit.parents else None
     grants.cut = commit is not None
 
 
+def _record(data: bytes) -> Any:
+    """The record in a lease commit: hz's own form read without the model; any other form (a record written
+    to a remote without the hook) is read by the model as it always was, so it counts the same."""
+    from hz.gitstate.lease_shapes import plain_lease
+
+    if (plain := plain_lease(data)) is not None:
+        return plain
+    from pydantic import ValidationError
+
+    from hz.gitstate.lease_record import LeaseRecord
+
+    try:
+        return LeaseRecord.from_bytes(data)
+    except (ValueError, ValidationError):
+        return None
+
+
 def _slot_time(text: str) -> datetime:
-    from hz.gitstate.types import parse_utc
+    from hz.gitstate.times import parse_utc
 
     return parse_utc(text)
 

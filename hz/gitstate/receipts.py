@@ -23,12 +23,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Protocol
 
 from hz.gitstate.layout import event_path
-from hz.gitstate.types import parse_utc
+from hz.gitstate.times import parse_utc
 
 if TYPE_CHECKING:
     import pygit2
 
-    from hz.gitstate.events import Event
+    from hz.gitstate.event_shapes import EventView as Event
     from hz.gitstate.lint_contracts import Declared, MainContracts
 
 FATES = ("approval.observed", "draft.rejected", "draft.superseded")
@@ -57,13 +57,13 @@ class TreeState:
         return event_path(hz_id, kind, key) in self.tree
 
     def read(self, path: str) -> Event | None:
-        from hz.gitstate.double_run import read_event
+        from hz.gitstate.event_shapes import read_plain
 
         try:
             blob: Any = self.repo[self.tree[path].id]
         except KeyError:
             return None
-        return read_event(bytes(blob.data)) if blob.type_str == "blob" else None
+        return read_plain(bytes(blob.data)) if blob.type_str == "blob" else None
 
 
 def receipt_problem(event: Event, state: StateAt, main: MainContracts | None) -> str | None:

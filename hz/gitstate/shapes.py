@@ -50,6 +50,14 @@ KEY = f"hz-{ULID}@(?:{'|'.join(OCCASIONS.values())})"
 KEY_PATTERN = f"^{KEY}$"
 ASSET_PATTERN = f"^{ASSET}$"
 SLUG_PATTERN = f"^{IDENT}$"
+MACHINE = "m-[0-9a-f]{8}"
+"""A machine's id: random, made once per $HZ_HOME (hz.gitstate.identity), never the host's name."""
+
+TOKEN_MAX = 2**31 - 1
+"""The largest fencing token. Far below 2**53, so every JSON reader keeps it exact (a token that
+reached 2**53 would read back rounded); it also fits a signed 32-bit integer. A chain starts at 1 and
+grows by one per take-over, so even one take-over a minute takes 4,000 years to get there."""
+
 MAX_KEY = 400
 MAX_ASSET = 200
 

@@ -30,9 +30,8 @@ from pathlib import Path
 
 from hz.errors import HzError
 from hz.gitenv import git_env
+from hz.gitstate.layout import ZERO as ZERO
 from hz.gitstate.remote_spec import check_remote, redact_text
-
-ZERO = "0" * 40
 
 
 class TransportError(HzError):

@@ -8,38 +8,40 @@ an address. A test walks every event model and fails when a field uses anything 
 from __future__ import annotations
 
 import math
-from datetime import UTC, datetime
 from typing import Annotated
 
 from pydantic import AfterValidator, Field, StringConstraints
 
+from hz.gitstate import event_shapes as patterns
 from hz.gitstate import shapes
+from hz.gitstate.lease_shapes import HOLDER
+from hz.gitstate.shapes import MACHINE as MACHINE
+from hz.gitstate.shapes import TOKEN_MAX as TOKEN_MAX
+from hz.gitstate.times import EARLIEST_YEAR as EARLIEST_YEAR
+from hz.gitstate.times import LATEST_YEAR as LATEST_YEAR
+from hz.gitstate.times import UTC_PATTERN, in_range, parses
+from hz.gitstate.times import format_utc as format_utc
+from hz.gitstate.times import parse_utc as parse_utc
 
 ULID = "[0-9A-HJKMNP-TV-Z]{26}"
 
-Hash = Annotated[str, StringConstraints(pattern=r"^sha256:[0-9a-f]{64}$")]
+Hash = Annotated[str, StringConstraints(pattern=patterns.HASH)]
 """A content fingerprint, `sha256:<64 hex>` (see hz.canonical)."""
 
-HzId = Annotated[str, StringConstraints(pattern=rf"^hz-{ULID}$")]
+HzId = Annotated[str, StringConstraints(pattern=patterns.HZ_ID)]
 """A Heinzelmännchen id; also the id of its lease."""
 
-Id = Annotated[str, StringConstraints(pattern=rf"^(?:{shapes.PREFIXES}-)?{ULID}$")]
+Id = Annotated[str, StringConstraints(pattern=patterns.MINTED)]
 """Any other minted id (a turn, a request): a ULID, with one of the prefixes hz mints (`t-`, `rq-`,
 `am-`) or none; a prefix of free letters would carry eight letters of anything."""
 
 Key = Annotated[str, StringConstraints(pattern=shapes.KEY_PATTERN, max_length=shapes.MAX_KEY)]
 """An idempotency key: the Heinzelmännchen id, `@`, then one of the occasions of hz.gitstate.shapes."""
 
-Handle = Annotated[str, StringConstraints(pattern=r"^@[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$")]
+Handle = Annotated[str, StringConstraints(pattern=patterns.HANDLE)]
 """A roster handle such as `@priya`."""
 
-MACHINE = "m-[0-9a-f]{8}"
-"""A machine's id: random, made once per $HZ_HOME (hz.gitstate.identity), never the host's name."""
-
-Holder = Annotated[
-    str,
-    StringConstraints(pattern=rf"^(?:@[A-Za-z0-9](?:[A-Za-z0-9-]{{0,38}})(?:/{MACHINE})?|actions:[0-9]{{1,20}})$"),
-]
+Holder = Annotated[str, StringConstraints(pattern=HOLDER)]
 """Who holds a lease: a member on one machine, `@priya/m-1a2b3c4d`, or a GitHub Actions run,
 `actions:<run id>`. A bare `@priya` is what hz wrote before holders named machines; it stays readable."""
 
@@ -49,22 +51,9 @@ AssetRef = Annotated[str, StringConstraints(pattern=shapes.ASSET_PATTERN, max_le
 Slug = Annotated[str, StringConstraints(pattern=shapes.SLUG_PATTERN)]
 """A declared name (an input of a contract), used as a map key."""
 
-_UTC_PATTERN = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,6})?Z$"  # ASCII digits only
-EARLIEST_YEAR = 2000
-LATEST_YEAR = 2099
-
-
-def _parses(value: str) -> str:
-    datetime.fromisoformat(value.replace("Z", "+00:00"))  # raises ValueError for 2026-13-40
-    return value
-
-
-def _in_range(value: str) -> str:
-    """Years 2000 to 2099 only: a time far from now (`0001-01-01`, `9999-12-31`) is no receipt hz wrote,
-    and arithmetic on it (a margin subtracted, a window added) would overflow in every reader."""
-    if not EARLIEST_YEAR <= int(value[:4]) <= LATEST_YEAR:
-        raise ValueError(f"{value} is outside {EARLIEST_YEAR}-{LATEST_YEAR}")
-    return value
+_UTC_PATTERN = UTC_PATTERN
+_parses = parses
+_in_range = in_range
 
 
 AnyUtcTime = Annotated[str, StringConstraints(pattern=_UTC_PATTERN), AfterValidator(_parses)]
@@ -74,11 +63,6 @@ UtcTime = Annotated[str, StringConstraints(pattern=_UTC_PATTERN), AfterValidator
 """An event's UTC timestamp, in 2000–2099: `2026-10-30T15:00:00Z` (fractions of a second allowed)."""
 
 Count = Annotated[int, Field(ge=0, le=10**12)]
-TOKEN_MAX = 2**31 - 1
-"""The largest fencing token. Far below 2**53, so every JSON reader keeps it exact (a token that
-reached 2**53 would read back rounded); it also fits a signed 32-bit integer. A chain starts at 1 and
-grows by one per take-over, so even one take-over a minute takes 4,000 years to get there."""
-
 Token = Annotated[int, Field(ge=1, le=TOKEN_MAX)]
 """A fencing token: increases along a lease's chain, never repeats."""
 
@@ -94,13 +78,3 @@ Amount = Annotated[float, Field(ge=0, le=10**9), AfterValidator(_finite)]
 
 Share = Annotated[float, Field(ge=0, le=1), AfterValidator(_finite)]
 """A fraction between 0 and 1."""
-
-
-def format_utc(moment: datetime) -> str:
-    """The `UtcTime` form of an aware datetime, to the second (fractions dropped). Not strftime: its
-    `%Y` writes the year 1 as `1`, which no reader parses back."""
-    return moment.astimezone(UTC).replace(microsecond=0, tzinfo=None).isoformat() + "Z"
-
-
-def parse_utc(value: str) -> datetime:
-    return datetime.fromisoformat(value.replace("Z", "+00:00")).astimezone(UTC)

@@ -1,0 +1,205 @@
+"""The pre-receive hook's cost: fixed per push, and per event pushed.
+
+Run: .venv/bin/python bench/hook.py [--quick]
+
+A bare remote with the hook installed (`hz state install-hook`) and a `main` holding one team contract
+(so the hook reads the contracts and roles as it does for a real team). Printed:
+- fixed cost per push: the hook process itself (started as git starts it, `hooks/pre-receive` with the
+  update line on stdin and GIT_DIR set) judging a push of one lease commit and one event, median and
+  p90 of several runs; and the same push through `git push` end to end;
+- per-event cost: the hook judging one commit of 1,000 events, minus the fixed cost, per event;
+- the event shape check alone, per event, with hz's plain checks (hz.gitstate.event_shapes) and with the
+  pydantic models they agree with (the check the hook ran before), in this one process: the ratio.
+Figures only; nothing here fails on time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pygit2
+
+from hz.canonical import canonical_json
+from hz.gitstate import objects
+from hz.gitstate.hook import install_hook
+from hz.gitstate.types import format_utc
+
+ZERO = "0" * 40
+AGENT = "hz-01JB0000000000000000000007"
+NOW = datetime.now(UTC).replace(microsecond=0)
+SLOT = NOW.replace(minute=0, second=0)
+CONTRACT = f"""---
+name: weekly
+kind: responsibility
+description: The weekly report.
+id: {AGENT.removeprefix("hz-")}
+hz:
+  schema: 1
+  title: Weekly report
+  owner: "@ann"
+  maintainers: ["@bob"]
+  scope: team
+  outputs:
+    report:
+      target: state:reports/{{slot:%Y-%m-%d-%H%M}}.md
+---
+
+## Goal
+
+Keep the weekly report true.
+"""
+
+
+def sha(text: str) -> str:
+    return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
+
+
+def ulid(n: int) -> str:
+    alphabet = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+    digits = ""
+    while True:
+        n, r = divmod(n, 32)
+        digits = alphabet[r] + digits
+        if n == 0:
+            return "01JB" + digits.rjust(22, "0")
+
+
+def placed(n: int) -> dict[str, object]:
+    """The n-th draft.placed of the agent, as hz writes it: one slot a minute before the hour."""
+    slot = format_utc(SLOT - timedelta(minutes=n + 1)).replace(":00Z", "Z")
+    stamp = (SLOT - timedelta(minutes=n + 1)).strftime("%Y-%m-%d-%H%M")
+    key = f"{AGENT}@v1@{slot}@state:reports/{stamp}.md"
+    data = {"asset": f"state:reports/{stamp}.md", "hash": sha(str(n)), "key": key, "turn": "t-" + ulid(n)}
+    return {"data": data, "id": AGENT, "key": key, "kind": "draft.placed", "lease": AGENT,
+            "token": 1, "ts": format_utc(NOW), "v": 1}  # fmt: skip
+
+
+def event_path(event: dict[str, object]) -> str:
+    from hz.gitstate.layout import event_path as path
+
+    return path(str(event["id"]), str(event["kind"]), str(event["key"]))
+
+
+def line(fields: dict[str, object]) -> bytes:
+    return canonical_json(fields) + b"\n"
+
+
+def lease_record() -> bytes:
+    return line({"acquired": format_utc(NOW - timedelta(minutes=1)), "expires": format_utc(NOW + timedelta(hours=1)),
+                 "holder": "@ann/m-0000000a", "lease": AGENT, "role": "owner", "slot": format_utc(SLOT),
+                 "state": "held", "token": 1, "v": 1})  # fmt: skip
+
+
+def remote(root: Path) -> tuple[pygit2.Repository, str]:
+    """The guarded bare remote with main and the lease; returns it and the lease commit."""
+    bare = root / "team.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(bare)], check=True)
+    repo = pygit2.Repository(str(bare))
+    tree = objects.write_tree(repo, None, {"workflows/weekly.prose.md": CONTRACT.encode()})
+    main = objects.make_commit(repo, tree, [], "the weekly contract\n", NOW)
+    repo.references.create("refs/heads/main", main)
+    held = objects.make_commit(repo, objects.write_tree(repo, None, {"lease.json": lease_record()}), [],
+                               f"lease {AGENT} token 1 held\n", NOW)  # fmt: skip
+    repo.references.create(f"refs/hz/lease/{AGENT}", held)
+    install_hook(bare)
+    return repo, held
+
+
+def state_commit(repo: pygit2.Repository, events: int) -> str:
+    files = {event_path(e): line(e) for e in map(placed, range(events))}
+    message = f"hz-state: {events} event{'s' if events != 1 else ''}\n"
+    return objects.make_commit(repo, objects.write_tree(repo, None, files), [], message, NOW)
+
+
+def run_hook(bare: Path, stdin: str) -> float:
+    """One run of the installed hook as git starts it; its wall time in seconds (it must accept)."""
+    started = time.perf_counter()
+    done = subprocess.run([str(bare / "hooks" / "pre-receive")], input=stdin, capture_output=True, text=True,
+                          env={**os.environ, "GIT_DIR": str(bare)}, cwd=bare, check=False)  # fmt: skip
+    took = time.perf_counter() - started
+    if done.returncode != 0:
+        raise SystemExit(f"the hook refused the bench's push:\n{done.stderr}")
+    return took
+
+
+def timed(runs: int, work: object) -> list[float]:
+    assert callable(work)
+    return sorted(work() for _ in range(runs))
+
+
+def shape_cost(events: list[dict[str, object]], check: object) -> float:
+    assert callable(check)
+    started = time.perf_counter()
+    for raw in events:
+        if check(raw):
+            raise SystemExit(f"the bench's event was refused: {check(raw)}")
+    return (time.perf_counter() - started) / len(events)
+
+
+def main() -> None:
+    quick = "--quick" in sys.argv
+    runs = 5 if quick else 15
+    with tempfile.TemporaryDirectory() as tmp:
+        repo, _ = remote(Path(tmp))
+        bare = Path(repo.path)
+        one = state_commit(repo, 1)
+        many = state_commit(repo, 1000)
+        fixed = timed(runs, lambda: run_hook(bare, f"{ZERO} {one} refs/heads/hz/state\n"))
+        thousand = timed(max(3, runs // 3), lambda: run_hook(bare, f"{ZERO} {many} refs/heads/hz/state\n"))
+        push_s = timed(max(3, runs // 3), _pusher(Path(tmp), bare))
+    median, p90 = statistics.median(fixed), fixed[int(0.9 * (len(fixed) - 1))]
+    per_event = (statistics.median(thousand) - median) / 999
+    print(f"fixed cost per push (hook process, 1 event):  median {median * 1000:7.1f} ms  p90 {p90 * 1000:7.1f} ms")
+    print(f"a whole `git push` of 1 event, with the hook: median {statistics.median(push_s) * 1000:7.1f} ms")
+    print(f"per event (one commit of 1,000 events):        {per_event * 1000:7.3f} ms")
+    _shapes()
+
+
+def _pusher(root: Path, bare: Path) -> object:
+    """A member's push of one new event on top of hz/state, end to end (`git push` and the hook)."""
+    clone = root / "clone"
+    subprocess.run(["git", "init", "-q", str(clone)], check=True)
+    local = pygit2.Repository(str(clone))
+    tips: list[str] = []
+
+    def push() -> float:
+        event = placed(2000 + len(tips))
+        tree = objects.write_tree(local, local[tips[-1]].peel(pygit2.Tree).id if tips else None,
+                                  {event_path(event): line(event)})  # fmt: skip
+        commit = objects.make_commit(local, tree, tips[-1:], "hz-state: 1 event\n", NOW)
+        started = time.perf_counter()
+        done = subprocess.run(["git", "-C", str(clone), "push", "-q", str(bare), f"{commit}:refs/heads/hz/state"],
+                              capture_output=True, text=True, check=False)  # fmt: skip
+        took = time.perf_counter() - started
+        if done.returncode != 0:
+            raise SystemExit(done.stderr)
+        tips.append(commit)
+        return took
+
+    return push
+
+
+def _shapes() -> None:
+    events = [json.loads(line(placed(n))) for n in range(1000)]
+    try:
+        from hz.gitstate.event_shapes import event_errors, model_errors
+    except ImportError:
+        print("event shapes: hz.gitstate.event_shapes is not there (an older hz)")
+        return
+    plain = min(shape_cost(events, event_errors) for _ in range(3))
+    models = min(shape_cost(events, model_errors) for _ in range(3))
+    print(f"event shape check alone, plain checks:         {plain * 1000:7.3f} ms per event")
+    print(f"event shape check alone, pydantic models:      {models * 1000:7.3f} ms per event  ({models / plain:.1f}x)")
+
+
+if __name__ == "__main__":
+    main()

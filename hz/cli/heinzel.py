@@ -92,12 +92,13 @@ def list_(state: str | None, artifact: str | None, contract: str | None, everywh
 
 @click.command("show")
 @click.argument("name")
+@click.option("--verify", is_flag=True, help="Read the whole spine again and check its chain first.")
 @_JSON
-def show(name: str, json_output: bool) -> int:
+def show(name: str, verify: bool, json_output: bool) -> int:
     """Contract versions, timeline, lessons, pending items and cost of one Heinzelmännchen."""
     from hz.commands.heinzel_show import show_command
 
-    return show_command(sys.stdout, name, json_output=json_output, environ=os.environ)
+    return show_command(sys.stdout, name, json_output=json_output, environ=os.environ, verify=verify)
 
 
 @click.command("amend")

@@ -121,13 +121,19 @@ def _question(q: Mapping[str, Any]) -> str:
 
 
 def show_command(
-    out: TextIO, name: str, *, json_output: bool, environ: Mapping[str, str], now: datetime | None = None
+    out: TextIO,
+    name: str,
+    *,
+    json_output: bool,
+    environ: Mapping[str, str],
+    now: datetime | None = None,
+    verify: bool = False,
 ) -> int:
     from hz.ops import Context
-    from hz.ops.models_agents import AgentRequest
+    from hz.ops.models_agents import ShowRequest
     from hz.ops.show import show_agent
 
-    data = show_agent(Context(environ=environ, now=now), AgentRequest(name=name))["agent"]
+    data = show_agent(Context(environ=environ, now=now), ShowRequest(name=name, verify=verify))["agent"]
     if json_output:
         out.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     else:

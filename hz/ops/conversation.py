@@ -2,17 +2,21 @@
 
 The chat is the agent's session, not a store of its own: a message is the inbox file its request wrote
 (`hz.session.inbox`, the only place its words are kept, until `retention_days`), and what became of it
-is read from the spine: steered into a running turn (`turn.steered`), queued as the next turn
-(`turn.requested`), the cause of a turn of its own (a turn whose key names the request), or the answer
-to a question (`question.answered`). The reply is that turn's report line. Messages are shown oldest
-first, the last `MAX_MESSAGES` of them.
+is what the spine says, as the index keeps it (`hz.session.page_rows`): steered into a running turn
+(`turn.steered`), queued as the next turn (`turn.requested`), the cause of a turn of its own (a turn
+whose key names the request), or the answer to a question (`question.answered`). The reply is that
+turn's report line. Messages are shown oldest first, the last `MAX_MESSAGES` of them.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, cast
 
 from hz.ops.models_agents import Fate, Message
+
+if TYPE_CHECKING:
+    from hz.session.page_queries import PageQueries
 
 MAX_MESSAGES = 200
 FATE_WORDS = {
@@ -24,49 +28,34 @@ FATE_WORDS = {
 }
 
 
-def messages(agent: str, events: list[Any], inbox: list[Any]) -> list[Message]:
-    """Each request the inbox holds, with its fate; `events` are the spine's envelopes. A message whose
-    words expired with the inbox (`retention_days`) leaves the chat; its turn stays in the timeline."""
-    if not inbox:  # the common case: nothing to look for in a long spine
+def chat(index: PageQueries, agent: str, inbox: list[Any]) -> list[Message]:
+    """The chat as the index knows it: each stored request's fate (`hz.session.page_rows`) and the reply of
+    the turn that took it in. An empty inbox (the common case) asks nothing."""
+    if not inbox:
         return []
-    fates: dict[str, tuple[Fate, str | None]] = {}
-    reports: dict[str, tuple[str | None, str | None]] = {}
-    prefix = f"{agent}@"
+    fates = index.fates(agent, [r.request_id for r in inbox])
+    return messages(inbox, fates, index.replies(agent, sorted({t for _, t in fates.values() if t})))
+
+
+def messages(
+    inbox: list[Any],
+    fates: Mapping[str, tuple[str, str | None]],
+    replies: Mapping[str, tuple[str | None, str | None]],
+) -> list[Message]:
+    """Each request the inbox holds with its fate (by request id: (fate, turn)) and that turn's (report,
+    disposition). A message whose words expired with the inbox (`retention_days`) leaves the chat; its
+    turn stays in the timeline."""
     texts = {r.request_id: r for r in inbox}
-
-    def asked(key: str) -> str | None:  # a schedule's key (`hz-…@2026-W05`) names no request
-        found = _request_of(key, prefix) if key.startswith(prefix) else None
-        return found if found is not None and (found.startswith("rq-") or found in texts) else None
-
-    for event in events:
-        data = event.data
-        if event.kind == "turn.steered":
-            fates.setdefault(str(data["request_id"]), ("steered", event.turn))
-        elif event.kind == "question.answered" and data.get("request_id"):
-            fates.setdefault(str(data["request_id"]), ("answer", event.turn))
-        elif event.kind == "turn.requested" and (found := asked(str(data.get("key", "")))):
-            fates.setdefault(found, ("queued", event.turn))
-        elif event.kind == "turn.started":
-            for found in filter(None, (asked(str(key)) for key in data.get("keys", []))):
-                fates[found] = ("own-turn", event.turn)
-        elif event.kind == "turn.finished" and event.turn:
-            reports[event.turn] = (data.get("report"), data.get("disposition"))
     ids = sorted(texts, key=lambda i: (texts[i].received, i))
     shown: list[Message] = []
     for request_id in ids[-MAX_MESSAGES:]:
         fate, turn = fates.get(request_id, ("waiting", None))
-        report, disposition = reports.get(turn or "", (None, None))
+        report, disposition = replies.get(turn or "", (None, None))
         found = texts[request_id]
         if not found.text:
             continue  # a bare wake says nothing
         shown.append({
-            "request_id": request_id, "received": found.received, "text": found.text, "fate": fate, "turn": turn,
-            "reply": report, "disposition": disposition,
+            "request_id": request_id, "received": found.received, "text": found.text, "fate": cast(Fate, fate),
+            "turn": turn, "reply": report, "disposition": disposition,
         })  # fmt: skip
     return shown
-
-
-def _request_of(key: str, prefix: str) -> str:
-    """`hz-…@rq-…` is the request itself; a retry's key `hz-…@retry:<turn>:<request>` ends with it."""
-    rest = key[len(prefix):]
-    return rest.rsplit(":", 1)[-1] if rest.startswith("retry:") else rest

@@ -41,6 +41,20 @@ class AgentRequest:
     """The agent's name or id."""
 
 
+@request
+@dataclass(frozen=True, kw_only=True)
+class ShowRequest(AgentRequest):
+    """One Heinzelmännchen in full; the timeline whole, or a page of it."""
+
+    turns: int | None = None
+    """Only the latest this many entries of the timeline (None: every one)."""
+    before: int | None = None
+    """Only entries older than the one whose `seq` this is (the next page back)."""
+    verify: bool = False
+    """Read the agent's whole spine again and check its chain first (else the index answers, as it has
+    kept up with every line appended)."""
+
+
 @documented
 class ContractRef(TypedDict):
     name: str | None
@@ -147,6 +161,8 @@ class TimelineEntry(TypedDict):
     report: str | None
     cap: Cap | None
     flags: list[str]
+    seq: int | None
+    """Where in the spine the turn started or the skip was recorded (what `before` names)."""
 
 
 @documented
@@ -243,6 +259,10 @@ class AgentDetail(AgentSummary):
     versions: list[Version]
     amendments: list[Amendment]
     timeline: list[TimelineEntry]
+    timeline_total: int
+    """How many entries the whole timeline has (more than `timeline` holds when a page of it was asked)."""
+    timeline_older: bool
+    """Whether entries older than the first of `timeline` exist (a page of it was asked)."""
     summary: SessionSummary | None
     """The latest session summary, None before the first."""
     context_edits: list[ContextEdit]
@@ -281,6 +301,7 @@ __all__ = [
     "AgentSummary",
     "ListRequest",
     "ListResult",
+    "ShowRequest",
     "ShowResult",
     "State",
     "Table",

@@ -64,7 +64,7 @@ def _table() -> dict[str, Operation]:
             "heinzel_show", "Show one Heinzelmännchen",
             "One Heinzelmännchen in full: contract versions, amendments, timeline of turns, lessons, "
             "pending drafts and questions, cost.",
-            agents.AgentRequest, agents.ShowResult, "hz.ops.show:show_agent", "hz heinzel show NAME", "agent",
+            agents.ShowRequest, agents.ShowResult, "hz.ops.show:show_agent", "hz heinzel show NAME", "agent",
             read_only=True,
         ),
         Operation(

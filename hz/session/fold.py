@@ -15,6 +15,8 @@ from typing import Any
 import orjson
 
 from hz.session.envelope import Envelope
+from hz.session.page_rows import KINDS as PAGE_KINDS
+from hz.session.page_rows import PageFold
 from hz.session.projection import KEY_KINDS, keys_of
 
 Row = dict[str, Any]
@@ -48,14 +50,17 @@ class Fold:
         self.amendments: dict[str, list[Any]] = {}
         self.questions: dict[str, list[Any]] = {}
         self.costs: dict[tuple[str, str], float] = {}
+        self.page = PageFold(agent)  # the agent page's rows (skips, summary, chat fates, …)
 
     def apply_all(self, events: Iterable[Envelope]) -> None:
-        folds, keys, started, one_key = _FOLDS, self.keys, self.started_keys, _ONE_KEY
+        folds, keys, started, one_key, page = _FOLDS, self.keys, self.started_keys, _ONE_KEY, self.page
         for event in events:  # the hot loop of every reindex, with the common cases first
             kind = event.kind
             handler = folds.get(kind)
             if handler is not None:
                 handler(self, event)
+            if kind in PAGE_KINDS:
+                page.apply(event)
             if kind in _TURN_KEYS:  # the envelope's key and those the payload names, each once
                 for key in keys_of(event):
                     keys[key] = [kind, event.seq, event.turn]
@@ -138,6 +143,7 @@ class Fold:
             "amendments": [(a, k, *v) for k, v in self.amendments.items()],
             "questions": [(a, k, *v) for k, v in self.questions.items()],
             "costs": [(a, day, cause, usd) for (day, cause), usd in self.costs.items()],
+            **self.page.rows(),
         }
 
 

@@ -12,8 +12,8 @@ Plain sqlite3 and orjson only: the idle tick imports this without pydantic.
 
 Queries (stable API): `agents(...)` with filters, `agent(name_or_id)`, `due(now)`, `waits_due(now)`,
 `waits_on(kind)`, `watched()`, `key_kind(agent, key)`, `open_effects(agent)`, `cost_on(day)`,
-`turns/lessons/amendments/versions/questions/drafts(...)`; maintenance: `refresh(full=)`, `rebuild(processes=)`,
-`catch_up(agent)`.
+`turns/lessons/amendments/versions/questions/drafts(...)`, an agent page's (`hz.session.page_queries`);
+maintenance: `refresh(full=)`, `rebuild(processes=)`, `catch_up(agent)`.
 """
 
 from __future__ import annotations
@@ -28,7 +28,8 @@ from typing import TYPE_CHECKING
 from hz.fsio import private_dir
 from hz.session.index_damage import DamagedIndex, check_file, check_schema, damage_of, set_aside, tell
 from hz.session.lock import SPINE, clear_pending, pending, try_lock
-from hz.session.queries import Queries, Row
+from hz.session.page_queries import PageQueries
+from hz.session.queries import Row
 from hz.session.schema import SCHEMA, SCHEMA_VERSION, TABLES
 
 if TYPE_CHECKING:
@@ -41,7 +42,7 @@ INDEX = "index.sqlite"
 __all__ = ["INDEX", "Index", "Row"]
 
 
-class Index(Queries):
+class Index(PageQueries):
     def __init__(self, root: Path, db: sqlite3.Connection, inode: int | None = None) -> None:
         self.root = root
         self.db = db

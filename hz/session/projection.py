@@ -15,6 +15,7 @@ from typing import Any
 
 import orjson
 
+from hz.session import page_rows
 from hz.session.envelope import Envelope
 
 Handler = Callable[[sqlite3.Connection, str, Envelope], None]
@@ -45,6 +46,8 @@ def apply(db: sqlite3.Connection, agent: str, event: Envelope) -> None:
     handler = _HANDLERS.get(event.kind)
     if handler is not None:
         handler(db, agent, event)
+    if event.kind in page_rows.KINDS:
+        page_rows.apply(db, agent, event)
     keys = keys_of(event)
     if len(keys) == 1:
         db.execute(_KEY_SQL, (agent, keys[0], event.kind, event.seq, event.turn))

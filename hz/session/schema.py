@@ -6,10 +6,12 @@ the index is thrown away and replayed, which is cheap and always right.
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 4  # 3: spines_broken, so the list's warning query reads no row per agent; 4: agents.repo_*
+SCHEMA_VERSION = 5  # 3: spines_broken, so the list's warning query reads no row per agent; 4: agents.repo_*;
+# 5: the agent page's rows (hz.session.page_rows), so showing an agent reads no spine
 
 TABLES = ("spines", "agents", "assets", "watched", "versions", "turns", "waits", "keys", "effects",
-          "drafts", "lessons", "amendments", "questions", "costs")  # fmt: skip
+          "drafts", "lessons", "amendments", "questions", "costs", "skips", "turn_marks", "summaries", "edits", "fates",
+          "answer_waits")  # fmt: skip
 
 SCHEMA = """
 CREATE TABLE spines (agent TEXT PRIMARY KEY, size INTEGER NOT NULL, last_seq INTEGER NOT NULL, head TEXT,
@@ -62,4 +64,14 @@ CREATE TABLE questions (agent TEXT NOT NULL, key TEXT NOT NULL, turn TEXT, quest
 CREATE TABLE costs (agent TEXT NOT NULL, day TEXT NOT NULL, cause TEXT NOT NULL, usd REAL NOT NULL,
                     PRIMARY KEY (agent, day, cause));
 CREATE INDEX costs_day ON costs (day);
+CREATE TABLE skips (agent TEXT NOT NULL, seq INTEGER NOT NULL, at TEXT, cause TEXT, reason TEXT,
+                    usd REAL NOT NULL DEFAULT 0, cap TEXT, PRIMARY KEY (agent, seq));
+CREATE TABLE turn_marks (agent TEXT NOT NULL, turn TEXT NOT NULL, cap TEXT, flags TEXT NOT NULL DEFAULT '[]',
+                         PRIMARY KEY (agent, turn));
+CREATE TABLE summaries (agent TEXT PRIMARY KEY, seq INTEGER NOT NULL, at TEXT, fields TEXT NOT NULL);
+CREATE TABLE edits (agent TEXT NOT NULL, seq INTEGER NOT NULL, target TEXT NOT NULL, replacement TEXT, at TEXT,
+                    PRIMARY KEY (agent, seq));
+CREATE TABLE fates (agent TEXT NOT NULL, request_id TEXT NOT NULL, fate TEXT NOT NULL, turn TEXT,
+                    PRIMARY KEY (agent, request_id));
+CREATE TABLE answer_waits (agent TEXT NOT NULL, key TEXT NOT NULL, until TEXT NOT NULL, PRIMARY KEY (agent, key));
 """

@@ -29,7 +29,7 @@ def build_app(keys: Keys, port: int, context: Context, *, mcp: bool = True) -> G
     from starlette.routing import Mount, Route
     from starlette.staticfiles import StaticFiles
 
-    from hz.web import actions, api, pages, streams
+    from hz.web import actions, api, page_streams, pages, streams
     from hz.web.mcp_http import MCP_PATH, LazyMCP
 
     watcher = Watcher()
@@ -50,6 +50,7 @@ def build_app(keys: Keys, port: int, context: Context, *, mcp: bool = True) -> G
         *pages.routes(),
         *actions.routes(),
         *streams.routes(),
+        *page_streams.routes(),
         *api.routes(),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]

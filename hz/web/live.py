@@ -1,8 +1,9 @@
 """Live pages: one watcher for the whole server, and Server-Sent Events streams that wait on it.
 
 The watcher is one asyncio task that, while any stream is open, looks at the files the open streams care
-about (an agent's spine; the index and its write-ahead log for the list) every `INTERVAL_S`: one `stat`
-per file, whatever the number of streams, and no task at all when none is open. A stream sleeps on a
+about (an agent's spine; the index and its write-ahead log for the list; those and the repository's hz
+refs for the drafts, graph and why pages) every `INTERVAL_S`: one `stat` per file (a walk of the few
+folders of a refs tree), whatever the number of streams, and no task at all when none is open. A stream sleeps on a
 condition until its file's signature (size, mtime, inode) moved, then asks its source for what is new.
 
 A stream starts with the current row (never the history) and then sends deltas, each with an `id:` the
@@ -15,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import stat
 from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,11 +52,29 @@ class Source(Protocol):
 
 
 def signature(path: Path) -> tuple[int, int, int] | None:
+    """A file's size, mtime and inode; a folder's as a tree (`_tree`); None while there is none."""
     try:
         found = os.stat(path)
     except OSError:
         return None
+    if stat.S_ISDIR(found.st_mode):
+        return _tree(path, found.st_mtime_ns)
     return (found.st_size, found.st_mtime_ns, found.st_ino)
+
+
+def _tree(path: Path, mtime_ns: int) -> tuple[int, int, int]:
+    """A folder of git refs: a ref written or removed anywhere below it renames or unlinks a file in its
+    own folder, which moves that folder's mtime; so the folders' count and mtimes say whether a ref moved
+    (a few small folders: a walk costs about what a few stats do)."""
+    count, total = 1, mtime_ns
+    for folder, children, _ in os.walk(path):
+        for child in children:
+            try:
+                total += os.stat(os.path.join(folder, child)).st_mtime_ns
+            except OSError:
+                continue
+            count += 1
+    return (count, total % (1 << 62), 0)
 
 
 @dataclass

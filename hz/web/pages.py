@@ -70,33 +70,38 @@ def agents_page(request: Request) -> Response:
 
 
 def agent_page(request: Request) -> Response:
+    """The latest `TIMELINE` turns, older ones a page at a time (`?before=SEQ`), or all (`?turns=all`)."""
     from hz.ops.contract_text import ContractRequest, contract_text
-    from hz.ops.models_agents import AgentRequest
+    from hz.ops.models_agents import ShowRequest
     from hz.ops.show import show_agent
     from hz.web.render import page
 
     name = request.path_params["name"]
+    every = request.query_params.get("turns") == "all"
+    before = request.query_params.get("before", "")
+    older = int(before) if before.isdigit() and len(before) < 19 and not every else None
 
     def draw() -> Response:
         ctx = context(request)
-        agent = show_agent(ctx, AgentRequest(name=name))["agent"]
+        shown = ShowRequest(name=name, turns=None if every else TIMELINE, before=older)
+        agent = show_agent(ctx, shown)["agent"]
         texts = contract_text(ctx, ContractRequest(name=agent["id"]))
-        every = request.query_params.get("turns") == "all"
-        timeline = agent["timeline"] if every else agent["timeline"][-TIMELINE:]
         return page(request, "agent.html", title=f"{agent['namespace']}:{agent['name']}", agent=agent,
                     contract=texts, chat=agent["chat"], stream=f"/events/heinzel/{agent['id']}",
-                    seq=agent["spine"]["last_seq"] or 0, timeline=timeline)  # fmt: skip
+                    seq=agent["spine"]["last_seq"] or 0, timeline=agent["timeline"], newer=older is not None,
+                    older=agent["timeline_older"])  # fmt: skip
 
     return guarded(request, draw)
 
 
 def drafts_page(request: Request) -> Response:
-    from hz.web.operations import call
+    from hz.web.page_streams import drafts_result, stream_url
     from hz.web.render import page
 
     def draw() -> Response:
-        result = call(context(request), "drafts", {})
-        return page(request, "drafts.html", title="Drafts", result=result)
+        result = drafts_result(context(request))
+        return page(request, "drafts.html", title="Drafts", result=result,
+                    stream=stream_url("/events/drafts", {}, result))  # fmt: skip
 
     return guarded(request, draw)
 
@@ -107,16 +112,19 @@ def graph_page(request: Request) -> Response:
     import importlib
 
     from hz import graph_html
+    from hz.web.page_streams import stream_url
     from hz.web.render import page
 
     def draw() -> Response:
-        loaded = importlib.import_module("hz.ops.graph").load(context(request), observed=True)
+        ops = importlib.import_module("hz.ops.graph")
+        loaded = ops.load(context(request), observed=True)
         seen = loaded.seen
         assert seen is not None
         titles = {c.qualified_name: c.contract.frontmatter.hz.title for c in loaded.compiled.contracts if c.contract}
         writes = sorted(seen.writes, key=lambda w: (w.contract, w.asset))
+        stream = stream_url("/events/graph", {}, ops.as_data(loaded))  # what `page_streams.graph_result` reads
         return page(request, "graph.html", title="Graph", parts=graph_html.drawing(loaded.graph, titles, seen),
-                    state=graph_html.state_line(seen), writes=writes)  # fmt: skip
+                    state=graph_html.state_line(seen), writes=writes, stream=stream)  # fmt: skip
 
     return guarded(request, draw)
 
@@ -130,14 +138,18 @@ def graph_css(request: Request) -> Response:
 
 
 def why_page(request: Request) -> Response:
-    from hz.web.operations import call
+    from hz.web.page_streams import stream_url, why_result
     from hz.web.render import page
 
     contract = request.query_params.get("contract") or ""
     slot = request.query_params.get("slot") or None
 
     def draw() -> Response:
-        result = call(context(request), "why", {"contract": contract, "slot": slot}) if contract else None
-        return page(request, "why.html", title="Why", result=result, contract=contract, slot=slot or "")
+        if not contract:
+            return page(request, "why.html", title="Why", result=None, contract=contract, slot="")
+        result = why_result(context(request), contract, slot)
+        stream = stream_url("/events/why", {"contract": contract, **({"slot": slot} if slot else {})}, result)
+        return page(request, "why.html", title="Why", result=result, contract=contract, slot=slot or "",
+                    stream=stream)  # fmt: skip
 
     return guarded(request, draw)

@@ -71,13 +71,19 @@ class AgentSource:
         return Event("row", found)
 
     def start(self, last_event_id: str | None) -> list[Event]:
+        """The row, from where the index has read the spine to (no spine is read), or the lines after a
+        reconnect's `Last-Event-ID` when it missed only a few (then the spine is read)."""
         from hz.session.spine import read_spine
+        from hz.session.store import Store
 
-        read = read_spine(self.spine)
-        self.end, self.head, self.last_seq = read.end, read.head, read.last_seq
-        since = int(last_event_id) if last_event_id and last_event_id.isdigit() else None
-        if since is not None and 0 <= self.last_seq - since <= RESUME_MAX:
+        with Store.from_environ(self.ctx.environ) as store:
+            known = store.index.spine_state(self.agent) or {"size": 0, "head": None, "last_seq": 0}
+        since = int(last_event_id) if last_event_id and last_event_id.isdigit() and len(last_event_id) < 19 else None
+        if since is not None and 0 <= known["last_seq"] - since <= RESUME_MAX:
+            read = read_spine(self.spine)
+            self.end, self.head, self.last_seq = read.end, read.head, read.last_seq
             return [_step(e) for e in read.events if e.seq > since] + [self.row()]
+        self.end, self.head, self.last_seq = known["size"], known["head"], known["last_seq"]
         row = self.row()
         return [Event(row.kind, row.data, str(self.last_seq))]
 
@@ -171,7 +177,7 @@ def stream_url(path: str, query: dict[str, str]) -> str:
     return f"{path}?{urlencode(kept)}" if kept else path
 
 
-async def _respond(request: Request, source: Any) -> Response:
+async def respond(request: Request, source: Any) -> Response:
     from starlette.concurrency import run_in_threadpool
     from starlette.responses import StreamingResponse
 
@@ -191,8 +197,8 @@ async def list_events(request: Request) -> Response:
 
         await run_in_threadpool(call, request.app.state.context, "heinzel_list", filters)
     except HzError as error:
-        return _bad(error)
-    return await _respond(request, ListSource(request.app.state.context, filters))
+        return bad(error)
+    return await respond(request, ListSource(request.app.state.context, filters))
 
 
 async def agent_events(request: Request) -> Response:
@@ -202,8 +208,8 @@ async def agent_events(request: Request) -> Response:
     try:
         agent = await run_in_threadpool(_resolve, ctx, request.path_params["name"])
     except HzError as error:
-        return _bad(error)
-    return await _respond(request, AgentSource(ctx, agent))
+        return bad(error)
+    return await respond(request, AgentSource(ctx, agent))
 
 
 def _resolve(ctx: Context, name: str) -> str:
@@ -214,7 +220,7 @@ def _resolve(ctx: Context, name: str) -> str:
         return str(resolve(store, name)["id"])
 
 
-def _bad(error: HzError) -> Response:
+def bad(error: HzError) -> Response:
     from starlette.responses import PlainTextResponse
 
     from hz.web.operations import status_of

@@ -164,6 +164,8 @@ _turn = st.sampled_from(TURNS)
 _key = st.sampled_from(KEYS)
 _usd = st.sampled_from([0.0, 0.1, 0.25])
 _due = st.sampled_from([None, "2026-10-30T15:00:00Z", "2026-11-06T15:00:00Z"])
+_request = st.sampled_from(["rq-1", "rq-2", "retry:t1:rq-2"])
+_CAP = {"name": "day", "limit_usd": 1.0, "spent_usd": 0.9, "needed_usd": 0.2}
 
 Event = tuple[str, dict[str, Any], str | None, str | None]
 Strategy = st.SearchStrategy[Event]
@@ -188,6 +190,19 @@ EVENTS = [
     ev("turn.resumed", True, woken_by="timer"),
     ev("turn.finished", True, disposition="drafted", cause="schedule", usd=_usd, next_due=_due),
     ev("turn.skipped", True, causes=["schedule"], keys=st.lists(_key, max_size=1), reason="nothing-moved"),
+    # what an agent's page reads (hz.session.page_rows): caps and flags, skips, summaries, edits, chat fates
+    ev("turn.finished", True, disposition="skipped", cause="asked", reason="cap", flags=st.sampled_from(
+        [[], ["no-usage"]]), cap=st.sampled_from([None, _CAP])),
+    ev("turn.skipped", causes=["schedule"], keys=[], reason="cap", usd=_usd, cap=_CAP),
+    ev("summary.written", True, asset="the notes", wants=st.sampled_from(["short", "long"]), decisions=["a"]),
+    ev("context.edit", target=st.sampled_from(TURNS), replacement=st.sampled_from([None, "a turn"])),
+    ev("turn.steered", True, request_id=_request, hash=FP),
+    ev("turn.requested", True, cause="asked", key=st.builds(lambda r: f"{A}@{r}", _request)),
+    ev("turn.started", True, cause="asked", contract_version=1,
+       keys=st.lists(st.builds(lambda r: f"{A}@{r}", _request), max_size=2)),
+    ev("question.answered", True, key=_key, request_id=_request),
+    ev("turn.waiting", True, step="think", until=_due.filter(bool),
+       on=st.fixed_dictionaries({"kind": st.just("answer"), "key": _key})),
     ev("effect.started", True, key=_key, effect="place_draft"),
     ev("effect.done", True, key=_key, hash=FP),
     ev("draft.placed", True, key=_key, asset=st.sampled_from(["doc:a", "doc:b"]), hash=FP, contract_version=1),

@@ -130,3 +130,20 @@ def test_a_person_uses_the_pages(hz: Hz, repo: Path, served: Served, browser: An
         keep(browser, name)
     logs = browser.get_log("browser") if hasattr(browser, "get_log") else []
     assert [entry for entry in logs if "Content Security Policy" in str(entry)] == []
+
+
+def test_the_drafts_page_shows_a_new_draft_without_reloading(hz: Hz, repo: Path, served: Served, browser: Any) -> None:
+    from selenium.webdriver.common.by import By
+
+    browser.get(served.login)
+    browser.get(f"{served.base}/drafts")
+    assert browser.find_element(By.CSS_SELECTOR, "p.none").text == "no drafts wait for you"
+    until(lambda: browser.find_element(By.ID, "live-status").is_displayed())
+    browser.execute_script("window.hzStillHere = true;")
+    agent_with_draft(hz, repo)  # a turn in another process places a draft
+    (row,) = until(lambda: browser.find_elements(By.CSS_SELECTOR, "table.drafts tr[data-draft]"))
+    assert row.find_element(By.TAG_NAME, "td").text == "me:note"
+    assert browser.execute_script("return window.hzStillHere === true;")  # the same page, not a reload
+    row.find_element(By.CSS_SELECTOR, "button.approve").click()  # the redrawn page's forms work
+    (notice,) = until(lambda: browser.find_elements(By.CSS_SELECTOR, ".notice"))
+    assert notice.text == "approved"

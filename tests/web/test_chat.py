@@ -7,11 +7,10 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from types import SimpleNamespace
 
 import httpx
 
-from hz.ops.conversation import messages
+from hz.ops.conversation import chat
 from hz.session.inbox import Request
 from tests.web.conftest import Hz, Served, agent_with_draft
 
@@ -36,29 +35,39 @@ def test_a_message_sent_while_the_spine_is_held_waits_for_the_running_turn(hz: H
     assert "  you, " in shown and ": shorter, please\n    -> waits in the inbox\n" in shown
 
 
-def envelope(kind: str, turn: str | None, **data: object) -> SimpleNamespace:
-    return SimpleNamespace(kind=kind, turn=turn, data=data)
+def test_each_message_gets_its_fate_from_the_spine(tmp_path: Path) -> None:
+    from hz.session.index import Index
+    from hz.session.store import Store
 
-
-def test_each_message_gets_its_fate_from_the_spine() -> None:
     agent = "hz-01M8V9PKMCXVA9D0KM0JKBD4VX"
     inbox = [Request(f"rq-{n}", f"2026-12-02T10:0{n}:00.000Z", "steer", f"message {n}", "sha256:x") for n in range(5)]
     inbox.append(Request("rq-9", "2026-12-02T10:09:00.000Z", "steer", "", "sha256:x"))  # a bare wake
+    fp = "sha256:" + "ab" * 32
     events = [
-        envelope("turn.started", "t1", keys=[f"{agent}@2026-W49"]),  # a schedule's key names no request
-        envelope("turn.steered", "t1", request_id="rq-0"),
-        envelope("turn.requested", "t1", cause="asked", key=f"{agent}@rq-1"),
-        envelope("turn.finished", "t1", disposition="drafted", report="drafted it"),
-        envelope("turn.started", "t2", keys=[f"{agent}@rq-1", f"{agent}@rq-2"]),
-        envelope("turn.finished", "t2", disposition="asked", report="which week?"),
-        envelope("question.answered", "t2", key="q", request_id="rq-3"),
+        ("heinzel.created", None, {"agent_id": agent, "name": "note", "namespace": "me", "origin": "file"}),
+        ("turn.started", "t1", {"cause": "schedule", "contract_version": 1, "keys": [f"{agent}@2026-W49"]}),
+        ("turn.steered", "t1", {"request_id": "rq-0", "hash": fp}),
+        ("turn.requested", "t1", {"cause": "asked", "key": f"{agent}@rq-1"}),
+        ("turn.finished", "t1", {"disposition": "drafted", "cause": "schedule", "report": "drafted it"}),
+        ("turn.started", "t2", {"cause": "asked", "contract_version": 1, "keys": [f"{agent}@rq-1", f"{agent}@rq-2"]}),
+        ("turn.finished", "t2", {"disposition": "asked", "cause": "asked", "report": "which week?"}),
+        ("question.answered", "t2", {"key": "q", "request_id": "rq-3"}),
     ]
-    found = [(m["request_id"], m["fate"], m["turn"], m["reply"]) for m in messages(agent, events, inbox)]
-    assert found == [
+    expected = [
         ("rq-0", "steered", "t1", "drafted it"),
         ("rq-1", "own-turn", "t2", "which week?"),  # queued first, then the follow-up turn took it
         ("rq-2", "own-turn", "t2", "which week?"),
         ("rq-3", "answer", "t2", "which week?"),
         ("rq-4", "waiting", None, None),
     ]
-    assert messages(agent, events, []) == []
+    with Store(tmp_path) as store:
+        store.create(agent)
+        with store.writer(agent) as writer:  # each line reaches the index as it is appended
+            for kind, turn, data in events:
+                writer.append(kind, data, turn=turn)
+        found = [(m["request_id"], m["fate"], m["turn"], m["reply"]) for m in chat(store.index, agent, inbox)]
+        assert found == expected
+        assert chat(store.index, agent, []) == []
+    (tmp_path / "index.sqlite").unlink()
+    with Index.open(tmp_path) as rebuilt:  # and the same from a rebuild of the index
+        assert [(m["request_id"], m["fate"], m["turn"], m["reply"]) for m in chat(rebuilt, agent, inbox)] == expected

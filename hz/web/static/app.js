@@ -1,5 +1,7 @@
 // hz pages: live updates over Server-Sent Events. The pages work without this file; it only keeps an
-// open page current. Everything from the server is set as text (textContent), never parsed as markup.
+// open page current. What a stream sends is set as text (textContent), never parsed as markup; a page
+// told that its content changed (drafts, graph, why) asks this server for itself again, the same HTML a
+// reload would give, and swaps its <main> in place (scripts in it never run; the CSP allows none inline).
 (function () {
   "use strict";
   var url = document.body.getAttribute("data-stream");
@@ -83,6 +85,27 @@
       if (tr.getAttribute("data-agent") === id) { tr.classList.add("gone"); }
     });
   });
+  var redrawing = false, again = false;
+  function redraw() {
+    if (redrawing) { again = true; return; }  // one fetch at a time; a change meanwhile fetches once more
+    redrawing = true;
+    again = false;
+    fetch(window.location.href, { credentials: "same-origin", headers: { "Accept": "text/html" } })
+      .then(function (answer) { return answer.ok ? answer.text() : null; })
+      .then(function (text) {
+        if (text === null) { return; }
+        var fresh = new DOMParser().parseFromString(text, "text/html").querySelector("main");
+        var shown = document.querySelector("main");
+        if (fresh && shown) { shown.replaceWith(document.adoptNode(fresh)); }
+        document.body.setAttribute("data-redrawn", String(Date.now()));
+      })
+      .catch(function () {})
+      .then(function () {
+        redrawing = false;
+        if (again) { redraw(); }
+      });
+  }
+  source.addEventListener("changed", redraw);
   source.addEventListener("step", function (e) {
     var step = JSON.parse(e.data);
     var list = document.getElementById("live-steps");

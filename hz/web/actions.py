@@ -76,6 +76,7 @@ NOTICES = {
     "approved": "approved",
     "rejected": "rejected",
     "working": "working on it: this page shows the turn as it goes",
+    "proposed": "proposed: read its contract below, then approve it",
 }
 
 

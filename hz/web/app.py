@@ -29,7 +29,7 @@ def build_app(keys: Keys, port: int, context: Context, *, mcp: bool = True) -> G
     from starlette.routing import Mount, Route
     from starlette.staticfiles import StaticFiles
 
-    from hz.web import actions, api, page_streams, pages, streams
+    from hz.web import actions, api, new_page, page_streams, pages, streams
     from hz.web.mcp_http import MCP_PATH, LazyMCP
 
     watcher = Watcher()
@@ -49,6 +49,7 @@ def build_app(keys: Keys, port: int, context: Context, *, mcp: bool = True) -> G
         Route("/logout", logout, methods=["POST"]),
         *pages.routes(),
         *actions.routes(),
+        *new_page.routes(),
         *streams.routes(),
         *page_streams.routes(),
         *api.routes(),

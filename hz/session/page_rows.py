@@ -19,6 +19,7 @@ import orjson
 if TYPE_CHECKING:
     from hz.session.envelope import Envelope
 
+SAID = "rq-"  # the requests that carry words (`hz.ops.turns`); a tick's wake (`wake-…`) has none to show
 SUMMARY_FIELDS = ("asset", "wants", "decisions", "open_questions", "next_deadline", "sources")
 
 # The kinds that change these rows: what `hz.session.fold` and `projection` hand on, a set test per line.
@@ -32,8 +33,8 @@ def _json(value: Any) -> str:
 
 def request_of(agent: str, key: str) -> str | None:
     """The chat request a turn's key names: `hz-…@rq-…` is the request itself, a retry's key
-    `hz-…@retry:<turn>:<request>` ends with it; a key of another agent names none of this one's. A
-    schedule's key (`hz-…@2026-W05`) gives a name no inbox file has, so it is never looked up."""
+    `hz-…@retry:<turn>:<request>` ends with it; a key of another agent names none of this one's. Only
+    requests with words (`SAID`) get a row: a schedule's key (`hz-…@2026-W05`) would give one per turn."""
     prefix = f"{agent}@"
     if not key.startswith(prefix):
         return None
@@ -51,9 +52,10 @@ def fates_of(agent: str, e: Envelope) -> tuple[str, list[str]] | None:
         return "answer", [str(d["request_id"])]
     if e.kind == "turn.requested":
         found = request_of(agent, str(d.get("key", "")))
-        return ("queued", [found]) if found else None
+        return ("queued", [found]) if found and found.startswith(SAID) else None
     if e.kind == "turn.started":
-        return "own-turn", [r for r in (request_of(agent, str(k)) for k in d.get("keys", [])) if r]
+        found_all = (request_of(agent, str(k)) for k in d.get("keys", []))
+        return "own-turn", [r for r in found_all if r and r.startswith(SAID)]
     return None
 
 

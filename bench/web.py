@@ -1,10 +1,11 @@
 """The web head's figures, against `hz serve` run as its own process on loopback.
 
-Run: .venv/bin/python bench/web.py [--quick]
+Run: .venv/bin/python bench/web.py [--quick] [--agent (only the agent page and its streams)]
 Prints medians and p95; never asserts on time. Goals (issue 21): the list of 500 agents served in
 <= 100 ms; an agent page with 1,000 turns in <= 150 ms (its latest 200 and a link to older ones, read
 from the index: no spine is read); a spine append reaches an open page's event
-stream in <= 500 ms; 100 idle open streams cost about no CPU.
+stream in <= 500 ms, and a draft placed reaches an open drafts page in as long; 100 idle open streams
+cost about no CPU.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from timing import repeat, stats
 
 from hz.session.index import Index
 from hz.session.spine import SpineWriter
+from hz.session.store import Store
 
 TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -79,7 +81,7 @@ class Server:
         except subprocess.TimeoutExpired:  # never leave a server behind, even a stuck one
             self.process.kill()
             self.process.wait()
-            raise
+            print("  (the server did not stop within 20 s of SIGTERM and was killed)")
 
 
 def home_with(folder: Path, agents: int, events: int) -> tuple[Path, list[str]]:
@@ -137,6 +139,7 @@ def bench_agent(folder: Path, runs: int) -> None:
         timed = repeat(lambda: server.request(f"/heinzel/{agent}?turns=all"), runs)
         print(f"  the same page with all 1,000 turns drawn (?turns=all): {stats(timed)}")
         bench_append_to_page(server, home, agent, max(10, runs // 2))
+        bench_draft_to_drafts_page(server, home, agent, max(10, runs // 2))
     finally:
         server.stop()
 
@@ -155,6 +158,29 @@ def bench_append_to_page(server: Server, home: Path, agent: str, count: int) -> 
             time.sleep(0.05)
     sock.close()
     print(f"a spine append reaches the open page's stream: {stats(delays)}")
+
+
+def bench_draft_to_drafts_page(server: Server, home: Path, agent: str, count: int) -> None:
+    """From a draft placed (a `draft.placed` line appended through the store, which keeps the index, as
+    every hz process does) to the `changed` event on the open drafts page's stream."""
+    status, body = server.request("/drafts")
+    found = re.search(rb'data-stream="([^"]+)"', body)
+    assert status == 200 and found is not None, status
+    sock = server.stream(found.group(1).decode().replace("&amp;", "&"))
+    read_until(sock, b"retry:", 10)
+    delays = []
+    with Store(home / "heinzel") as store:
+        for n in range(count):
+            began = time.perf_counter()
+            with store.writer(agent) as writer:
+                data = {"key": f"{agent}@bench-{n}", "asset": f"doc:bench-{n}", "hash": "sha256:" + "cd" * 32,
+                        "contract_version": 1}  # fmt: skip
+                writer.append("draft.placed", data, turn=None, now=datetime.now(UTC))
+            read_until(sock, b"event: changed", 10)
+            delays.append(time.perf_counter() - began)
+            time.sleep(0.05)
+    sock.close()
+    print(f"a draft placed reaches the open drafts page's stream: {stats(delays)}")
 
 
 def bench_idle_streams(server: Server, count: int, seconds: float = 10.0) -> None:
@@ -177,7 +203,8 @@ def main() -> None:
     print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        bench_list(folder, runs)
+        if "--agent" not in sys.argv:  # --agent: only the agent page's figures
+            bench_list(folder, runs)
         bench_agent(folder, runs)
 
 

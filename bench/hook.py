@@ -7,7 +7,8 @@ A bare remote with the hook installed (`hz state install-hook`) and a `main` hol
 - fixed cost per push: the hook process itself (started as git starts it, `hooks/pre-receive` with the
   update line on stdin and GIT_DIR set) judging a push of one lease commit and one event, median and
   p90 of several runs; and the same push through `git push` end to end;
-- per-event cost: the hook judging one commit of 1,000 events, minus the fixed cost, per event;
+- per-event cost: the hook judging one commit of 1,000 events (turn starts, turn ends, drafts), minus the
+  fixed cost, per event;
 - the event shape check alone, per event, with hz's plain checks (hz.gitstate.event_shapes) and with the
   pydantic models they agree with (the check the hook ran before), in this one process: the ratio.
 Figures only; nothing here fails on time.
@@ -48,6 +49,9 @@ hz:
   owner: "@ann"
   maintainers: ["@bob"]
   scope: team
+  inputs:
+    prs:
+      source: git:log
   outputs:
     report:
       target: state:reports/{{slot:%Y-%m-%d-%H%M}}.md
@@ -79,8 +83,26 @@ def placed(n: int) -> dict[str, object]:
     stamp = (SLOT - timedelta(minutes=n + 1)).strftime("%Y-%m-%d-%H%M")
     key = f"{AGENT}@v1@{slot}@state:reports/{stamp}.md"
     data = {"asset": f"state:reports/{stamp}.md", "hash": sha(str(n)), "key": key, "turn": "t-" + ulid(n)}
-    return {"data": data, "id": AGENT, "key": key, "kind": "draft.placed", "lease": AGENT,
-            "token": 1, "ts": format_utc(NOW), "v": 1}  # fmt: skip
+    return _envelope("draft.placed", key, data)
+
+
+def _envelope(kind: str, key: str, data: dict[str, object]) -> dict[str, object]:
+    return {"data": data, "id": AGENT, "key": key, "kind": kind, "lease": AGENT, "token": 1, "ts": format_utc(NOW),
+            "v": 1}  # fmt: skip
+
+
+def event(n: int) -> dict[str, object]:
+    """The n-th of a mix as a team writes it: a turn's start, its end (with costs), a draft."""
+    key = f"{AGENT}@prs:{sha(f'input {n // 3}')}"
+    turn = {"cause": "source-changed", "keys": [key], "turn": "t-" + ulid(n // 3)}
+    if n % 3 == 0:
+        return _envelope("turn.started", key, {**turn, "contract_fp": sha("c"), "contract_version": 1,
+                                               "role": "owner", "token": 1})  # fmt: skip
+    if n % 3 == 1:
+        return _envelope("turn.finished", key, {**turn, "cost_usd": 0.0123, "disposition": "drafted",
+                                                "duration_s": 3.5, "input_fps": {"prs": sha(str(n))},
+                                                "tokens": 1200})  # fmt: skip
+    return placed(n)
 
 
 def event_path(event: dict[str, object]) -> str:
@@ -115,7 +137,7 @@ def remote(root: Path) -> tuple[pygit2.Repository, str]:
 
 
 def state_commit(repo: pygit2.Repository, events: int) -> str:
-    files = {event_path(e): line(e) for e in map(placed, range(events))}
+    files = {event_path(e): line(e) for e in map(event, range(events))}
     message = f"hz-state: {events} event{'s' if events != 1 else ''}\n"
     return objects.make_commit(repo, objects.write_tree(repo, None, files), [], message, NOW)
 
@@ -189,7 +211,7 @@ def _pusher(root: Path, bare: Path) -> object:
 
 
 def _shapes() -> None:
-    events = [json.loads(line(placed(n))) for n in range(1000)]
+    events = [json.loads(line(event(n))) for n in range(1000)]
     try:
         from hz.gitstate.event_shapes import event_errors, model_errors
     except ImportError:

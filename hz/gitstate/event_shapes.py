@@ -14,6 +14,8 @@ is no `bool`, a number an `int` or `float` that is no `bool`, a list a `list`; `
 
 from __future__ import annotations
 
+import json
+import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -300,11 +302,43 @@ class PlainEvent:
 
     def line(self) -> bytes:
         """The canonical line hz writes for this event (hz.gitstate.events.Event.make, then `line`)."""
-        from hz.canonical import canonical_json
-
         envelope = {"v": 1, "kind": self.kind, "id": self.id, "key": self.key, "ts": self.ts, "lease": self.lease,
                     "token": self.token, "data": PAYLOADS[self.kind].dump(self.data)}  # fmt: skip
-        return canonical_json(envelope) + b"\n"
+        return _canonical(envelope) + b"\n"
+
+
+def _canonical(envelope: dict[str, Any]) -> bytes:
+    """RFC 8785 bytes of a well-shaped event, by the json module's C encoder.
+
+    What such an event holds is ASCII strings (their code points sort as RFC 8785's UTF-16 units do),
+    integers below 2**53, booleans, null, and floats only at the top of `data`. The encoder writes an
+    integral float as `5.0` where RFC 8785 (ES6 numbers) writes `5`, so those become integers first; any
+    other float whose repr has no exponent is already the ES6 form (both are the shortest digits that read
+    back); everything else, and any event holding something unusual, goes to the RFC 8785 library.
+    Several times faster than the library on a whole event (tests/gitstate/test_event_shapes.py compares).
+    """
+    data = envelope["data"]
+    numbers: dict[str, Any] = {}
+    for name, value in data.items():
+        if type(value) is float:
+            if value.is_integer() and abs(value) < _SAFE_INT:
+                numbers[name] = int(value)
+            elif not math.isfinite(value) or "e" in repr(value):
+                return _library(envelope)
+    text = json.dumps({**envelope, "data": {**data, **numbers}} if numbers else envelope, sort_keys=True,
+                      separators=(",", ":"), ensure_ascii=False)  # fmt: skip
+    if not text.isascii():
+        return _library(envelope)
+    return text.encode()
+
+
+_SAFE_INT = 2**53 - 1
+
+
+def _library(envelope: dict[str, Any]) -> bytes:
+    from hz.canonical import canonical_json
+
+    return canonical_json(envelope)
 
 
 def plain_event(raw: dict[str, Any]) -> PlainEvent | list[Error]:
@@ -317,8 +351,6 @@ def plain_event(raw: dict[str, Any]) -> PlainEvent | list[Error]:
 
 def read_plain(data: bytes) -> PlainEvent | None:
     """The event in a file of `hz/state`; None for anything unreadable (as hz.gitstate.double_run.read_event)."""
-    import json
-
     try:
         raw = json.loads(data)
     except (ValueError, RecursionError):

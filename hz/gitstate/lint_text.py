@@ -8,6 +8,7 @@ to their symbol form first, so one pattern finds every spelling.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Iterator
@@ -28,6 +29,7 @@ BANNED_WORDS = frozenset(
 HARMLESS_SUFFIXES = frozenset({"hash", "fp", "id", "key", "size", "count"})
 
 
+@functools.lru_cache(maxsize=1024)  # a push repeats the same dozen field names in every event
 def banned_field(name: str) -> bool:
     parts = [p for p in re.split(r"[_.\-]", name.lower()) if p]
     if not parts or (parts[-1] in HARMLESS_SUFFIXES and len(parts) > 1):
@@ -41,7 +43,14 @@ def folded(value: str) -> str:
     return _SPELLED_DOT.sub(".", _SPELLED_AT.sub("@", plain))
 
 
+_SPELLING = re.compile(r"[\s\[\(\{<]")
+
+
 def address_in(value: str) -> bool:
+    if value.isascii() and _SPELLING.search(value) is None:
+        # NFKC leaves ASCII as it is, and `at` or `dot` spelled out needs a blank or a bracket: `folded`
+        # would return `value` itself, so the hook's thousands of ids and hashes skip it
+        return looks_like_address(value)
     return looks_like_address(folded(value))
 
 

@@ -9,6 +9,7 @@ blank-free alphabet here; the state lint compares them with the contracts on `ma
 
 from __future__ import annotations
 
+import functools
 import re
 from datetime import UTC, datetime
 
@@ -64,6 +65,7 @@ MAX_ASSET = 200
 _OCCASION = {name: re.compile(pattern) for name, pattern in OCCASIONS.items()}
 
 
+@functools.lru_cache(maxsize=4096)  # the lint asks about each key of an event several times
 def occasion(key: str) -> tuple[str, str]:
     """The form of a key's occasion and the occasion itself: `("input", "prs:sha256:…")`.
 

@@ -82,7 +82,12 @@ def placed(n: int) -> dict[str, object]:
     slot = format_utc(SLOT - timedelta(minutes=n + 1)).replace(":00Z", "Z")
     stamp = (SLOT - timedelta(minutes=n + 1)).strftime("%Y-%m-%d-%H%M")
     key = f"{AGENT}@v1@{slot}@state:reports/{stamp}.md"
-    data = {"asset": f"state:reports/{stamp}.md", "hash": sha(str(n)), "key": key, "turn": "t-" + ulid(n)}
+    data: dict[str, object] = {
+        "asset": f"state:reports/{stamp}.md",
+        "hash": sha(str(n)),
+        "key": key,
+        "turn": "t-" + ulid(n),
+    }
     return _envelope("draft.placed", key, data)
 
 
@@ -153,6 +158,12 @@ def run_hook(bare: Path, stdin: str) -> float:
     return took
 
 
+def _process(code: str) -> float:
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-c", code], check=True)
+    return time.perf_counter() - started
+
+
 def timed(runs: int, work: object) -> list[float]:
     assert callable(work)
     return sorted(work() for _ in range(runs))
@@ -183,6 +194,9 @@ def main() -> None:
     print(f"fixed cost per push (hook process, 1 event):  median {median * 1000:7.1f} ms  p90 {p90 * 1000:7.1f} ms")
     print(f"a whole `git push` of 1 event, with the hook: median {statistics.median(push_s) * 1000:7.1f} ms")
     print(f"per event (one commit of 1,000 events):        {per_event * 1000:7.3f} ms")
+    for what, code in (("python alone", "pass"), ("python and pygit2", "import pygit2")):
+        floor = statistics.median(timed(runs, lambda code=code: _process(code)))
+        print(f"  floor: a process running {what + ':':19}  median {floor * 1000:7.1f} ms")
     _shapes()
 
 

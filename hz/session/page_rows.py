@@ -45,17 +45,18 @@ def request_of(agent: str, key: str) -> str | None:
 def fates_of(agent: str, e: Envelope) -> tuple[str, list[str]] | None:
     """What the event says became of chat requests: (fate, request ids), or None. `own-turn` overrides an
     earlier fate (a queued message that then got its turn); the others keep the first one seen."""
-    d = e.data
-    if e.kind == "turn.steered":
+    kind, d = e.kind, e.data
+    if kind == "turn.started":  # the common case of a rebuild: a schedule's key, no request (a cheap test)
+        said = [str(k) for k in d.get("keys", ()) if SAID in str(k)]
+        found_all = (request_of(agent, k) for k in said)
+        return ("own-turn", [r for r in found_all if r and r.startswith(SAID)]) if said else None
+    if kind == "turn.steered":
         return "steered", [str(d["request_id"])]
-    if e.kind == "question.answered" and d.get("request_id"):
+    if kind == "question.answered" and d.get("request_id"):
         return "answer", [str(d["request_id"])]
-    if e.kind == "turn.requested":
+    if kind == "turn.requested":
         found = request_of(agent, str(d.get("key", "")))
         return ("queued", [found]) if found and found.startswith(SAID) else None
-    if e.kind == "turn.started":
-        found_all = (request_of(agent, str(k)) for k in d.get("keys", []))
-        return "own-turn", [r for r in found_all if r and r.startswith(SAID)]
     return None
 
 
@@ -127,9 +128,11 @@ class PageFold:
 
     def apply(self, e: Envelope) -> None:
         kind = e.kind
-        if kind == "turn.finished" and (mark := _mark(e)) is not None:
-            self.marks[mark[0]] = mark[1:]
-        elif kind == "turn.skipped":
+        if kind == "turn.finished":  # no fate: done with it here (every turn of a rebuild comes this way)
+            if (mark := _mark(e)) is not None:
+                self.marks[mark[0]] = mark[1:]
+            return
+        if kind == "turn.skipped":
             self.skips.append(_skip(e))
         elif kind == "summary.written":
             self.summary = (e.seq, e.ts, _summary(e))

@@ -36,7 +36,8 @@ def every_request(served: Served) -> list[tuple[str, str]]:
 def test_the_routes_are_enumerated(served: Served) -> None:
     paths = {path for _, path in every_request(served)}
     assert {"/", "/heinzel/x", "/drafts", "/graph", "/why", "/login", "/events/list", "/events/heinzel/x",
-            "/api/v1/openapi.json", "/api/v1/heinzel_list", "/static/app.js"} <= paths  # fmt: skip
+            "/api/v1/openapi.json", "/api/v1/heinzel_list", "/static/app.js", "/new", "/events/drafts",
+            "/events/graph", "/events/why"} <= paths  # fmt: skip
     assert len(paths) >= 20
 
 

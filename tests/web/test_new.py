@@ -53,3 +53,15 @@ def test_a_contract_that_does_not_compile_is_said_and_its_text_kept(hz: Hz, repo
     assert re.search(r'class="error">[^<]*HZC\d{3}', answer.text), answer.text
     assert "&lt;b&gt;kept&lt;/b&gt;" in answer.text and 'value="web-note"' in answer.text  # as text, not markup
     assert json.loads(hz("heinzel", "list", "--json").out) == []
+
+
+def test_a_sentence_alone_asks_the_model_runner_as_the_cli_does(hz: Hz, repo: Path, served: Served) -> None:
+    client, csrf = logged_in(served)
+    with closing(client):
+        form = {"csrf": csrf, "name": "said", "namespace": "me", "contract": "", "say": "a weekly note on releases"}
+        answer = client.post("/new", data=form, headers={"Origin": served.base})
+    cli = hz("heinzel", "new", "said", "--say", "a weekly note on releases")
+    assert answer.status_code == 400 and cli.exit_code != 0  # this home's runner is the offline one
+    message = "compiling a sentence into a contract needs a model runner; the offline runner cannot write one"
+    assert message in answer.text and message in cli.err
+    assert "a weekly note on releases</textarea>" in answer.text

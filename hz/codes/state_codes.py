@@ -297,4 +297,18 @@ CODES: tuple[Code, ...] = (
         "missing from [team.members] on main is added there by pull request.",
         proof="tests",
     ),
+    Code(
+        "HZS024",
+        "a draft's hash that is not its branch's file",
+        "error",
+        LINT,
+        "A draft.placed whose hash is not sha256 of the file at its asset's path on the draft branch commit "
+        "that names its key (`Hz-Draft:`): the hook compares with the branch pushed with it, `hz state lint` "
+        "with the draft commits hz wrote that the clone has. An unchecked hash is 256 chosen bits.",
+        _story("a draft.placed with hash sha256:5072…, pushed with hz/draft/<id>/report whose reports/w45.md "
+               "hashes to sha256:9f86…"),
+        "Nothing hz wrote: hz hashes the file it commits. Refuse the pusher, and let the tick place the draft "
+        "again.",
+        proof="tests",
+    ),
 )

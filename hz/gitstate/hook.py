@@ -78,7 +78,7 @@ def check_updates(repo: pygit2.Repository, lines: Iterable[str]) -> list[Diagnos
     found: list[Diagnostic] = []
     for old, new, ref in updates:
         if ref == STATE_REF:
-            found.extend(_check_state(repo, old, new, pushed, contracts))
+            found.extend(_check_state(repo, old, new, pushed, contracts, updates))
         elif ref.startswith(LEASE_PREFIX):
             found.extend(check_lease(repo, ref, old, new, contracts=contracts))
         elif problem := foreign_ref(ref):
@@ -116,8 +116,14 @@ def _fast_forward(repo: pygit2.Repository, old: str, new: str) -> bool:
 
 
 def _check_state(
-    repo: pygit2.Repository, old: str, new: str, pushed: Mapping[str, str], contracts: MainContracts | None
+    repo: pygit2.Repository,
+    old: str,
+    new: str,
+    pushed: Mapping[str, str],
+    contracts: MainContracts | None,
+    updates: list[tuple[str, str, str]],
 ) -> list[Diagnostic]:
+    from hz.gitstate.draft_tips import DraftTips
     from hz.gitstate.lint import LintContext
     from hz.gitstate.lint_fence import LeaseBook
 
@@ -128,7 +134,8 @@ def _check_state(
         return [_refusal(STATE_REF, f"hz/state points at a commit, not a {kind}", "HZS012")]
     if not _fast_forward(repo, old, new):
         return [_refusal(STATE_REF, "hz/state may not be rewritten (not a fast-forward)")]
-    context = LintContext(LeaseBook.for_push(repo, pushed), contracts, datetime.now(UTC))
+    drafts = DraftTips.pushed(repo, updates)  # a draft.placed's hash is held to the branch pushed with it
+    context = LintContext(LeaseBook.for_push(repo, pushed), contracts, datetime.now(UTC), drafts=drafts)
     return lint_range(repo, None if old == ZERO else old, new, context)
 
 

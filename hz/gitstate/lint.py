@@ -21,6 +21,7 @@ HZS020 a lease holder the contract on main does not give the lease's role (owner
 HZS021 a second turn.started for a slot (either spelling of its time) already started under another token
 HZS022 a time more than FUTURE_SKEW ahead of the clock (the server's, or the linting machine's)
 HZS023 a receipt that does not follow from hz/state and main (hz.gitstate.receipts)
+HZS024 a draft.placed whose hash is not that of the file its draft branch holds (hz.gitstate.draft_tips)
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from hz.gitstate.times import parse_utc
 if TYPE_CHECKING:
     import pygit2
 
+    from hz.gitstate.draft_tips import DraftTips
     from hz.gitstate.lint_contracts import MainContracts
     from hz.gitstate.lint_fence import LeaseBook
 
@@ -70,14 +72,17 @@ class LintContext:
     contracts: MainContracts | None = None
     now: datetime | None = None  # the clock: no event may be far ahead of it (the hook's is the server's)
     history: bool = False  # a whole branch's history: numbers written before DECIDED held are read as they are
+    drafts: DraftTips | None = None  # the draft commits a draft.placed's hash is held to (hz.gitstate.draft_tips)
 
     @classmethod
     def local(cls, repo: pygit2.Repository, *, history: bool = False) -> LintContext:
         """A member's clone: the chains and contracts it has; missing ones are not held against an event."""
+        from hz.gitstate.draft_tips import DraftTips
         from hz.gitstate.lint_contracts import MainContracts
         from hz.gitstate.lint_fence import LeaseBook
 
-        return cls(LeaseBook.local(repo), MainContracts.read_local(repo), datetime.now(UTC), history)
+        contracts = MainContracts.read_local(repo)
+        return cls(LeaseBook.local(repo), contracts, datetime.now(UTC), history, DraftTips.local(repo))
 
 
 class _Duplicate(ValueError):
@@ -186,6 +191,11 @@ def _check_exact(path: str, data: bytes, event: PlainEvent, loc: str, context: L
             return [_diag(path, "HZS017", loc, problem, "only the lease's holder writes, under the token it was given")]
     if context.contracts is not None and (problem := context.contracts.problem(event)):
         return [_diag(path, "HZS019", loc, problem, "names on hz/state are the ones the contracts on main declare")]
+    if event.kind == "draft.placed" and context.drafts is not None:
+        from hz.gitstate.draft_tips import HINT
+
+        if problem := context.drafts.problem(event.key, event.data["asset"], event.data["hash"]):
+            return [_diag(path, "HZS024", loc, problem, HINT)]
     return []
 
 

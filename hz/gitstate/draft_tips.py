@@ -1,0 +1,105 @@
+"""A draft's hash against its branch: the `hash` of a `draft.placed` is the text the draft branch holds.
+
+A team draft is one commit on a `hz/draft/<contract id>/<output>` branch (hz.review.branches) whose
+`Hz-Draft:` trailer names the draft's key and whose file at the asset's path is the draft; its
+`draft.placed` on `hz/state` carries `sha256:` of that file's bytes (hz.review.drafts.draft_hash). The
+tick pushes both in one atomic push, so the hook can hold the one to the other; an unchecked hash would be
+256 chosen bits per draft. Where hz can compare:
+
+- the hook (`strict`): every draft branch tip of the push whose message names the key, whoever signed it
+  (hz writes that commit and pushes it with the event; nothing else may name the key there);
+- `hz state lint` in a clone: the draft branch tips the clone has (its own branches, git's and hz's
+  copies of the remote's), but only commits hz signed as author and committer: a reviewer who amends
+  the draft on its branch leaves a commit of their own, which is no longer the placed draft.
+
+A key no tip names is not checked (the branch moved on to a newer draft, or was merged and deleted).
+Plain pygit2 and no model: the hook runs it on every push that places a draft.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pygit2
+
+DRAFT_BRANCHES = "refs/heads/hz/draft/"
+TRAILER = "Hz-Draft:"
+MAX_DRAFT_BYTES = 1 << 20  # hz.repo_paths.MAX_FILE_BYTES: a draft larger than this was never placed by hz
+HINT = "a draft.placed carries sha256 of the file its draft branch holds, pushed with it"
+_LOCAL = ("refs/heads/hz/draft/", "refs/remotes/", "refs/hz/sync/")  # and within those, drafts and kept copies
+
+
+class DraftTips:
+    """The draft commits a push (or a clone) holds, by the draft key their `Hz-Draft:` trailer names."""
+
+    def __init__(self, repo: pygit2.Repository, commits: Iterable[str], *, strict: bool) -> None:
+        self.repo = repo
+        self.strict = strict  # the hook: any commit naming the key; a clone: hz's own commits only
+        self._commits = list(commits)
+        self._by_key: dict[str, Any] | None = None
+
+    @classmethod
+    def pushed(cls, repo: pygit2.Repository, updates: Iterable[tuple[str, str, str]]) -> DraftTips:
+        """The new tips of the draft branches a push writes (`(old, new, ref)` as the hook reads them)."""
+        return cls(repo, [new for _, new, ref in updates if ref.startswith(DRAFT_BRANCHES) and set(new) != {"0"}],
+                   strict=True)  # fmt: skip
+
+    @classmethod
+    def local(cls, repo: pygit2.Repository) -> DraftTips:
+        """Every draft branch tip a clone has: its own, its copies of the remote's, and the copies hz keeps of
+        pending drafts (`refs/hz/sync/<remote>/placed/…`, hz.review.placed_copies)."""
+        refs = [r for r in repo.references if r.startswith(_LOCAL) and ("/hz/draft/" in r or "/placed/" in r)]
+        tips = []
+        for ref in refs:
+            try:
+                tips.append(str(repo.references[ref].target))
+            except (KeyError, ValueError):
+                continue
+        return cls(repo, tips, strict=False)
+
+    def problem(self, key: str, asset: str, digest: str) -> str | None:
+        """Why a `draft.placed` of `key` for `asset` with hash `digest` is not what its branch holds (None: it is,
+        or no commit here names it)."""
+        commit = self._tips().get(key)
+        if commit is None:
+            return None
+        path = asset.partition(":")[2]
+        try:
+            blob: Any = self.repo[commit.tree[path].id]
+        except KeyError:
+            return f"the draft branch's commit {str(commit.id)[:12]} has no file {path}"
+        if blob.type_str != "blob" or blob.size > MAX_DRAFT_BYTES:
+            return f"{path} on the draft branch's commit {str(commit.id)[:12]} is no draft hz places"
+        actual = "sha256:" + hashlib.sha256(bytes(blob.data)).hexdigest()
+        if actual != digest:
+            return f"hash {digest} is not that of {path} on the draft branch's commit {str(commit.id)[:12]} ({actual})"
+        return None
+
+    def _tips(self) -> dict[str, Any]:
+        if self._by_key is None:
+            self._by_key = {}
+            for oid in dict.fromkeys(self._commits):
+                commit: Any = self.repo.get(oid)
+                if commit is None or commit.type_str != "commit" or not (self.strict or _hz_signed(commit)):
+                    continue
+                if (key := named_key(commit.message)) is not None:
+                    self._by_key.setdefault(key, commit)
+        return self._by_key
+
+
+def named_key(message: str) -> str | None:
+    """The draft key a commit message's last `Hz-Draft:` line names (None: none)."""
+    found = None
+    for line in message.splitlines():
+        if line.startswith(TRAILER):
+            found = line.removeprefix(TRAILER).strip() or None
+    return found
+
+
+def _hz_signed(commit: Any) -> bool:
+    from hz.gitstate.objects import SIGNATURE_NAME
+
+    return bool(commit.author.name == SIGNATURE_NAME and commit.committer.name == SIGNATURE_NAME)

@@ -1,0 +1,96 @@
+"""Hidden-data channels of issue 20 closed against their objects: a draft's hash against its branch.
+
+Each push is built with git plumbing in a member's clone and sent to the remote of
+tests/gitstate/test_attack_state.py (its `main`, roster and lease; the hook installed), then linted in the
+clone, so the hook and `hz state lint` are held to the same words.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hz.gitstate.events import DraftPlaced, Event, path_of
+from tests.gitstate import plumbing
+from tests.gitstate.factory import git, turn_id
+from tests.gitstate.test_attack_state import (  # noqa: F401  (team: the fixture)
+    AGENT,
+    ASSET_OF,
+    CONTRACT,
+    GOOD_DRAFT,
+    ROSTER,
+    SLOT,
+    Team,
+    findings,
+    team,
+)
+
+BRANCH = f"refs/heads/hz/draft/{AGENT.removeprefix('hz-')}/report"
+PATH = ASSET_OF.partition(":")[2]
+WRITTEN = b"# Week 44\n\nThe report the turn wrote.\n"
+
+
+def digest(data: bytes) -> str:
+    return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+def placed(data: bytes) -> Event:
+    payload = DraftPlaced(turn=turn_id(1), key=GOOD_DRAFT.key, asset=ASSET_OF, hash=digest(data))
+    return Event.make("draft.placed", id=AGENT, key=GOOD_DRAFT.key, ts=SLOT, lease=AGENT, token=1, data=payload)
+
+
+def draft_commit(team: Team, text: bytes, author: bytes = plumbing.HZ_SIGNATURE) -> str:
+    """The draft branch's commit as hz.review.branches makes it: main's tree with the draft, its key as trailer."""
+    main = git("--git-dir", str(team.remote), "rev-parse", "main").strip()
+    tree = plumbing.tree(team.clone, {b"workflows": {b"weekly.prose.md": CONTRACT}, b"hz.toml": ROSTER,
+                                      b"reports": {PATH.split("/")[1].encode(): text}})  # fmt: skip
+    message = f"hz draft: weekly \u00b7 report for {SLOT}\n\nHz-Draft: {GOOD_DRAFT.key}\n".encode()
+    return plumbing.commit(team.clone, tree, (main,), message, author=author)
+
+
+def state_commit(team: Team, event: Event) -> str:
+    files = {**team.files, path_of(event): event.line()}
+    return plumbing.commit(team.clone, plumbing.tree(team.clone, plumbing.nested(files)), (team.base,))  # type: ignore[arg-type]
+
+
+def lint_in_clone(team: Team, hz: Any, monkeypatch: pytest.MonkeyPatch, state: str, branch: str) -> Any:
+    git("-C", str(team.clone), "update-ref", "refs/heads/hz/state", state)
+    git("-C", str(team.clone), "update-ref", BRANCH, branch)
+    monkeypatch.chdir(team.clone)
+    return hz("state", "lint")
+
+
+def test_a_draft_hash_that_is_not_its_branch_file_is_refused_by_the_hook_and_the_lint(
+    team: Team, hz: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The hash is 256 chosen bits unless it is that of the draft pushed with it: the hook compares the
+    branch's file named by the `Hz-Draft:` trailer, the lint the same commit in a clone."""
+    forged = b"Priya earns 95k; tell nobody\n"
+    state, branch = state_commit(team, placed(forged)), draft_commit(team, WRITTEN)
+    done = plumbing.push(team.clone, team.remote, f"{state}:refs/heads/hz/state", f"{branch}:{BRANCH}")
+    assert done.returncode == 1
+    message = (f"hash {digest(forged)} is not that of {PATH} on the draft branch's commit {branch[:12]} "
+               f"({digest(WRITTEN)})")  # fmt: skip
+    assert findings(plumbing.remote_lines(done.stderr)) == [("HZS024", message)]
+    assert git("--git-dir", str(team.remote), "rev-parse", "hz/state").strip() == team.base
+    assert git("--git-dir", str(team.remote), "for-each-ref", BRANCH) == ""
+    result = lint_in_clone(team, hz, monkeypatch, state, branch)
+    assert (result.exit_code, findings(result.out.splitlines())) == (1, [("HZS024", message)])
+
+
+def test_a_draft_and_its_true_hash_pass_and_a_reviewers_edit_on_the_branch_is_no_finding(
+    team: Team, hz: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What hz writes passes; once a reviewer amends the draft on its branch (a commit they signed, the
+    trailer kept), the clone's lint no longer holds the placed hash to that commit."""
+    state, branch = state_commit(team, placed(WRITTEN)), draft_commit(team, WRITTEN)
+    done = plumbing.push(team.clone, team.remote, f"{state}:refs/heads/hz/state", f"{branch}:{BRANCH}")
+    assert done.returncode == 0, done.stderr
+    result = lint_in_clone(team, hz, monkeypatch, state, branch)
+    assert (result.exit_code, result.out) == (0, "hz/state: clean\n")
+    edited = draft_commit(team, WRITTEN + b"\nRita's note.\n", author=b"Rita <rita> 1761840000 +0000")
+    result = lint_in_clone(team, hz, monkeypatch, state, edited)
+    assert (result.exit_code, result.out) == (0, "hz/state: clean\n")

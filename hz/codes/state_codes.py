@@ -311,4 +311,18 @@ CODES: tuple[Code, ...] = (
         "again.",
         proof="tests",
     ),
+    Code(
+        "HZS025",
+        "a version main does not have",
+        "error",
+        LINT,
+        "An event names a contract version (`contract.amended`'s version, `turn.started`'s contract_version, "
+        "the v<n> of a draft or approval key) higher than main's count of that contract plus one. Main's "
+        "count is the first-parent commits of main that changed the contract's file (or its directory "
+        "defaults); one past it is allowed for a home that had the contract before main did.",
+        _story("a contract.amended with version 1000000000000 for a contract main changed twice"),
+        "Nothing hz wrote: hz numbers versions by main's commits. Refuse the pusher; if a member's home is "
+        "ahead, let its next tick take main's version.",
+        proof="tests",
+    ),
 )

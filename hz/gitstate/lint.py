@@ -22,6 +22,7 @@ HZS021 a second turn.started for a slot (either spelling of its time) already st
 HZS022 a time more than FUTURE_SKEW ahead of the clock (the server's, or the linting machine's)
 HZS023 a receipt that does not follow from hz/state and main (hz.gitstate.receipts)
 HZS024 a draft.placed whose hash is not that of the file its draft branch holds (hz.gitstate.draft_tips)
+HZS025 a contract version beyond main's count of that contract's versions, plus one (hz.gitstate.main_counts)
 """
 
 from __future__ import annotations
@@ -191,6 +192,12 @@ def _check_exact(path: str, data: bytes, event: PlainEvent, loc: str, context: L
             return [_diag(path, "HZS017", loc, problem, "only the lease's holder writes, under the token it was given")]
     if context.contracts is not None and (problem := context.contracts.problem(event)):
         return [_diag(path, "HZS019", loc, problem, "names on hz/state are the ones the contracts on main declare")]
+    if context.contracts is not None:
+        from hz.gitstate.main_counts import HINT as VERSION_HINT
+        from hz.gitstate.main_counts import version_problem
+
+        if problem := version_problem(event, context.contracts):
+            return [_diag(path, "HZS025", loc, problem, VERSION_HINT)]
     if event.kind == "draft.placed" and context.drafts is not None:
         from hz.gitstate.draft_tips import HINT
 

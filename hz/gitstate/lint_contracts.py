@@ -41,6 +41,7 @@ if TYPE_CHECKING:
 
     from hz.contract.policy import Policies
     from hz.gitstate.event_shapes import EventView as Event
+    from hz.gitstate.main_counts import VersionCounts
     from hz.gitstate.main_roster import Roster
     from hz.gitstate.remote import TeamRemote
 
@@ -97,6 +98,7 @@ class MainContracts:
         earlier: Callable[[], Mapping[str, list[Declared]]] | None = None,
         roster: Roster | None = None,
         policies: Policies | None = None,
+        tips: tuple[pygit2.Repository, tuple[Any, ...]] | None = None,
     ) -> None:
         self.declared = declared
         self.strict = strict  # the hook: an id no contract names is refused
@@ -104,6 +106,8 @@ class MainContracts:
         self.policies = policies  # policies/auto-approve.toml on main (None: none read, so none grants)
         self._earlier = earlier  # every version on main's history, read the first time a name needs it
         self._versions: Mapping[str, list[Declared]] | None = None
+        self._tips = tips  # the repository and the tips of main read, for the count of versions
+        self._counts: VersionCounts | None = None
 
     def holder_problem(self, lease_id: str, holder: str, role: str) -> str | None:
         """Why the contracts on main do not let `holder` hold lease `lease_id` as `role`, or None."""
@@ -143,7 +147,17 @@ class MainContracts:
                 declared[found[0]] = found[1]
         roster = Roster.at(repo, tip, history=None if strict else (tip, *also))
         earlier = lambda: _histories(repo, (tip, *also))  # noqa: E731
-        return cls(declared, strict=strict, earlier=earlier, roster=roster, policies=_policies(repo, tip.tree))
+        policies = _policies(repo, tip.tree)
+        tips = (repo, (tip, *also))
+        return cls(declared, strict=strict, earlier=earlier, roster=roster, policies=policies, tips=tips)
+
+    def version_counts(self) -> VersionCounts | None:
+        """How many versions main has of each contract, walked when a version asks (hz.gitstate.main_counts)."""
+        if self._counts is None and self._tips is not None:
+            from hz.gitstate.main_counts import VersionCounts
+
+            self._counts = VersionCounts(*self._tips)
+        return self._counts
 
     def grants(self, policy_id: str, action: str, when: datetime) -> bool:
         """Does a live policy on main with this id auto-approve `action` at `when`? (Its owner and scope are

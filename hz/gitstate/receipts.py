@@ -11,6 +11,7 @@ token proves nothing; what proves it is the state it follows and the `main` it n
 - `draft.superseded` names as `by` a placed draft of the same contract;
 - approvers, seconders and rejectors are members of the roster on `main` (`[team.members]` of its
   `hz.toml`), or `@unknown` (a rejection nobody the roster lists made);
+- the versions a receipt's keys name are ones `main` has (hz.gitstate.main_counts), as for every event;
 - `publish.done` only after the draft's `approval.observed`, for an action and target that the contract
   on `main` declares for that draft (its publish key is the hash of exactly those, so it is checked too).
 
@@ -23,6 +24,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Protocol
 
 from hz.gitstate.layout import event_path
+from hz.gitstate.main_counts import version_problem
 from hz.gitstate.times import parse_utc
 
 if TYPE_CHECKING:
@@ -70,6 +72,8 @@ def receipt_problem(event: Event, state: StateAt, main: MainContracts | None) ->
     """Why `event` does not follow from `state` and `main` (None: it does, or it is no such receipt)."""
     if event.kind not in CHECKED:
         return None
+    if main is not None and (problem := version_problem(event, main)):
+        return problem  # a draft of a version main never had was never placed by hz
     if event.kind == "publish.done":
         return _publish_problem(event, state, main)
     key = event.key

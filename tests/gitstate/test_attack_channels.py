@@ -1,4 +1,5 @@
-"""Hidden-data channels of issue 20 closed against their objects: a draft's hash against its branch.
+"""Hidden-data channels of issue 20 closed against their objects: a draft's hash against its branch, a
+contract version against main's count.
 
 Each push is built with git plumbing in a member's clone and sent to the remote of
 tests/gitstate/test_attack_state.py (its `main`, roster and lease; the hook installed), then linted in the
@@ -8,15 +9,15 @@ clone, so the hook and `hz state lint` are held to the same words.
 from __future__ import annotations
 
 import hashlib
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from hz.gitstate.events import DraftPlaced, Event, path_of
+from hz.gitstate.layout import event_path
 from tests.gitstate import plumbing
 from tests.gitstate.factory import git, turn_id
-from tests.gitstate.test_attack_state import (  # noqa: F401  (team: the fixture)
+from tests.gitstate.test_attack_state import (
     AGENT,
     ASSET_OF,
     CONTRACT,
@@ -24,9 +25,11 @@ from tests.gitstate.test_attack_state import (  # noqa: F401  (team: the fixture
     ROSTER,
     SLOT,
     Team,
+    canonical,
+    created,
     findings,
-    team,
 )
+from tests.gitstate.test_attack_state import team as team  # the fixture, by its name
 
 BRANCH = f"refs/heads/hz/draft/{AGENT.removeprefix('hz-')}/report"
 PATH = ASSET_OF.partition(":")[2]
@@ -94,3 +97,37 @@ def test_a_draft_and_its_true_hash_pass_and_a_reviewers_edit_on_the_branch_is_no
     edited = draft_commit(team, WRITTEN + b"\nRita's note.\n", author=b"Rita <rita> 1761840000 +0000")
     result = lint_in_clone(team, hz, monkeypatch, state, edited)
     assert (result.exit_code, result.out) == (0, "hz/state: clean\n")
+
+
+def test_a_version_main_has_passes_and_one_past_main_s_count_plus_one_is_refused(
+    team: Team, hz: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Main's count is the first-parent commits that changed the contract's file: a commit of other files
+    adds none, an edit of the contract one. With two, v3 passes (one past, as a home that had the contract
+    before main numbers it) and v4 is refused; the lint of the clone agrees."""
+    first = git("--git-dir", str(team.remote), "rev-parse", "main").strip()
+    readme = {b"workflows": {b"weekly.prose.md": CONTRACT}, b"hz.toml": ROSTER, b"README.md": b"hi\n"}
+    other = plumbing.commit(team.clone, plumbing.tree(team.clone, readme), (first,), b"docs\n")
+    edited = {**readme, b"workflows": {b"weekly.prose.md": CONTRACT + b"\nMention the risks first.\n"}}
+    main = plumbing.commit(team.clone, plumbing.tree(team.clone, edited), (other,), b"weekly: risks first\n")
+    assert plumbing.push(team.clone, team.remote, f"{main}:refs/heads/main").returncode == 0
+
+    def push_version(version: int) -> tuple[str, Any]:
+        raw = created(data__contract_version=version)
+        files = {**team.files, event_path(raw["id"], raw["kind"], raw["key"]): canonical(raw)}
+        state = plumbing.commit(team.clone, plumbing.tree(team.clone, plumbing.nested(files)), (team.base,))  # type: ignore[arg-type]
+        return state, plumbing.push(team.clone, team.remote, f"{state}:refs/heads/hz/state")
+
+    beyond, refused = push_version(4)
+    message = f"v4 of {AGENT} is more than main has (2 changes of it on main's first-parent line: v3 at most)"
+    assert findings(plumbing.remote_lines(refused.stderr)) == [("HZS025", message)]
+    git("-C", str(team.clone), "update-ref", "refs/heads/main", main)
+    git("-C", str(team.clone), "update-ref", "refs/heads/hz/state", beyond)
+    monkeypatch.chdir(team.clone)
+    result = hz("state", "lint")
+    assert (result.exit_code, findings(result.out.splitlines())) == (1, [("HZS025", message)])
+    within, done = push_version(3)
+    assert done.returncode == 0, done.stderr
+    git("-C", str(team.clone), "update-ref", "refs/heads/hz/state", within)
+    assert hz("state", "lint").out == "hz/state: clean\n"
+

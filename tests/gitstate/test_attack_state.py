@@ -26,6 +26,7 @@ from hz.canonical import canonical_json
 from hz.gitstate.events import (
     ApprovalObserved,
     ApprovalSeconded,
+    ContractAmended,
     DraftPlaced,
     DraftRejected,
     DraftSuperseded,
@@ -156,6 +157,11 @@ def draft(asset: str, token: int = 1, slot: str = SLOT) -> Event:
 
 
 GOOD_DRAFT = draft("state:reports/2026-10-30.md")
+V9_DRAFT = Event.make("draft.placed", id=AGENT, key=GOOD_DRAFT.key.replace("@v1@", "@v9@"), ts=SLOT, lease=AGENT,
+                      token=1, data=DraftPlaced.model_validate({**GOOD_DRAFT.data,
+                                                                "key": GOOD_DRAFT.key.replace("@v1@", "@v9@")}))
+AMENDED = Event.make("contract.amended", id=AGENT, key=f"{AGENT}@v2", ts=SLOT, lease=AGENT, token=1,
+                     data=ContractAmended(version=10**12, fingerprint=sha("c")))  # fmt: skip
 
 
 def with_tree(extra: dict[bytes, Any]) -> Callable[[Team], str]:
@@ -319,6 +325,12 @@ ROUTES = [
           "HZS009", "data.turn: a free string where a typed value belongs (String should match pattern"),
     Route("a request key with free letters", event_route(raw_of(BASE, key=SALARY_KEY, data__keys=[SALARY_KEY])),
           "HZS009", KEY_PATTERN_MSG),
+    Route("a turn of a version main never had", event_route(created(data__contract_version=3)), "HZS025",
+          f"v3 of {AGENT} is more than main has (1 change of it on main's first-parent line: v2 at most)"),
+    Route("contract.amended to version 10^12", event_route(raw_of(AMENDED)), "HZS025",
+          f"v1000000000000 of {AGENT} is more than main has (1 change of it on main's first-parent line: v2 at most)"),
+    Route("a draft of a version main never had", event_route(raw_of(V9_DRAFT)), "HZS025",
+          f"v9 of {AGENT} is more than main has (1 change of it on main's first-parent line: v2 at most)"),
     # receipts nobody earned (issue 20, finding 2)
     Route("approval of a draft never placed", adds(APPROVED.line(), path_of(APPROVED)), "HZS023",
           f"no draft.placed of {GOOD_DRAFT.key} before it"),

@@ -37,7 +37,7 @@ class Counting(StateBook):
 
 
 def test_an_idle_ticks_bookkeeping_reads_no_forged_receipt(tmp_path: Path) -> None:
-    clone, environ = team(tmp_path, 4100)
+    clone, environ, _ = team(tmp_path, 4100)
     done = subprocess.run([sys.executable, "-m", "hz", "tick", "--now", NOW.isoformat()], cwd=clone, env=environ,
                           capture_output=True, text=True, check=False)  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr

@@ -55,6 +55,7 @@ class VersionCounts:
         self._ids: dict[Any, str | None] = {}  # contract blob -> its `hz-<id>`
         self._proven: dict[str, int] = {}  # id -> a count main's history is known to reach
         self._tried: dict[str, int] = {}  # id -> the largest count looked for (as far as history goes)
+        self._signatures: dict[tuple[str, Any], Signature] = {}
 
     def allows(self, hz_id: str, version: int) -> tuple[bool, int]:
         """(whether `version` is within main's count plus SLACK, main's count as far as it was read)."""
@@ -84,11 +85,15 @@ class VersionCounts:
         self._proven[hz_id] = max(self._proven.get(hz_id, 0), counted)
 
     def _signature(self, hz_id: str, root: Any) -> Signature:
+        """The id's contract files and defaults at a commit; read once per `workflows/` tree (most commits
+        of main leave it as their parent had it)."""
         folder = _folder(self.repo, root)
         if folder is None:
             return None
-        files = frozenset((name, oid) for name, oid in _contract_blobs(self.repo, folder) if self._id(oid) == hz_id)
-        return (files, _defaults_id(folder)) if files else None
+        if (hz_id, folder.id) not in self._signatures:
+            files = frozenset((n, oid) for n, oid in _contract_blobs(self.repo, folder) if self._id(oid) == hz_id)
+            self._signatures[hz_id, folder.id] = (files, _defaults_id(folder)) if files else None
+        return self._signatures[hz_id, folder.id]
 
     def _id(self, oid: Any) -> str | None:
         if oid not in self._ids:

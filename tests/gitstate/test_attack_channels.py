@@ -131,3 +131,25 @@ def test_a_version_main_has_passes_and_one_past_main_s_count_plus_one_is_refused
     git("-C", str(team.clone), "update-ref", "refs/heads/hz/state", within)
     assert hz("state", "lint").out == "hz/state: clean\n"
 
+
+
+def test_readers_ignore_a_receipt_of_a_draft_main_never_had_the_version_of(team: Team) -> None:
+    """On a remote without the hook a forged v9 draft and its approval may land: the receipt rule the
+    readers apply (hz.gitstate.receipts) refuses the approval by the same words as the hook."""
+    import pygit2
+
+    from hz.gitstate.events import ApprovalObserved
+    from hz.gitstate.lint_contracts import MainContracts
+    from hz.gitstate.receipts import TreeState, receipt_problem
+    from tests.gitstate.test_attack_state import V9_DRAFT, receipt
+
+    payload = ApprovalObserved(key=V9_DRAFT.key, asset=ASSET_OF, approver="@rita", share_changed=0.0,
+                               output_fp=digest(b"o"))  # fmt: skip
+    approval = receipt("approval.observed", payload, V9_DRAFT.key)
+    files = {**team.files, path_of(V9_DRAFT): V9_DRAFT.line(), path_of(approval): approval.line()}
+    repo = pygit2.Repository(str(team.clone))
+    state = TreeState(repo, repo[plumbing.tree(team.clone, plumbing.nested(files))])  # type: ignore[arg-type]
+    main = MainContracts.read(repo, strict=False)
+    assert main is not None and state.has("draft.placed", AGENT, V9_DRAFT.key)
+    message = f"v9 of {AGENT} is more than main has (1 change of it on main's first-parent line: v2 at most)"
+    assert receipt_problem(approval, state, main) == message

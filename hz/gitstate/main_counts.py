@@ -23,10 +23,11 @@ YAML read of each distinct contract file's frontmatter: the hook runs it on ever
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from hz.gitstate.shapes import occasion
+from hz.gitstate.shapes import ULID
 
 if TYPE_CHECKING:
     import pygit2
@@ -42,6 +43,10 @@ MAX_FILE_BYTES = 1 << 20  # hz.repo_paths.MAX_FILE_BYTES: a larger file is no co
 SLACK = 1  # a home that had the contract before main numbers one past main's count
 HINT = "a version counts the commits of main's first-parent line that changed the contract, plus one"
 _REGULAR = (0o100644, 0o100755)
+_VERSIONED = re.compile(rf"(?:approval:(hz-{ULID})@)?v([1-9][0-9]{{0,5}})(?:@|$)")
+"""The occasions of a key that name a version (hz.gitstate.shapes): `v<n>`, a draft's `v<n>@<slot>@<asset>`,
+and `approval:<upstream id>@v<n>@…` (the upstream's version). No other occasion holds `v<digits>` right
+after the `@`, and the key's shape was checked before this is read."""
 
 Signature = tuple[frozenset[tuple[str, Any]], Any] | None  # (contract files of the id, defaults blob), or absent
 
@@ -125,12 +130,9 @@ def versions_named(event: Event) -> Iterator[tuple[str, int]]:
     keys = [event.key, *data.get("keys", [])]
     keys += [data[name] for name in ("key", "by", "draft_key") if isinstance(data.get(name), str)]
     for key in keys:
-        form, rest = occasion(key)
-        if form == "approval":  # `approval:<upstream id>@v<n>@…`: the upstream contract's version
-            owner, _, rest = rest.removeprefix("approval:").partition("@")
-            yield owner, int(rest.split("@", 1)[0][1:])
-        elif form in ("draft", "version"):
-            yield key.split("@", 1)[0], int(rest.split("@", 1)[0][1:])
+        at = key.find("@")
+        if at > 0 and (found := _VERSIONED.match(key, at + 1)) is not None:
+            yield found[1] or key[:at], int(found[2])
 
 
 def version_problem(event: Event, main: MainContracts) -> str | None:

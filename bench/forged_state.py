@@ -24,7 +24,6 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from hz.canonical import canonical_json
 from hz.gitstate.events import ApprovalObserved, DraftPlaced, Event, path_of
 from hz.gitstate.layout import event_path
 
@@ -72,11 +71,18 @@ def _event(kind: str, ident: str, key: str, asset: str, ts: str, approver: str =
     return Event.make(kind, id=ident, key=key, ts=ts, lease=ident, token=1, data=data)  # type: ignore[arg-type]
 
 
+FORGED_LINE = (
+    '{"data":{"approver":"@ceo-leaves-in-march","asset":"%s","key":"%s","output_fp":"' + HASH + '",'
+    '"share_changed":0.1},"id":"%s","key":"%s","kind":"approval.observed","lease":"%s","token":1,"ts":"%s","v":1}\n'
+)
+"""A forged approval as hz's canonical JSON spells it (keys sorted, no blanks): checked once against `Event.make`."""
+
+
 def state_files(n: int) -> dict[str, bytes]:
     """The 50 real drafts and approvals (made by hz's models), then forged approvals up to `n` events.
 
-    The forged lines are formatted straight from dicts with hz's canonical JSON (a model per event would
-    take longer than the ticks measured); the first is checked against `Event.make`'s bytes."""
+    The forged lines are formatted from FORGED_LINE (a model per event would take longer than the ticks
+    measured); the first is checked against `Event.make`'s bytes."""
     files: dict[str, bytes] = {}
     for i in range(50):
         slot = START - timedelta(days=i + 1)
@@ -90,11 +96,7 @@ def state_files(n: int) -> dict[str, bytes]:
         slot = NOW - timedelta(minutes=i)
         asset = f"state:forged/{i}.md"
         key, ts = f"{ident}@v1@{slot:%Y-%m-%dT%H:%MZ}@{asset}", f"{slot:%Y-%m-%dT%H:%M:%S}Z"
-        line = canonical_json({
-            "v": 1, "kind": "approval.observed", "id": ident, "key": key, "ts": ts, "lease": ident, "token": 1,
-            "data": {"key": key, "asset": asset, "approver": "@ceo-leaves-in-march", "share_changed": 0.1,
-                     "output_fp": HASH},
-        }) + b"\n"  # fmt: skip
+        line = (FORGED_LINE % (asset, key, ident, key, ident, ts)).encode()
         if i == 0:
             made = _event("approval.observed", ident, key, asset, ts, approver="@ceo-leaves-in-march")
             assert made.line() == line, (made.line(), line)
@@ -102,16 +104,46 @@ def state_files(n: int) -> dict[str, bytes]:
     return files
 
 
-def fast_import(bare: Path, files: dict[str, bytes], when: datetime) -> None:
-    """One commit of `files` on `refs/heads/hz/state`, written by `git fast-import` in one stream."""
-    stamp = f"hz <hz> {int(when.timestamp())} +0000"
-    message = f"hz-state: {len(files)} events\n".encode()
-    chunks = [f"commit refs/heads/hz/state\nauthor {stamp}\ncommitter {stamp}\n".encode(),
-              b"data %d\n" % len(message), message]  # fmt: skip
-    for path, data in files.items():
-        chunks.append(b"M 100644 inline %s\ndata %d\n%s\n" % (path.encode(), len(data), data))
-    subprocess.run(["git", "--git-dir", str(bare), "fast-import", "--quiet"], input=b"".join(chunks) + b"done\n",
-                   check=True, capture_output=True)  # fmt: skip
+def plumb(bare: Path, files: dict[str, bytes], when: datetime) -> None:
+    """One commit of `files` on `refs/heads/hz/state`, with git's plumbing in four processes: the blobs
+    through `git fast-import` (one pack), then each level of folders through one `git mktree --batch`,
+    deepest first, then `git commit-tree`. (fast-import's own tree building is quadratic in a folder's
+    entries, and `events/` has one per forged id.)"""
+    with tempfile.TemporaryDirectory() as scratch:
+        marks = Path(scratch) / "marks"
+        stream = b"".join(b"blob\nmark :%d\ndata %d\n%s\n" % (i + 1, len(data), data)
+                          for i, data in enumerate(files.values()))  # fmt: skip
+        subprocess.run(["git", "--git-dir", str(bare), "fast-import", "--quiet", f"--export-marks={marks}"],
+                       input=stream + b"done\n", check=True, capture_output=True)  # fmt: skip
+        blobs = dict(line.split(" ") for line in marks.read_text().splitlines())
+    entries: dict[str, list[str]] = {}  # folder -> its mktree lines
+    for i, path in enumerate(files):
+        folder, _, name = path.rpartition("/")
+        entries.setdefault(folder, []).append(f"100644 blob {blobs[f':{i + 1}']}\t{name}")
+    root = ""
+    for depth in range(max(map(_depth, entries)), -1, -1):  # a folder's parent is one level up: built later
+        level = sorted(f for f in entries if _depth(f) == depth)
+        batch = "".join("\n".join(entries[f]) + "\n\n" for f in level)
+        made = subprocess.run(["git", "--git-dir", str(bare), "mktree", "--batch"], input=batch.encode(),
+                              check=True, capture_output=True).stdout.decode().split()  # fmt: skip
+        for folder, tree in zip(level, made, strict=True):
+            parent, _, name = folder.rpartition("/")
+            if folder:
+                entries.setdefault(parent, []).append(f"040000 tree {tree}\t{name}")
+            else:
+                root = tree
+    stamp = {"GIT_AUTHOR_NAME": "hz", "GIT_AUTHOR_EMAIL": "hz", "GIT_COMMITTER_NAME": "hz",
+             "GIT_COMMITTER_EMAIL": "hz", "GIT_AUTHOR_DATE": f"{int(when.timestamp())} +0000",
+             "GIT_COMMITTER_DATE": f"{int(when.timestamp())} +0000"}  # fmt: skip
+    message = f"hz-state: {len(files)} events"
+    done = subprocess.run(["git", "--git-dir", str(bare), "commit-tree", root, "-m", message],
+                          env={**os.environ, **stamp}, check=True, capture_output=True, text=True)  # fmt: skip
+    commit = done.stdout.strip()
+    git("--git-dir", str(bare), "update-ref", "refs/heads/hz/state", commit)
+
+
+def _depth(folder: str) -> int:
+    return folder.count("/") + 1 if folder else 0
 
 
 def git(*args: str, cwd: Path | None = None) -> None:
@@ -131,7 +163,7 @@ def team(folder: Path, n: int) -> tuple[Path, dict[str, str], tuple[float, float
     git("commit", "-q", "-m", "team", cwd=seed)
     git("push", "-q", str(bare), "main", cwd=seed)
     began = time.perf_counter()
-    fast_import(bare, state_files(n), NOW)
+    plumb(bare, state_files(n), NOW)
     built = time.perf_counter() - began
     git("clone", "-q", str(bare), str(clone))
     environ = {**os.environ, "HZ_HOME": str(folder / "home"), "HZ_HANDLE": "@priya"}

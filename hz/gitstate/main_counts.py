@@ -32,7 +32,7 @@ from hz.gitstate.shapes import ULID
 if TYPE_CHECKING:
     import pygit2
 
-    from hz.gitstate.events import Event
+    from hz.gitstate.event_shapes import EventView as Event
     from hz.gitstate.lint_contracts import MainContracts
 
 FOLDER = "workflows"

@@ -69,6 +69,24 @@ def own_repository_untouched() -> Iterator[None]:
         pytest.fail(f"this test changed {_OWN_CONFIG}; it was put back", pytrace=False)
 
 
+@pytest.fixture(autouse=True)
+def no_process_left() -> Iterator[None]:
+    """Fail the test that leaves a child process running, and end that process.
+
+    A tick, daemon or server left behind keeps asking the address it was given; on this worker the
+    system soon hands that port to the next test's fake forge, whose answers and queued faults it then
+    takes (tests/leftovers.py). The test that started it is the one named, not the one that suffers."""
+    from tests import leftovers
+
+    before = leftovers.children()
+    yield
+    left = leftovers.left_since(before)
+    if left:
+        leftovers.end(left)
+        shown = "; ".join(f"{pid}: {command}" for pid, command in left.items())
+        pytest.fail(f"this test left {len(left)} process(es) running (now killed): {shown}", pytrace=False)
+
+
 @dataclass
 class CliResult:
     exit_code: int

@@ -29,6 +29,11 @@ def fake_forge() -> Iterator[Callable[..., FakeForge]]:
     yield start
     for fake in started:
         fake.stop()
+    strangers = [(fake.url, seen) for fake in started for seen in fake.strangers]
+    if strangers:  # its own answers are not what it was asked about: the leftover is some earlier test's
+        shown = "; ".join(f"{seen.method} {url}{seen.path}" for url, seen in strangers[:3])
+        pytest.fail(f"a client of another fake forge (left running by an earlier test) asked this one: {shown}",
+                    pytrace=False)  # fmt: skip
 
 
 PulseOnForge = Callable[..., tuple[FakeForge, list[Member]]]

@@ -10,12 +10,15 @@ Start it as a context manager, or with `yield from serve(bare)` in a fixture, or
 `tests.review.fake_forge_git.put(bare, branch, {path: text}, message, start="main")` commits files onto a
 branch of the bare repository without a clone (to seed `main` or a draft branch).
 
-Construction: `FakeForge(bare, *, owner="team", repo="hz-team", token=TOKEN, login="hz-bot",
-web="https://github.com")`. `token` is accepted as `Authorization: Bearer <token>` or `token <token>`
-and acts as the user `login` (the author of the pull requests it opens, the merger through the API).
+Construction: `FakeForge(bare, *, owner="team", repo="hz-team", token=None, login="hz-bot",
+web="https://github.com")`. `token` (by default one of its own, `fresh_token()`: no two fakes share
+one) is accepted as `Authorization: Bearer <token>` or `token <token>` and acts as the user `login`
+(the author of the pull requests it opens, the merger through the API).
 
-Attributes: `url` (the API base), `environ`, `bare`, `owner`, `repo`, `full_name`, `requests` (every
-request answered: `Seen(method, path, status, conditional)`, path with query), `remaining` (the primary
+Attributes: `url` (the API base), `environ`, `bare`, `owner`, `repo`, `full_name`, `token`, `requests`
+(every request answered: `Seen(method, path, status, conditional)`, path with query), `strangers` (the
+requests that carried another fake's token: a client some other test left running; the `fake_forge`
+fixture fails the test that met one), `remaining` (the primary
 rate limit left; 304s do not spend it), `unrequestable` (a set of logins a review cannot be requested
 from: 422, as for a non-collaborator; the author is always refused), `before_reply` (None, or a function
 called with each request's `Seen` after the fake acted on it and before the answer is sent: to kill the
@@ -47,8 +50,8 @@ headers=None)` (401, 404, 422, 500 ...), `rate_limit_primary(reset_in=30, times=
 (`x-ratelimit-remaining: 0`, `x-ratelimit-reset` now + reset_in; pass `reset=` for an exact header
 value), `rate_limit_secondary(retry_after="2", times=1, status=403)` (a `Retry-After`; None for none),
 `clear_faults()`. `fail(..., body=...)` answers that JSON instead of `{"message": ...}`. `hostile` is a
-list of acts answering the next requests on the socket itself (deep, huge, dripping, redirecting to
-another origin: tests/review/fake_forge_hostile.py).
+list of acts answering the next requests that carry the token, on the socket itself (deep, huge,
+dripping, redirecting to another origin: tests/review/fake_forge_hostile.py).
 
 Endpoints (under /repos/<owner>/<repo>): GET/POST pulls (state, head=owner:branch, base, sort, direction,
 per_page, page; list items lack `merged` and `merged_by`, as GitHub's do), GET/PATCH pulls/<n>,
@@ -71,9 +74,9 @@ from typing import Any
 
 from tests.review import fake_forge_git as g
 from tests.review.fake_forge_api import Api, handler
-from tests.review.fake_forge_model import LIMIT, REASONS, TOKEN, Answer, Fault, Issue, Pull, Seen, now
+from tests.review.fake_forge_model import LIMIT, REASONS, Answer, Fault, Issue, Pull, Seen, fresh_token, now
 
-__all__ = ["TOKEN", "Answer", "FakeForge", "Seen", "serve"]
+__all__ = ["Answer", "FakeForge", "Seen", "serve"]
 
 
 class FakeForge:
@@ -83,14 +86,15 @@ class FakeForge:
         *,
         owner: str = "team",
         repo: str = "hz-team",
-        token: str = TOKEN,
+        token: str | None = None,
         login: str = "hz-bot",
         web: str = "https://github.com",
     ) -> None:
         self.bare = Path(bare)
-        self.owner, self.repo, self.token, self.login, self.web = owner, repo, token, login, web
+        self.owner, self.repo, self.token, self.login, self.web = owner, repo, token or fresh_token(), login, web
         self.full_name = f"{owner}/{repo}"
         self.requests: list[Seen] = []
+        self.strangers: list[Seen] = []
         self.remaining = LIMIT
         self.unrequestable: set[str] = set()
         self.before_reply: Callable[[Seen], None] | None = None

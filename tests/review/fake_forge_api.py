@@ -7,12 +7,13 @@ import hashlib
 import json
 import re
 import time
+from collections.abc import Mapping
 from http.server import BaseHTTPRequestHandler
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from tests.review import fake_forge_git as g
-from tests.review.fake_forge_model import DOCS, LIMIT, Answer, Issue, Reply, Route, Seen, now
+from tests.review.fake_forge_model import DOCS, LIMIT, TOKEN_PREFIX, Answer, Issue, Reply, Route, Seen, now
 
 if TYPE_CHECKING:
     from tests.review.fake_forge import FakeForge
@@ -308,8 +309,9 @@ class Api:
     def _answer(
         self, method: str, path: str, query: dict[str, list[str]], headers: dict[str, str], raw: bytes, target: str
     ) -> tuple[int, dict[str, str], bytes]:
-        auth = headers.get("authorization", "")
-        if auth not in (f"Bearer {self.fake.token}", f"token {self.fake.token}"):
+        if not self.authorized(headers):
+            if TOKEN_PREFIX in headers.get("authorization", ""):  # another fake's client: a leftover of some test
+                self.fake.strangers.append(Seen(method, target, 401, "if-none-match" in headers))
             return self._json(401, {"message": "Bad credentials", "documentation_url": "https://docs.github.com/rest"})
         if self.fake.faults:
             fault = self.fake.faults.pop(0)
@@ -338,6 +340,10 @@ class Api:
                 out["x-ratelimit-remaining"] = str(self.fake.remaining)
                 return 304, {k: v for k, v in out.items() if k != "content-type"}, b""
         return out_status, out, body
+
+    def authorized(self, headers: Mapping[str, str]) -> bool:
+        """Whether the request carries this fake's token (header names in lower case)."""
+        return headers.get("authorization", "") in (f"Bearer {self.fake.token}", f"token {self.fake.token}")
 
     def _page(self, items: list[Any], query: dict[str, list[str]], path: str) -> tuple[list[Any], dict[str, str]]:
         per_page = max(1, min(100, int(_q(query, "per_page", "30") or 30)))
@@ -380,15 +386,15 @@ def handler(api: Api) -> type[BaseHTTPRequestHandler]:
         def _serve(self) -> None:
             length = int(self.headers.get("content-length") or 0)
             raw = self.rfile.read(length) if length else b""
-            with api.fake.lock:
-                act = api.fake.hostile.pop(0) if api.fake.hostile else None
+            headers = {k.lower(): v for k, v in self.headers.items()}
+            with api.fake.lock:  # only the test's own client meets its hostile acts (fake_forge_model.fresh_token)
+                act = api.fake.hostile.pop(0) if api.fake.hostile and api.authorized(headers) else None
             if act is not None:  # tests/review/fake_forge_hostile.py: the answer is the act's own
                 try:
                     act(self)
                 except OSError:  # the client hung up on it, as it should
                     self.close_connection = True
                 return
-            headers = {k.lower(): v for k, v in self.headers.items()}
             status, out, body = api.answer(self.command, self.path, headers, raw)
             self.send_response(status)
             for name, value in out.items():

@@ -3,14 +3,21 @@
 from __future__ import annotations
 
 import re
+import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-TOKEN = "ghp_fakeForgeToken0123456789abcdefABCDEF"
+TOKEN_PREFIX = "ghp_fakeForge"  # every fake's token starts so; the rest is its own (fresh_token)
 LIMIT = 5000
 DOCS = "https://docs.github.com/rest"
+
+
+def fresh_token() -> str:
+    """A token no other fake forge has: a client another test left behind, still asking an old address
+    that this fake now holds, is refused (401) before it can take a queued fault or hostile answer."""
+    return TOKEN_PREFIX + secrets.token_hex(14)[:27]  # 40 characters in all, as a classic GitHub token
 
 
 Reply = tuple[int, Any, dict[str, str]]  # status, JSON value (None: no body), extra headers

@@ -41,11 +41,6 @@ def drafted(
     return remote, fake, omar, placed, branch, int(pull["number"])
 
 
-@pytest.mark.xfail(
-    reason="passes alone; in the full -n run (CI log, gw3) omar's 09:05 tick in drafted() met hostile-forge answers"
-    " (deep JSON, 404, RemoteProtocolError, not a list): cross-test interference not yet found",
-    strict=False,
-)
 @pytest.mark.parametrize("method", ["squash", "merge", "rebase"])
 def test_each_merge_method_is_an_approval_by_its_merger(
     tmp_path: Path, request: pytest.FixtureRequest, fake_forge: Callable[..., FakeForge], method: str
@@ -65,11 +60,6 @@ def test_each_merge_method_is_an_approval_by_its_merger(
     assert fates(remote) == approvals and fates(remote, "draft.rejected") == []
 
 
-@pytest.mark.xfail(
-    reason="passes alone; in the full -n run (CI log, gw3) omar's 09:05 tick in drafted() met hostile-forge answers"
-    " (deep JSON, 404, RemoteProtocolError, not a list): cross-test interference not yet found",
-    strict=False,
-)
 def test_a_pull_request_closed_unmerged_is_a_rejection_by_its_closer_and_reopening_changes_nothing(
     tmp_path: Path, request: pytest.FixtureRequest, fake_forge: Callable[..., FakeForge]
 ) -> None:
@@ -86,11 +76,6 @@ def test_a_pull_request_closed_unmerged_is_a_rejection_by_its_closer_and_reopeni
     assert fates(remote, "draft.rejected") == rejected and fates(remote) == []
 
 
-@pytest.mark.xfail(
-    reason="passes alone; in the full -n run (CI log, gw3) omar's 09:05 tick in drafted() met hostile-forge answers"
-    " (deep JSON, 404, RemoteProtocolError, not a list): cross-test interference not yet found",
-    strict=False,
-)
 def test_a_merge_by_someone_the_roster_does_not_list_approves_nothing(
     tmp_path: Path, request: pytest.FixtureRequest, fake_forge: Callable[..., FakeForge]
 ) -> None:
@@ -101,11 +86,6 @@ def test_a_merge_by_someone_the_roster_does_not_list_approves_nothing(
     assert fates(remote) == [] and fates(remote, "draft.rejected") == []
 
 
-@pytest.mark.xfail(
-    reason="passes alone; in the full -n run (CI log, gw3) omar's 09:05 tick in drafted() met hostile-forge answers"
-    " (deep JSON, 404, RemoteProtocolError, not a list): cross-test interference not yet found",
-    strict=False,
-)
 def test_a_tick_without_the_forge_leaves_a_web_merge_to_one_that_can_name_its_merger(
     tmp_path: Path, request: pytest.FixtureRequest, fake_forge: Callable[..., FakeForge]
 ) -> None:

@@ -15,7 +15,6 @@ from hz.review.forge import ForgeError
 from hz.review.forge_http import MAX_WAIT_S
 from hz.review.forge_limits import rate_limit, retry_seconds
 from tests.review.conftest import DRAFT, Rig
-from tests.review.fake_forge import TOKEN
 
 
 def _open(rig: Rig) -> int:
@@ -31,7 +30,8 @@ def test_a_rejected_token_says_so(github: Rig) -> None:
 
 def test_a_wrong_token_is_rejected_by_the_fake(github: Rig) -> None:
     """The fake checks `Authorization`: only the right token, as Bearer or `token`, gets in."""
-    for header, status in ((f"Bearer {TOKEN}", 200), (f"token {TOKEN}", 200), ("Bearer nope", 401), ("", 401)):
+    token = github.fake.token
+    for header, status in ((f"Bearer {token}", 200), (f"token {token}", 200), ("Bearer nope", 401), ("", 401)):
         answer = httpx.get(f"{github.fake.url}/repos/team/hz-team/pulls", headers={"Authorization": header})
         assert answer.status_code == status, header
 
@@ -159,24 +159,24 @@ def test_the_adapter_survives_any_rate_limit_headers(github: Rig, retry_after: s
 def test_the_token_is_in_no_error_and_no_log_record(github: Rig, caplog: pytest.LogCaptureFixture) -> None:
     """A hostile or buggy server may echo the token; none of it reaches a message, a hint or a log."""
     caplog.set_level(logging.DEBUG)
-    number = _open(github)
+    number, token = _open(github), github.fake.token
     texts: list[str] = []
     faults = [
         (401, {}), (403, {}), (404, {}), (422, {}), (500, {}),
         (403, {"x-ratelimit-remaining": "0", "x-ratelimit-reset": str(int(time.time()) + 9999)}),
-        (429, {"retry-after": TOKEN}),
+        (429, {"retry-after": token}),
     ]  # fmt: skip
     for status, headers in faults:
-        github.fake.fail(status, headers=headers, message=f"echo Bearer {TOKEN} and token {TOKEN}")
+        github.fake.fail(status, headers=headers, message=f"echo Bearer {token} and token {token}")
         with pytest.raises(ForgeError) as caught:
             github.forge.close_pull(number)
         texts += [str(caught.value), caught.value.message, caught.value.hint or "", caught.value.render()]
-    github.fake.fail(422, body={"message": "Validation Failed", "errors": [{"message": f"bad {TOKEN}"}, TOKEN]})
+    github.fake.fail(422, body={"message": "Validation Failed", "errors": [{"message": f"bad {token}"}, token]})
     with pytest.raises(ForgeError, match="Validation Failed") as caught:
         github.forge.add_comment(number, "x")
     texts.append(caught.value.render())
     texts += [record.getMessage() for record in caplog.records]
-    assert texts and not [text for text in texts if TOKEN in text]
+    assert texts and not [text for text in texts if token in text]
 
 
 def test_a_next_page_elsewhere_is_not_followed(github: Rig) -> None:

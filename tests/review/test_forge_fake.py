@@ -152,3 +152,20 @@ def test_before_reply_sees_each_request_after_it_acted(fake: FakeForge) -> None:
         json={"body": "hello"},
     )
     assert answer.status_code == 201 and stored == [1]
+
+
+def test_a_client_of_another_fake_takes_nothing_queued_and_is_named(
+    fake: FakeForge, fake_forge: Callable[..., FakeForge], forge_bare: Path
+) -> None:
+    """A tick an earlier test left running still asks its own fake's address; once the system gives that
+    port to this test's fake, it must neither take this test's queued fault or hostile answer nor pass
+    unnoticed: it carries its own fake's token, is refused, and the `fake_forge` fixture fails the test."""
+    other = fake_forge(forge_bare)
+    assert other.token != fake.token
+    fake.fail(500)
+    fake.hostile.append(lambda handler: None)
+    pulls = f"{fake.url}/repos/{fake.full_name}/pulls"
+    assert httpx.get(pulls, headers={"Authorization": f"Bearer {other.token}"}).status_code == 401
+    assert (len(fake.faults), len(fake.hostile)) == (1, 1)
+    assert [(s.method, s.path, s.status) for s in fake.strangers] == [("GET", "/repos/team/hz-team/pulls", 401)]
+    fake.strangers.clear()  # seen: the fixture would fail this test for it

@@ -8,7 +8,7 @@ import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from datetime import timedelta
 from pathlib import Path
 
@@ -113,11 +113,17 @@ def raw_server(talk: Callable[[socket.socket], None]) -> Iterator[str]:
             conn.recv(65536)
             threading.Thread(target=_guarded, args=(talk, conn), daemon=True).start()
 
-    threading.Thread(target=loop, daemon=True).start()
+    accepting = threading.Thread(target=loop, daemon=True)
+    accepting.start()
     try:
         yield f"http://127.0.0.1:{listener.getsockname()[1]}/feed.xml"
     finally:
         stop.set()
+        # close() alone leaves the loop blocked in accept() and the port listening: it would answer one
+        # later connection to it with this test's endless body. shutdown() wakes the accept first.
+        with suppress(OSError):
+            listener.shutdown(socket.SHUT_RDWR)
+        accepting.join(timeout=5)
         listener.close()
 
 

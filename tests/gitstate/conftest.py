@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 import socket
 import subprocess
 import time
@@ -35,10 +37,41 @@ def _wait_for(port: int, proc: subprocess.Popen[bytes]) -> None:
             raise RuntimeError("git daemon exited early")
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return
+                pass
         except OSError:
             time.sleep(0.02)
+            continue
+        if not listens(proc.pid, port):
+            # another test's server took the port between _free_port and the daemon's bind: this test
+            # would push and fetch over it; take another port
+            raise RuntimeError(f"port {port} answers, but not from this git daemon")
+        return
     raise RuntimeError("git daemon did not start listening")
+
+
+def listens(pid: int, port: int) -> bool:
+    """Whether `pid` or one of its descendants holds the socket listening on 127.0.0.1:`port` (True where
+    /proc cannot tell)."""
+    tcp = Path("/proc/net/tcp")
+    if not tcp.is_file():
+        return True
+    wanted = f"0100007F:{port:04X}"
+    inodes = {
+        f[9] for f in (line.split() for line in tcp.read_text().splitlines()[1:]) if f[1] == wanted and f[3] == "0A"
+    }
+    family, seen = [pid], set[int]()
+    while family:
+        member = family.pop()
+        seen.add(member)
+        for listing in Path(f"/proc/{member}/task").glob("*/children"):
+            with contextlib.suppress(OSError):
+                family += [int(child) for child in listing.read_text().split() if int(child) not in seen]
+        with contextlib.suppress(OSError):
+            for fd in Path(f"/proc/{member}/fd").iterdir():
+                with contextlib.suppress(OSError):
+                    if os.readlink(fd).removeprefix("socket:[").removesuffix("]") in inodes:
+                        return True
+    return False
 
 
 @pytest.fixture

@@ -125,6 +125,7 @@ def raw_server(talk: Callable[[socket.socket], None]) -> Iterator[str]:
             listener.shutdown(socket.SHUT_RDWR)
         accepting.join(timeout=5)
         listener.close()
+    assert not accepting.is_alive(), "the raw server's accept loop outlived its test"
 
 
 def _guarded(talk: Callable[[socket.socket], None], conn: socket.socket) -> None:

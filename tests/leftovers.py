@@ -17,6 +17,8 @@ import time
 from pathlib import Path
 
 GRACE_S = 2.0  # a child ended in the test's last moments may still be on its way out
+# helpers the standard library starts once and keeps for the life of the test process, by design
+KEPT = ("from multiprocessing.resource_tracker import", "from multiprocessing.forkserver import")
 
 
 def children() -> set[int]:
@@ -33,11 +35,16 @@ def children() -> set[int]:
 def left_since(before: set[int], grace_s: float = GRACE_S) -> dict[int, str]:
     """The children started since `before` that are still running after `grace_s`, with their command lines."""
     end = time.monotonic() + grace_s
-    left = children() - before
+    left = _new(before)
     while left and time.monotonic() < end:
         time.sleep(0.05)
-        left = children() - before
-    return {pid: command_line(pid) for pid in sorted(left)}
+        left = _new(before)
+    return left
+
+
+def _new(before: set[int]) -> dict[int, str]:
+    shown = {pid: command_line(pid) for pid in sorted(children() - before)}
+    return {pid: command for pid, command in shown.items() if not any(kept in command for kept in KEPT)}
 
 
 def end(pids: dict[int, str]) -> None:

@@ -158,6 +158,24 @@ def run_hook(bare: Path, stdin: str) -> float:
     return took
 
 
+def _in_process(bare: Path, one: str, many: str, runs: int) -> float:
+    """Per event, the hook's own work in this process once its imports are done: less noise than processes."""
+    from hz.gitstate.hook import run_hook
+
+    environ = {**os.environ, "GIT_DIR": str(bare)}
+
+    def judge(tip: str) -> float:
+        started = time.perf_counter()
+        if run_hook([f"{ZERO} {tip} refs/heads/hz/state\n"], environ):
+            raise SystemExit("the hook refused the bench's push")
+        return time.perf_counter() - started
+
+    judge(one)
+    small = statistics.median(timed(runs, lambda: judge(one)))
+    large = statistics.median(timed(max(3, runs // 3), lambda: judge(many)))
+    return (large - small) / 999
+
+
 def _process(code: str) -> float:
     started = time.perf_counter()
     subprocess.run([sys.executable, "-c", code], check=True)
@@ -189,11 +207,13 @@ def main() -> None:
         fixed = timed(runs, lambda: run_hook(bare, f"{ZERO} {one} refs/heads/hz/state\n"))
         thousand = timed(max(3, runs // 3), lambda: run_hook(bare, f"{ZERO} {many} refs/heads/hz/state\n"))
         push_s = timed(max(3, runs // 3), _pusher(Path(tmp), bare))
+        inside = _in_process(bare, one, many, runs)
     median, p90 = statistics.median(fixed), fixed[int(0.9 * (len(fixed) - 1))]
     per_event = (statistics.median(thousand) - median) / 999
     print(f"fixed cost per push (hook process, 1 event):  median {median * 1000:7.1f} ms  p90 {p90 * 1000:7.1f} ms")
     print(f"a whole `git push` of 1 event, with the hook: median {statistics.median(push_s) * 1000:7.1f} ms")
     print(f"per event (one commit of 1,000 events):        {per_event * 1000:7.3f} ms")
+    print(f"  the same in this process (imports done):      {inside * 1000:7.3f} ms")
     for what, code in (("python alone", "pass"), ("python and pygit2", "import pygit2")):
         floor = statistics.median(timed(runs, lambda code=code: _process(code)))
         print(f"  floor: a process running {what + ':':19}  median {floor * 1000:7.1f} ms")

@@ -38,7 +38,7 @@ from hz.gitstate.double_run import double_runs, rerun, tree_reader
 from hz.gitstate.event_shapes import PAYLOADS, EventView, PlainEvent, plain_event, read_plain
 from hz.gitstate.layout import MAX_LINE_BYTES, event_path, is_event_path
 from hz.gitstate.lint_commit import commit_findings, said_count, tree_findings
-from hz.gitstate.lint_text import banned_field, field_names, first_address
+from hz.gitstate.lint_text import banned_field, field_names, first_address_of
 from hz.gitstate.shapes import occasion
 from hz.gitstate.times import parse_utc
 
@@ -137,7 +137,7 @@ def check_event_file(path: str, data: bytes, where: str = "", context: LintConte
 
 def _check_text(path: str, line: str, raw: dict[str, Any], loc: str) -> list[Diagnostic]:
     """Addresses in any decoded string, then fields named like text."""
-    if (value := first_address(raw)) is not None:
+    if (value := first_address_of(line, raw)) is not None:
         column = _column(line, value) if value in line else 1
         return [
             _diag(path, "HZS010", loc, "something shaped like an e-mail address", "no addresses on hz/state", column)

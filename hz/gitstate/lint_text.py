@@ -72,6 +72,21 @@ def first_address(value: Any) -> str | None:
     return next((s for s in strings(value) if address_in(s)), None)
 
 
+_BLANK_OR_ESCAPE = re.compile(r"[\s\\]")
+_BRACKETED = re.compile(r"[\[\(\{<](?:at|dot)[\]\)\}>]", re.IGNORECASE)
+
+
+def first_address_of(line: str, value: Any) -> str | None:
+    """`first_address(value)` for `value` decoded from the JSON text `line`, without walking it when the text
+    shows there is none: ASCII with no blank and no escape holds every string verbatim, each one already
+    folded (NFKC keeps ASCII, and no `[at]` or `(dot)` is spelled in it), and an address in the text lies
+    inside one string (its `@`, the letter before and the domain after are never quotes or JSON syntax)."""
+    plain = line.isascii() and _BLANK_OR_ESCAPE.search(line) is None and _BRACKETED.search(line) is None
+    if plain and not looks_like_address(line):
+        return None
+    return first_address(value)
+
+
 def field_names(value: Any, prefix: str = "") -> Iterator[str]:
     """Dotted names of every object key in `value` (`data.cost_usd`)."""
     if isinstance(value, dict):

@@ -148,3 +148,17 @@ def test_every_kind_has_the_models_fields_in_their_order_and_defaults() -> None:
         defaults = {n: f.get_default(call_default_factory=True) for n, f in model.model_fields.items()
                     if not f.is_required()}  # fmt: skip
         assert dict(shape.defaults) == defaults, kind
+
+
+ADDRESSY = st.text(alphabet='ab.@-_ [](){}<>AtDoT\\"é＠\t', max_size=12)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.recursive(ADDRESSY | st.integers(), lambda inner: st.lists(inner, max_size=3)
+                    | st.dictionaries(ADDRESSY, inner, max_size=3), max_leaves=6), st.booleans())  # fmt: skip
+def test_the_address_shortcut_finds_what_the_walk_finds(value: Any, ascii_only: bool) -> None:
+    """The hook reads the line once for an address before walking the decoded strings: same answer."""
+    from hz.gitstate.lint_text import first_address, first_address_of
+
+    line = json.dumps({"data": value}, ensure_ascii=ascii_only, separators=(",", ":"))
+    assert first_address_of(line, json.loads(line)) == first_address(json.loads(line))

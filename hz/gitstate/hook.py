@@ -82,8 +82,12 @@ def check_updates(repo: pygit2.Repository, lines: Iterable[str]) -> list[Diagnos
         elif ref.startswith(LEASE_PREFIX):
             found.extend(check_lease(repo, ref, old, new, contracts=contracts))
         elif problem := foreign_ref(ref):
-            found.append(Diagnostic(ref, 1, 1, "HZS016", "error", ref, problem, FOREIGN_HINT))
+            found.append(_foreign(ref, problem))
     return found
+
+
+def _foreign(ref: str, problem: str) -> Diagnostic:
+    return Diagnostic(ref, 1, 1, "HZS016", "error", ref, problem, FOREIGN_HINT)
 
 
 def _parse(line: str) -> tuple[str, str, str]:
@@ -145,6 +149,12 @@ def _type_of(repo: pygit2.Repository, oid: str) -> str:
 
 
 def run_hook(stdin: Iterable[str], environ: Mapping[str, str] = os.environ) -> list[Diagnostic]:
+    lines = [line for line in stdin if line.strip()]
+    updates = [_parse(line) for line in lines]
+    if not any(ref == STATE_REF or ref.startswith(LEASE_PREFIX) for _, _, ref in updates):
+        # a push of branches and tags only (the team's code): its refs are judged by name, no object is
+        # read, so the hook does not pay for pygit2's import
+        return [_foreign(ref, problem) for _, _, ref in updates if (problem := foreign_ref(ref))]
     git_dir = Path(environ.get("GIT_DIR", "."))
     repo = open_quarantined(git_dir, environ)
-    return check_updates(repo, stdin)
+    return check_updates(repo, lines)

@@ -39,3 +39,15 @@ def test_an_accepted_push_imports_no_models_and_no_click(team: Team) -> None:
     landed = subprocess.run(["git", "--git-dir", str(team.remote), "rev-parse", "hz/state"], capture_output=True,
                             text=True, check=True)  # fmt: skip
     assert landed.stdout.strip() == tip
+
+
+def test_a_push_of_branches_only_is_judged_by_name_without_pygit2(team: Team) -> None:
+    """The team's code goes to the same remote: a branch push reads no object, so it imports no pygit2."""
+    tip = plumbing.commit(team.clone, plumbing.tree(team.clone, {b"README.md": b"hello\n"}), (), b"code\n")
+    done = subprocess.run(["git", "-C", str(team.clone), "push", "--porcelain", str(team.remote),
+                           f"{tip}:refs/heads/feature", f"{tip}:refs/notes/commits"], capture_output=True,
+                          text=True, check=False, env={**os.environ, "PYTHONPROFILEIMPORTTIME": "1"})  # fmt: skip
+    imported = [line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines() if "import time:" in line]
+    assert "hz.gitstate.hook" in imported and "pygit2" not in imported
+    assert done.returncode == 1  # the notes ref is still refused, by name
+    assert "HZS016  refs/notes/commits" in done.stderr

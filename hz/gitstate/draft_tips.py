@@ -39,7 +39,7 @@ class DraftTips:
         self.repo = repo
         self.strict = strict  # the hook: any commit naming the key; a clone: hz's own commits only
         self._commits = list(commits)
-        self._by_key: dict[str, Any] | None = None
+        self._by_key: dict[str, list[Any]] | None = None
 
     @classmethod
     def pushed(cls, repo: pygit2.Repository, updates: Iterable[tuple[str, str, str]]) -> DraftTips:
@@ -62,11 +62,16 @@ class DraftTips:
 
     def problem(self, key: str, asset: str, digest: str) -> str | None:
         """Why a `draft.placed` of `key` for `asset` with hash `digest` is not what its branch holds (None: it is,
-        or no commit here names it)."""
-        commit = self._tips().get(key)
-        if commit is None:
-            return None
-        path = asset.partition(":")[2]
+        or no commit here names it). Several commits may name one key (a fenced holder's unpushed draft beside
+        the winner's in a clone): one that holds the hash is enough."""
+        said = None
+        for commit in self._tips().get(key, []):
+            said = self._differs(commit, asset.partition(":")[2], digest)
+            if said is None:
+                return None
+        return said
+
+    def _differs(self, commit: Any, path: str, digest: str) -> str | None:
         try:
             blob: Any = self.repo[commit.tree[path].id]
         except KeyError:
@@ -78,7 +83,7 @@ class DraftTips:
             return f"hash {digest} is not that of {path} on the draft branch's commit {str(commit.id)[:12]} ({actual})"
         return None
 
-    def _tips(self) -> dict[str, Any]:
+    def _tips(self) -> dict[str, list[Any]]:
         if self._by_key is None:
             self._by_key = {}
             for oid in dict.fromkeys(self._commits):
@@ -86,7 +91,7 @@ class DraftTips:
                 if commit is None or commit.type_str != "commit" or not (self.strict or _hz_signed(commit)):
                     continue
                 if (key := named_key(commit.message)) is not None:
-                    self._by_key.setdefault(key, commit)
+                    self._by_key.setdefault(key, []).append(commit)
         return self._by_key
 
 

@@ -221,12 +221,13 @@ def contract_id(n: int) -> str:
 
 def draft_branches(bare: Path, contracts: int) -> list[str]:
     """The contracts' draft branches on the remote, named as hz names them now (hz.review.branches, so the
-    count follows the naming): one per contract when every draft landed."""
+    count follows the naming: the `report` output's branch, one per idempotency key): one per contract when
+    every draft of the burst's week landed."""
     from hz.review.branches import branch_name
 
-    refs = set(git("--git-dir", str(bare), "for-each-ref", "--format=%(refname)", "refs/heads/hz/draft/").splitlines())
+    refs = git("--git-dir", str(bare), "for-each-ref", "--format=%(refname)", "refs/heads/hz/draft/").splitlines()
     wanted = [f"refs/heads/{branch_name(contract_id(n), 'report')}" for n in range(contracts)]
-    return [ref for ref in wanted if ref in refs]
+    return [ref for base in wanted for ref in sorted(refs) if ref == base or ref.startswith(base + "@")]
 
 
 def parse_ts(text: str) -> datetime:

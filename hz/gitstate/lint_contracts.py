@@ -66,6 +66,7 @@ class Declared:
     owner: str | None = None  # the normalised `@handle` of hz.owner; None: none that a member's handle can be
     maintainers: frozenset[str] = frozenset()  # normalised `@handle`s of hz.maintainers
     publishes: frozenset[tuple[str, str, str, str]] = frozenset()  # (action, output, target, auto_approve or "")
+    idempotency: str | None = None  # hz.idempotency as written (None: the default), which names draft branches
 
 
 def role_problem(declared: Declared, holder: str, role: str) -> str | None:
@@ -364,7 +365,9 @@ def _declared(text: str, defaults: dict[str, Any] | None = None) -> tuple[str, D
         if isinstance(p, dict) and all(isinstance(p.get(k), str) for k in ("action", "output", "target"))
     )
     owner = _handle(people_of.get("owner"))
-    declared = Declared(frozenset(str(name) for name in inputs), targets, owner, people, publishes)
+    template = hz.get("idempotency")
+    idempotency = template if isinstance(template, str) and template else None
+    declared = Declared(frozenset(str(name) for name in inputs), targets, owner, people, publishes, idempotency)
     return f"hz-{data['id']}", declared
 
 

@@ -126,7 +126,7 @@ def settled(remote: Any, main: str | None, branch: Any) -> bool:
     """Is the review of this amendment branch (a `hz.review.sync.DraftBranch`) over, as `main` stands?
     Only an amendment branch opens the repository (`remote.repo`): the idle tick's other branches cost
     nothing here."""
-    if main is None or branch.output != OUTPUT:
+    if main is None or branch.output != OUTPUT or getattr(branch, "slug", ""):  # a keyed branch is a draft's
         return False
     import pygit2
 

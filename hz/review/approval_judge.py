@@ -48,6 +48,7 @@ class Judge:
     authors: frozenset[str] = frozenset()  # the members whose agent drafted it: a self-approval
     held: bool = False  # approved, but left to a clone that holds the draft as placed
     rival: str | None = None  # the text of the newer draft that replaced this one, when there is one
+    branch: str = ""  # the branch of its idempotency key (Main.branch_of)
 
     @property
     def path(self) -> str:
@@ -77,7 +78,7 @@ class Judge:
     def draft_commit(self, carrier: str | None) -> str | None:
         """The draft's own commit, as placed: on the branch that carries it (under a reviewer's commits on
         top, if any), else the copy this clone kept of it, else the local branch its placing left here."""
-        from hz.review.approval_watch import local_branches, placed_copy
+        from hz.review.approval_watch import branch_of, local_branches, placed_copy
 
         copy = placed_copy(self.main.remote, self.placed)
         if carrier is not None:
@@ -87,7 +88,7 @@ class Judge:
         kept = objects.resolve(self.main.repo, copy)
         if kept is not None:
             return kept
-        for local in local_branches(self.main, self.placed, self.output):
+        for local in local_branches(self.main, self.placed, self.branch or branch_of(self.placed, self.output)):
             found = self._as_placed(local)
             if self._placed_text("", found) is not None:
                 return found
@@ -126,7 +127,7 @@ class Judge:
 
     def _text_of(self, newer: Event) -> str | None:
         """The text of the newer draft as placed, from the branch that carries it (None: not here)."""
-        other = Judge(self.main, newer, self.output, self.view, self.roster, self.now)
+        other = Judge(self.main, newer, self.output, self.view, self.roster, self.now, branch=self.branch)
         commit = other.draft_commit(other.carrier())
         return other._placed_text("", commit)
 

@@ -96,16 +96,20 @@ def _event(data: bytes) -> Event | None:
 
 
 def undecided(
-    book: StateBook, output_of: Callable[[Event], str], known: frozenset[str] = frozenset()
+    book: StateBook,
+    output_of: Callable[[Event], str],
+    known: frozenset[str] = frozenset(),
+    group_of: Callable[[Event, str], str] | None = None,
 ) -> tuple[list[tuple[Event, str, Event | None]], list[str]]:
     """(draft.placed, its output, the newer draft that replaced it) of every draft with no fate yet, oldest
     first, and the paths
     of the `draft.placed` files found decided that `known` (the ones a past tick found decided) lacked.
 
     A fate is forever (hz/state is append-only), so a draft in `known` is not read again: an idle tick
-    reads only the drafts still waiting. `output_of` names the output a draft is of. One draft per output
-    waits at a time, on that output's branch: a draft is superseded once a newer one of the same output
-    was placed (the branch and its pull request moved on to it)."""
+    reads only the drafts still waiting. `output_of` names the output a draft is of, `group_of` (given the
+    draft and its output) the branch of its idempotency key (default: the output). One draft per key waits
+    at a time, on that key's branch: a draft is superseded once a newer one of the same key was placed (the
+    branch and its pull request moved on to it); drafts of other keys wait beside it."""
     mark = "/draft.placed-"
     drafts: list[Event] = []
     decided_now: list[str] = []
@@ -117,16 +121,17 @@ def undecided(
         drafts.append(placed)
     waiting = sorted((p for p in drafts if not book.decided(p)), key=lambda p: (p.ts, p.key))
     contracts = {placed.id for placed in waiting}
-    newest: dict[tuple[str, str], Event] = {}
+    newest: dict[tuple[str, str], Event] = {}  # (contract, group) -> its newest draft
     outputs: dict[int, str] = {}
+    groups: dict[int, tuple[str, str]] = {}
     for placed in drafts:
         if placed.id not in contracts:
             continue
-        outputs[id(placed)] = output_of(placed)
-        ident = (placed.id, outputs[id(placed)])
+        outputs[id(placed)] = output = output_of(placed)
+        groups[id(placed)] = ident = (placed.id, group_of(placed, output) if group_of is not None else output)
         if ident not in newest or (placed.ts, placed.key) > (newest[ident].ts, newest[ident].key):
             newest[ident] = placed
-    replaced = {id(p): newest[(p.id, outputs[id(p)])] for p in waiting}
+    replaced = {id(p): newest[groups[id(p)]] for p in waiting}
     return [(p, outputs[id(p)], None if replaced[id(p)] is p else replaced[id(p)]) for p in waiting], decided_now
 
 

@@ -83,12 +83,17 @@ def watch(remote: TeamRemote, view: Any, forge: Any, roster: Roster, now: dateti
     main = Main(remote, view.main)
     book = StateBook(remote.repo, view.state, only=main.contracts.declared)  # drafts of contracts on main only
     known = remembered(remote.local_dir)
-    on_branches = {branch.key: branch.output for branch in view.drafts.values() if branch.key}
+    on_branches = {branch.key: branch for branch in view.drafts.values() if branch.key}
 
     def output_of(placed: Event) -> str:  # a branch that carries it says, else what main and the copy say
-        return on_branches.get(placed.key) or main.output_of(placed)
+        carried = on_branches.get(placed.key)
+        return carried.output if carried is not None else main.output_of(placed)
 
-    pending, decided_now = undecided(book, output_of, known)
+    def group_of(placed: Event, output: str) -> str:  # the branch of its key: the one carrying it, else main's
+        carried = on_branches.get(placed.key)
+        return carried.branch if carried is not None else main.branch_of(placed, output)
+
+    pending, decided_now = undecided(book, output_of, known, group_of)
     remember(remote.local_dir, known, decided_now)
     forget_decided(remote, book, now)  # copies of drafts with a fate, whoever recorded it
     found.unread = book.unread
@@ -98,9 +103,10 @@ def watch(remote: TeamRemote, view: Any, forge: Any, roster: Roster, now: dateti
     marks = main.trailers(since)
     leases = LeaseBook.local(remote.repo)
     for placed, output, newer in pending:
-        judge = Judge(main, placed, output, view, roster, now, forge, authors(main, leases, placed))
+        branch = group_of(placed, output)
+        judge = Judge(main, placed, output, view, roster, now, forge, authors(main, leases, placed), branch=branch)
         try:
-            receipt = judge.decide(marks, _pull(forge, placed, output) if newer is None else None, newer)
+            receipt = judge.decide(marks, _pull(forge, placed, branch) if newer is None else None, newer)
         except HzError as exc:  # the forge or git could not answer: this draft waits for the next tick
             found.errors.append(f"{placed.key}: {exc.message}")
             continue
@@ -140,11 +146,11 @@ def authors(main: Main, leases: Any, placed: Event) -> frozenset[str]:
     return frozenset(found)
 
 
-def _pull(forge: Any, placed: Event, output: str) -> Any:
+def _pull(forge: Any, placed: Event, branch: str) -> Any:
     """The pull request of this very draft (its body names the draft's key), or None."""
     if forge is None:
         return None
-    pull = forge.pull_for_branch(branch_of(placed, output))
+    pull = forge.pull_for_branch(branch)
     mark = placed.key.split("@", 1)[1]
     return pull if pull is not None and mark in (pull.body or "") else None
 
@@ -156,13 +162,14 @@ def placed_copy(remote: TeamRemote, placed: Event) -> str:
 
 
 def branch_of(placed: Event, output: str) -> str:
+    """`hz/draft/<contract id>/<output>`: the branch of a draft placed before keys (see Main.branch_of)."""
     return f"hz/draft/{placed.id.removeprefix('hz-')}/{output}"
 
 
-def local_branches(main: Main, placed: Event, output: str) -> list[str]:
-    """This clone's own draft branches of the draft's contract and output (the owner's clone: the look
-    before the placing could keep no copy of it), their tips."""
-    prefix = f"refs/heads/{branch_of(placed, output)}"
+def local_branches(main: Main, placed: Event, branch: str) -> list[str]:
+    """This clone's own draft branch `branch` (the owner's clone: the look before the placing could keep
+    no copy of it), its tip, and those of older branches under it."""
+    prefix = f"refs/heads/{branch}"
     return [str(main.repo.references[name].target) for name in main.repo.references
             if name == prefix or name.startswith(prefix + "/")]  # fmt: skip
 
@@ -200,6 +207,23 @@ class Main:
             if (name := _target_of(earlier, placed)) is not None:
                 return name
         return str(placed.data["asset"])
+
+    def branch_of(self, placed: Event, output: str) -> str:
+        """The branch of the draft's idempotency key, by the contract's `hz.idempotency` on main (a contract
+        main no longer has: the default); the branch of its output for a name no branch can carry."""
+        from hz.review.branches import DEFAULT_IDEMPOTENCY, branch_name, draft_key
+        from hz.review.drafts import DraftTargetError
+
+        declared = self.contracts.declared.get(placed.id)
+        template = (declared.idempotency if declared is not None else None) or DEFAULT_IDEMPOTENCY
+        moment = slot_time(placed.key.split("@")[2]) if occasion(placed.key)[0] == "draft" else None
+        contract = placed.id.removeprefix("hz-")
+        try:
+            if moment is None:
+                return branch_name(contract, output)
+            return branch_name(contract, output, draft_key(template, contract, moment, str(placed.data["asset"])))
+        except DraftTargetError:
+            return branch_of(placed, output)
 
     def git(self, *args: str) -> str:
         done = subprocess.run(["git", "-C", str(self.remote.root), *args], capture_output=True,

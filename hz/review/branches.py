@@ -1,12 +1,16 @@
-"""Team drafts on branches: `hz/draft/<contract id>/<output>` in the contract's own repository.
+"""Team drafts on branches: `hz/draft/<contract id>/<output>@<key slug>` in the contract's own repository.
 
 A team contract's `state:<path>` output is reviewed truth on `main`, so its draft never touches the
 work tree: it is one commit on top of `main` (as the tick's fetch saw it, hz.review.sync) that changes
 that one file, made with a private index (`GIT_INDEX_FILE`) and `git commit-tree`. The branch is named
-for what it drafts, so one output has one pending draft: a newer draft for it is a new commit on `main`
-and the branch moves there (the tick's push forces it, guarded by the tip it saw), and its pull request
-follows. The commit's subject names the contract, output and slot; its trailers carry what hz reads back
-(hz.review.sync parses them from the fetched branches):
+for the draft's idempotency key (`hz.idempotency`, default `{memo_key}`, see `draft_key`), so one key has
+one pending draft: a newer draft of the same key is a new commit on `main` and the branch moves there
+(the tick's push forces it, guarded by the tip it saw), and its pull request follows; a draft of another
+key (another slot of a `{slot}` target) waits on its own branch beside it. The key's slug follows an
+`@`, not a `/`: a folder `<output>/` could not exist beside a branch `<output>` that an older hz or an
+amendment (`hz/draft/<contract id>/contract`) left, in the remote or in a clone. The commit's subject
+names the contract, output and slot; its trailers carry what hz reads back (hz.review.sync parses them
+from the fetched branches):
 
     Hz-Draft: <the team's draft key, hz-<contract id>@v<version>@<slot>@<asset>>
     Hz-Slot: <slot, hz.slots' one form>
@@ -23,6 +27,7 @@ the forge. Who ran the slot is on `hz/state`, in the turn's receipts and the lea
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import subprocess
@@ -34,7 +39,7 @@ from pathlib import Path
 from hz.errors import HzError
 from hz.gitenv import git_env
 from hz.gitstate.objects import SIGNATURE_NAME
-from hz.repo_paths import MAX_FILE_BYTES
+from hz.repo_paths import MAX_FILE_BYTES, fill_slot
 from hz.review import drafts
 
 ZERO = "0" * 40
@@ -53,14 +58,37 @@ class GitFailed(HzError):
     """A git command hz ran to place or inspect a draft branch failed."""
 
 
-def branch_name(contract: str, output: str) -> str:
-    """`hz/draft/<contract id>/<output>`: the one branch of an output's pending draft."""
+DEFAULT_IDEMPOTENCY = "{memo_key}"
+_SLUG_CHARS = re.compile(r"[^A-Za-z0-9_]+")
+SLUG_TEXT = 48  # characters of the key kept readable in the branch name, before its digest
+
+
+def draft_key(template: str, contract: str, slot: datetime, asset: str) -> str:
+    """A team draft's idempotency key: the contract's `hz.idempotency` filled in. `{contract}` is its id,
+    `{slot}`/`{slot:<strftime>}` the slot, and `{memo_key}` the draft's asset (its target filled for the
+    slot): hz keeps no memo of inputs, and the file a draft writes is what a newer draft of it replaces,
+    so drafts of one file supersede each other and drafts of different files wait side by side."""
+    return fill_slot(template.replace("{contract}", contract).replace("{memo_key}", asset), slot)
+
+
+def key_slug(key: str) -> str:
+    """The key as one component of a branch name: its letters and digits, then a digest of the whole key
+    (two keys that read alike never share a branch)."""
+    readable = _SLUG_CHARS.sub("-", key).strip("-")[:SLUG_TEXT].strip("-")
+    digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:10]
+    return f"{readable}-{digest}" if readable else digest
+
+
+def branch_name(contract: str, output: str, key: str | None = None) -> str:
+    """`hz/draft/<contract id>/<output>@<key slug>`: the one branch of a key's pending draft (without a
+    key, `hz/draft/<contract id>/<output>`: the form of drafts placed before keys, and of amendments)."""
     for part, what in ((contract, "contract id"), (output, "output name")):
         if not _PART.match(part):
             raise drafts.DraftTargetError(
                 f"the {what} {part[:60]!r} cannot name a draft branch", hint="use letters, digits, - and _"
             )
-    return f"hz/draft/{contract}/{output}"
+    base = f"hz/draft/{contract}/{output}"
+    return base if key is None else f"{base}@{key_slug(key)}"
 
 
 def old_branch_name(agent_id: str, slot: datetime) -> str:
@@ -163,9 +191,13 @@ class BranchTarget:
     output: str = ""
 
     @classmethod
-    def create(cls, root: Path, contract: str, output: str, asset: str, slot: datetime) -> BranchTarget:
+    def create(
+        cls, root: Path, contract: str, output: str, asset: str, slot: datetime, place: str | None = None
+    ) -> BranchTarget:
+        """The target on branch `place` (default `hz/draft/<contract>/<output>`, an amendment's)."""
         drafts.target_path(root, asset, slot, team=True)  # the repository's path rule, `.github/` included
-        target = cls(root, asset, branch_name(contract, output), asset.partition(":")[2], contract, output)
+        branch = place or branch_name(contract, output)
+        target = cls(root, asset, branch, asset.partition(":")[2], contract, output)
         target._folders_on(base_ref(root))  # the draft's tree is main's, which may differ from the work tree
         return target
 
@@ -282,7 +314,7 @@ class BranchTarget:
                 return drafts.Observation("approved", self._file_at(main))
             return drafts.Observation("pending")
         if _rev(self.root, f"refs/heads/{self.place}") is not None:
-            return drafts.Observation("superseded")  # the branch holds a newer draft of the output
+            return drafts.Observation("superseded")  # the branch holds a newer draft of the same key
         return drafts.Observation("rejected")
 
     def delete(self) -> None:

@@ -3,7 +3,7 @@
 With `[state]`, a tick starts with one `git fetch` of
 
     refs/heads/main (else master)   the reviewed truth: approvals, team contract versions, `contract:` inputs
-    refs/heads/hz/*                 `hz/state` and every `hz/draft/<contract>/<output>` branch
+    refs/heads/hz/*                 `hz/state` and every `hz/draft/<contract>/<output>@<key>` branch
     refs/hz/lease/*                 the leases
 
 into hz's own namespace, `refs/hz/sync/<remote>/…` (`TeamRemote.tracking`), never moving a member's own
@@ -45,17 +45,20 @@ _PART = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$")
 
 @dataclass(frozen=True)
 class DraftBranch:
-    """One `hz/draft/<contract>/<output>` branch as the remote has it."""
+    """One `hz/draft/<contract>/<output>@<key slug>` branch as the remote has it (no slug: a draft placed
+    before keys, or an amendment's `hz/draft/<contract>/contract`)."""
 
     contract: str
     output: str
     commit: str
     trailers: Mapping[str, str]
     committed: datetime
+    slug: str = ""
 
     @property
     def branch(self) -> str:
-        return f"hz/draft/{self.contract}/{self.output}"
+        tail = f"{self.output}@{self.slug}" if self.slug else self.output
+        return f"hz/draft/{self.contract}/{tail}"
 
     @property
     def ref(self) -> str:
@@ -77,7 +80,7 @@ class TeamView:
     main: str | None  # the commit of the remote's main (None: it has none)
     main_ref: str | None  # which branch that was, refs/heads/main or refs/heads/master
     state: str | None  # hz/state's tip
-    drafts: Mapping[tuple[str, str], DraftBranch] = field(default_factory=dict)  # (contract, output) -> branch
+    drafts: Mapping[str, DraftBranch] = field(default_factory=dict)  # branch name -> branch
     leases: Mapping[str, str] = field(default_factory=dict)  # lease ref -> its tip (the object itself)
     others: tuple[str, ...] = ()  # refs under hz/draft/ of no (contract, output) shape: old-style branches
     # this clone's own `hz/draft/…` branches as (ref, commit, Hz-Draft key), read in the same listing
@@ -131,7 +134,7 @@ def read_view(team: TeamRemote, main_ref: str | None) -> TeamView:
     listed = team.git.run("for-each-ref", f"--format={_FORMAT}", "--", *copies, DRAFT_PREFIX).stdout
     main: str | None = None
     state: str | None = None
-    drafts: dict[tuple[str, str], DraftBranch] = {}
+    drafts: dict[str, DraftBranch] = {}
     others: list[str] = []
     leases: dict[str, str] = {}
     local: list[tuple[str, str, str | None]] = []
@@ -155,7 +158,7 @@ def read_view(team: TeamRemote, main_ref: str | None) -> TeamView:
             if found is None:
                 others.append(ref)
             else:
-                drafts[(found.contract, found.output)] = found
+                drafts[found.branch] = found
     for place, draft in list(drafts.items()):
         if draft.key is None:  # a reviewer's commit on top: the draft is the nearest commit naming one
             drafts[place] = _beneath(team, draft)
@@ -178,13 +181,22 @@ def _beneath(team: TeamRemote, draft: DraftBranch) -> DraftBranch:
 
 
 def _draft(tail: str, oid: str, kind: str, when: str, said: str) -> DraftBranch | None:
-    """A draft branch named `<contract>/<output>` whose tip is a commit; None for anything else."""
-    contract, _, output = tail.partition("/")
-    if not (_PART.match(contract) and _PART.match(output)) or kind != "commit" or not when.isdigit():
+    """A draft branch named `<contract>/<output>[@<key slug>]` whose tip is a commit; None for anything else."""
+    named = split_branch("hz/draft/" + tail)
+    if named is None or kind != "commit" or not when.isdigit():
         return None
-    return DraftBranch(
-        contract, output, oid, parse_trailers(said.split("\x1f")), datetime.fromtimestamp(int(when), UTC)
-    )
+    contract, output, slug = named
+    trailers = parse_trailers(said.split("\x1f"))
+    return DraftBranch(contract, output, oid, trailers, datetime.fromtimestamp(int(when), UTC), slug)
+
+
+def split_branch(branch: str) -> tuple[str, str, str] | None:
+    """(contract id, output, key slug or "") of a branch `branch_name` makes; None for any other name."""
+    contract, _, tail = branch.removeprefix("hz/draft/").partition("/")
+    output, _, slug = tail.partition("@")
+    if not branch.startswith("hz/draft/") or not (_PART.match(contract) and _PART.match(output)):
+        return None
+    return (contract, output, slug) if not slug or _PART.match(slug) else None
 
 
 def parse_trailers(lines: list[str]) -> dict[str, str]:

@@ -1,8 +1,9 @@
 """Where a turn's draft of one output goes, and how to find it there again by its key.
 
 `target_for(plan, output, slot)` picks the place: a personal contract drafts in place in the user's
-working tree (`hz.review.drafts`), a team contract on a `hz/draft/<contract id>/<output>` branch of its repository
-(`hz.review.branches`). Both answer the same questions, so the engine and the ledger never care which.
+working tree (`hz.review.drafts`), a team contract on a `hz/draft/<contract id>/<output>@<key slug>`
+branch of its repository (`hz.review.branches`). Both answer the same questions, so the engine and the
+ledger never care which.
 """
 
 from __future__ import annotations
@@ -90,33 +91,38 @@ class FileTarget:
 
 def target_for(plan: Plan, output: str, slot: datetime) -> Target:
     asset = drafts.expand_target(plan.targets[output], slot)
-    return target_at(plan.root, plan.scope, plan.agent_id, asset, slot, branch=_branch(plan, output))
+    return target_at(plan.root, plan.scope, plan.agent_id, asset, slot, branch=_branch(plan, output, slot, asset))
 
 
-def _branch(plan: Plan, output: str) -> str | None:
-    """A team contract's draft branch for `output`, named for the contract (None: it has no id yet)."""
-    contract = getattr(getattr(plan.contract, "frontmatter", None), "id", None)
+def _branch(plan: Plan, output: str, slot: datetime, asset: str) -> str | None:
+    """A team contract's draft branch for `output`, named for the contract and the draft's idempotency key
+    (None: it has no id yet)."""
+    frontmatter = getattr(plan.contract, "frontmatter", None)
+    contract = getattr(frontmatter, "id", None)
     if plan.scope != "team" or not contract:
         return None
-    from hz.review.branches import branch_name
+    from hz.review.branches import DEFAULT_IDEMPOTENCY, branch_name, draft_key
 
-    return branch_name(str(contract), output)
+    template = str(getattr(getattr(frontmatter, "hz", None), "idempotency", None) or DEFAULT_IDEMPOTENCY)
+    return branch_name(str(contract), output, draft_key(template, str(contract), slot, asset))
 
 
 def target_at(
     root: Path | None, scope: str, agent_id: str, asset: str, slot: datetime, *, branch: str | None = None
 ) -> Target:
     """The target of an asset whose slot placeholders are already filled in. A team draft goes on
-    `branch` (`hz/draft/<contract id>/<output>`), or without one on the older `hz/draft/<agent>/<slot>`."""
+    `branch` (`hz/draft/<contract id>/<output>@<key slug>`), or without one on the older
+    `hz/draft/<agent>/<slot>`."""
     if root is None:
         raise HzError(f"{agent_id} has no working tree to draft into", hint="run hz from its repository")
     if scope == "team" and asset.startswith("state:"):
         from hz.review.branches import BranchTarget, old_branch_name
+        from hz.review.sync import split_branch
 
-        if branch is None or not branch.startswith("hz/draft/"):
+        named = split_branch(branch) if branch is not None else None
+        if branch is None or named is None:
             return BranchTarget.old(root, old_branch_name(agent_id, slot), asset, slot)
-        contract, _, output = branch.removeprefix("hz/draft/").partition("/")
-        return BranchTarget.create(root, contract, output, asset, slot)
+        return BranchTarget.create(root, named[0], named[1], asset, slot, place=branch)
     team = scope == "team"
     path = drafts.target_path(root, asset, slot, team=team)
     return FileTarget(asset, str(path.relative_to(root.resolve())), path, root, slot, team)
@@ -134,4 +140,6 @@ def check_targets(plan: Plan, slot: datetime) -> None:
     for output in sorted(plan.targets):
         asset = drafts.expand_target(plan.targets[output], slot)
         if asset.partition(":")[0] in PATH_SCHEMES:  # the rule, and what is there now must be usable too
-            target_at(plan.root, plan.scope, plan.agent_id, asset, slot, branch=_branch(plan, output)).current()
+            target_at(
+                plan.root, plan.scope, plan.agent_id, asset, slot, branch=_branch(plan, output, slot, asset)
+            ).current()

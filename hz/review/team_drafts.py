@@ -42,7 +42,7 @@ def team_drafts(root: Path | None, environ: Mapping[str, str], now: datetime) ->
         view = read_view(remote, "refs/" + main.removeprefix(remote.sync_prefix) if main else None)
     pulls = _pulls(remote.root, environ, [d.branch for d in view.drafts.values()], found.notes)
     names = _names(remote, view.main, {d.contract for d in view.drafts.values()})
-    for draft in sorted(view.drafts.values(), key=lambda d: (d.contract, d.output)):
+    for draft in sorted(view.drafts.values(), key=lambda d: (d.contract, d.output, d.slot or "", d.slug)):
         found.rows.append(
             {
                 "scope": "team",

@@ -1,4 +1,5 @@
-"""Team draft branches are named for what they draft and cleaned up (issue 11, finding 3).
+"""Team draft branches are named for what they draft and cleaned up (issue 11, finding 3); one branch and
+one pull request per idempotency key, so drafts of different slots wait side by side (issue 19, finding 3).
 
 Members are separate `hz tick` processes with their own clones and homes, against one bare remote with
 hz's hook over loopback `git daemon`; the pull requests go to the fake GitHub (tests/review/fake_forge.py),
@@ -14,12 +15,13 @@ from pathlib import Path
 
 from tests.gitstate.conftest import bare, loopback  # noqa: F401  (the fixtures, fetched by name below)
 from tests.review.conftest import PulseOnForge
-from tests.turn.team_harness import draft_branches, pulse_team, state_events
+from tests.turn.team_harness import draft_branches, key_branch, pulse_team, state_events
 from tests.turn.test_late_runner import CONTRACT_ID, LEASE, hz
 from tests.turn.test_team import git
 
 SLOT = datetime(2026, 10, 26, 11, 0, tzinfo=UTC)
-BRANCH = f"hz/draft/{CONTRACT_ID}/pulse"
+ELEVEN = "state:pulse/20261026T1100.md"
+BRANCH = key_branch(CONTRACT_ID, "pulse", ELEVEN)
 
 
 def trailers(remote: Path, rev: str) -> dict[str, str]:
@@ -52,26 +54,35 @@ def test_the_draft_branch_is_named_for_the_contract_with_trailers_and_a_subject_
     assert [e["key"] for e in placed] == [trailers(bare, BRANCH)["Hz-Draft"]]
 
 
-def test_25_hourly_slots_leave_one_branch_and_one_pull_request_per_output(
+def test_the_branch_is_named_for_the_idempotency_key() -> None:
+    assert f"hz/draft/{CONTRACT_ID}/pulse@state-pulse-20261026T1100-md-ab29e3057c" == BRANCH
+
+
+def test_two_slots_wait_side_by_side_each_on_its_branch_and_both_are_approved(
     bare: Path,  # noqa: F811
     pulse_on_forge: PulseOnForge,
 ) -> None:
-    fake, (priya, _) = pulse_on_forge("priya", "omar")
-    tips = []
-    for hour in range(25):
+    """An hourly `{slot}` page is a new key each hour: the 12:00 draft leaves the 11:00 one pending, with
+    its own branch and pull request (it used to replace it unreviewed), and a reviewer merges both later."""
+    fake, (priya, omar) = pulse_on_forge("priya", "omar")
+    for hour in (0, 1):
         woken = priya.tick(SLOT + timedelta(hours=hour, minutes=1))
         assert [e for e in woken if e["action"] == "error"] == []
-        assert draft_branches(bare) == [f"refs/heads/{BRANCH}"], hour
-        tips.append(git("--git-dir", str(bare), "rev-parse", BRANCH))
-    assert len(set(tips)) == 25  # each hour's draft replaced the one before on the same branch
-    assert trailers(bare, BRANCH)["Hz-Slot"] == "2026-10-27T11:00Z"
+    twelve = key_branch(CONTRACT_ID, "pulse", "state:pulse/20261026T1200.md")
+    assert draft_branches(bare) == sorted([f"refs/heads/{BRANCH}", f"refs/heads/{twelve}"])
+    assert trailers(bare, BRANCH)["Hz-Slot"] == "2026-10-26T11:00Z"
+    assert trailers(bare, twelve)["Hz-Slot"] == "2026-10-26T12:00Z"
     pulls = fake.pulls()
-    assert [(p["head"]["ref"], p["state"]) for p in pulls] == [(BRANCH, "open")]  # updated, never multiplied
-    assert "2026-10-27T11:00Z" in pulls[0]["title"]
-    assert [r["login"] for r in pulls[0]["requested_reviewers"]] == ["omar"]
-    assert [label["name"] for label in pulls[0]["labels"]] == ["hz-draft"]
-    assert f"<!-- hz-draft: {LEASE}@v1@2026-10-27T11:00Z@state:pulse/20261027T1100.md -->" in pulls[0]["body"]
-    assert "- [ ] the hour is covered" in pulls[0]["body"]
+    assert sorted((p["head"]["ref"], p["state"]) for p in pulls) == sorted([(BRANCH, "open"), (twelve, "open")])
+    assert [e["kind"] for e in state_events(bare) if e["kind"] in ("draft.superseded", "draft.rejected")] == []
+
+    for pull in pulls:
+        fake.merge(pull["number"], by="omar")
+    omar.tick(SLOT + timedelta(hours=1, minutes=20))
+    approved = sorted((e["key"], e["data"]["approver"]) for e in state_events(bare) if e["kind"] == "approval.observed")
+    assert approved == [(f"{LEASE}@v1@2026-10-26T{hour}:00Z@state:pulse/20261026T{hour}00.md", "@omar")
+                        for hour in (11, 12)]  # fmt: skip
+    assert draft_branches(bare) == []
 
 
 def test_a_merged_draft_s_branch_is_deleted_by_the_next_tick_of_anyone(
@@ -103,7 +114,7 @@ def test_a_draft_closed_on_the_forge_loses_its_branch_and_the_next_draft_opens_a
     assert draft_branches(bare) == []
     assert [e["kind"] for e in state_events(bare) if e["kind"] == "draft.rejected"] == ["draft.rejected"]
     priya.tick(SLOT + timedelta(hours=1, minutes=1))
-    assert draft_branches(bare) == [f"refs/heads/{BRANCH}"]
+    assert draft_branches(bare) == [f"refs/heads/{key_branch(CONTRACT_ID, 'pulse', 'state:pulse/20261026T1200.md')}"]
     assert [p["state"] for p in fake.pulls()] == ["closed", "open"]
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from tests.gitstate.conftest import bare, loopback  # noqa: F401  (the fixtures, fetched by name below)
 from tests.review.conftest import PulseOnForge
-from tests.turn.team_harness import draft_branches, fresh_clone, pulse_team, state_events
+from tests.turn.team_harness import draft_branches, fresh_clone, key_branch, pulse_team, state_events
 from tests.turn.test_late_runner import CONTRACT_ID, LEASE, hz
 
 SLOT = datetime(2026, 10, 26, 11, 0, tzinfo=UTC)
@@ -23,13 +23,14 @@ def test_a_reviewer_rejects_a_team_draft_closing_its_pull_request_deleting_its_b
 ) -> None:
     fake, [priya] = pulse_on_forge("priya")
     priya.tick(SLOT + timedelta(minutes=1))
-    assert draft_branches(bare) == [f"refs/heads/hz/draft/{CONTRACT_ID}/pulse"]
+    branch = key_branch(CONTRACT_ID, "pulse", "state:pulse/20261026T1100.md")
+    assert draft_branches(bare) == [f"refs/heads/{branch}"]
 
     clone, environ = fresh_clone(tmp_path, loopback, "omar")
     environ.update(fake.environ, HZ_HANDLE="@omar")
     rejected = hz("reject", KEY, cwd=clone, environ=environ)
     assert (rejected.returncode, rejected.stderr) == (0, "")
-    assert rejected.stdout.startswith(f"rejected {KEY}; branch hz/draft/{CONTRACT_ID}/pulse deleted on the team remote")
+    assert rejected.stdout.startswith(f"rejected {KEY}; branch {branch} deleted on the team remote")
     assert draft_branches(bare) == []
     assert [p["state"] for p in fake.pulls()] == ["closed"]
     receipts = [e for e in state_events(bare) if e["kind"] == "draft.rejected"]

@@ -5,7 +5,7 @@ Two members (@priya owns `team-pulse`, @omar maintains it and owns `pulse-digest
 (tests/review/fake_forge.py) whose bare repository IS the team's remote, served over loopback `git daemon`
 with hz's pre-receive hook. Every participant is an `hz tick` process.
 
-1. 09:00 priya's tick drafts the 09:00 pulse on `hz/draft/<contract>/pulse` and opens its pull request.
+1. 09:00 priya's tick drafts the 09:00 pulse on `hz/draft/<contract>/pulse@<key>` and opens its pull request.
 2. Rita edits the file on the pull request and squash-merges it (GitHub deletes nothing; the draft
    commit never reaches main: only the squash commit does).
 3. 09:20 omar's tick records `approval.observed` with Rita as approver (the forge's merger, through the
@@ -129,7 +129,7 @@ def test_a_draft_reviewed_on_the_forge_is_approved_once_published_once_and_read_
     woken = priya.tick(START)
     assert ("started", "drafted") in [(e["action"], e.get("disposition")) for e in woken], woken
     (placed,) = [e for e in state_events(remote) if e["kind"] == "draft.placed" and "pulse/" in e["data"]["asset"]]
-    branch = next(b for b in draft_branches(remote) if b.endswith("/pulse")).removeprefix("refs/heads/")
+    branch = next(b for b in draft_branches(remote) if "/pulse@" in b).removeprefix("refs/heads/")
     (pull,) = [p for p in fake.pulls() if p["head"]["ref"] == branch]
     omar.tick(START + timedelta(minutes=5))  # his daemon looks while the draft waits
 

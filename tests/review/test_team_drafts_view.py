@@ -12,7 +12,7 @@ from pathlib import Path
 
 from tests.gitstate.conftest import bare, loopback  # noqa: F401  (the fixtures, fetched by name below)
 from tests.review.conftest import PulseOnForge
-from tests.turn.team_harness import fresh_clone, pulse_team
+from tests.turn.team_harness import fresh_clone, key_branch, pulse_team
 from tests.turn.test_late_runner import CONTRACT_ID, LEASE, hz
 from tests.turn.test_team import git
 
@@ -42,7 +42,7 @@ def test_a_reviewer_elsewhere_sees_the_team_s_draft_with_its_pull_request(
         "output": "pulse",
         "slot": "2026-10-26T11:00Z",
         "key": KEY,
-        "branch": f"hz/draft/{CONTRACT_ID}/pulse",
+        "branch": key_branch(CONTRACT_ID, "pulse", "state:pulse/20261026T1100.md"),
     }
     assert row["pull"] == fake.pulls()[0]["html_url"]
     assert row["age_s"] >= 0 and row["placed_at"].endswith("Z")

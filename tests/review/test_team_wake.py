@@ -14,7 +14,7 @@ from pathlib import Path
 
 from tests.gitstate.conftest import bare, loopback  # noqa: F401  (the fixtures, fetched by name below)
 from tests.review.conftest import PulseOnForge
-from tests.turn.team_harness import draft_branches, fresh_clone, lease_log, state_events
+from tests.turn.team_harness import draft_branches, fresh_clone, key_branch, lease_log, state_events
 from tests.turn.test_late_runner import CONTRACT_ID, LEASE, hz
 
 NINE = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
@@ -39,10 +39,10 @@ def test_a_wake_on_a_team_contract_takes_the_lease_pushes_and_opens_the_pull_req
     started = [e for e in state_events(bare) if e["kind"] == "turn.started" and e["data"]["cause"] == "asked"]
     assert [(e["id"], e["data"]["role"]) for e in started] == [(LEASE, "delegate")]
     assert KEY in [e["key"] for e in state_events(bare) if e["kind"] == "draft.placed"]
-    assert f"refs/heads/hz/draft/{CONTRACT_ID}/pulse" in draft_branches(bare)
+    assert f"refs/heads/{key_branch(CONTRACT_ID, 'pulse', KEY.rpartition('@')[2])}" in draft_branches(bare)
     chain = [(r["token"], r["state"], r["holder"].split("/")[0]) for r in lease_log(omar.clone, omar.environ, LEASE)]
     assert chain[-2:] == [(2, "held", "@omar"), (2, "released", "@omar")]
-    assert len(fake.pulls()) == 1  # the branch's pull request
+    assert len(fake.pulls()) == 2  # each draft's own pull request: 09:00's and the wake's (another key)
 
     # a reviewer anywhere sees omar's draft
     clone, environ = fresh_clone(tmp_path, loopback, "reviewer")

@@ -141,6 +141,13 @@ def state_events(bare: Path) -> list[dict[str, Any]]:
     return [json.loads(git("--git-dir", str(bare), "show", f"hz/state:{f}")) for f in files]
 
 
+def key_branch(contract: str, output: str, asset: str) -> str:
+    """The draft branch of a draft whose contract keeps the default idempotency key: its asset is its key."""
+    from hz.review.branches import branch_name
+
+    return branch_name(contract, output, asset)
+
+
 def draft_branches(bare: Path) -> list[str]:
     """The draft branches on the remote, `refs/heads/hz/draft/…`."""
     listed = git("--git-dir", str(bare), "for-each-ref", "--format=%(refname)", "refs/heads/hz/draft/")

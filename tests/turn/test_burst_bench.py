@@ -21,4 +21,5 @@ def test_the_bench_counts_the_draft_branch_a_tick_pushes_for_its_contract(tmp_pa
     # the team repository's own contract (team-note) is due at the same moment: only the bench's counts here
     ours = [e for e in created.woken if e["agent"] == "burst-000"]
     assert [(e["action"], e.get("disposition")) for e in ours] == [("started", "drafted")]
-    assert burst.draft_branches(bare, 1) == [f"refs/heads/hz/draft/{burst.contract_id(0)}/report"]
+    (branch,) = burst.draft_branches(bare, 1)
+    assert branch.startswith(f"refs/heads/hz/draft/{burst.contract_id(0)}/report@state-reports-burst-000-"), branch

@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from hz.heinzel.lifecycle import Origin, create
+from hz.review.branches import branch_name
 from hz.session.store import Store
 from hz.tick.daemon import tick
 
@@ -97,20 +98,22 @@ def test_the_lease_picks_one_runner_per_slot_and_receipts_land_in_one_push(tmp_p
     assert lease == f"refs/hz/lease/hz-{CONTRACT_ID}"
     files = git("--git-dir", str(bare), "ls-tree", "-r", "--name-only", "hz/state").splitlines()
     assert len(files) == 6  # started, draft placed, finished for each of priya's two turns
-    branches = git("branch", "--list", "hz/draft/*", cwd=priya).split()
-    assert [b for b in branches if b != "*"] == [f"hz/draft/{CONTRACT_ID}/note"]  # named for what it drafts
+    branches = [b for b in git("branch", "--list", "hz/draft/*", cwd=priya).split() if b != "*"]
+    weeks = [branch_name(CONTRACT_ID, "note", f"state:notes/2026-W{week}.md") for week in (43, 44)]
+    assert branches == weeks  # named for what they draft: one branch per week's key, side by side
 
-    # merging the draft branch on the remote approves it: the next tick records it and deletes the branch;
-    # Monday's draft, superseded on that branch by Friday's, is recorded superseded (not rejected)
-    draft = [b for b in branches if b != "*"][-1]
-    git("merge", "-q", "--no-ff", "-m", "Approve the note", draft, cwd=priya)  # a fast-forward names no merger
+    # merging a draft branch on the remote approves it: the next tick records it and deletes the branch;
+    # the other week's draft waits for its own review (another key: nothing superseded it)
+    git("merge", "-q", "--no-ff", "-m", "Approve the note", weeks[1], cwd=priya)  # a fast-forward names no merger
     git("push", "-q", "origin", "HEAD:main", cwd=priya)
     approved = tick(root=priya, environ=priya_env, now=FRIDAY + timedelta(hours=1))
     said = [(e["agent"], e["action"]) for e in approved.woken]
-    assert said[:2] == [("approvals", "superseded"), ("approvals", "approved")], approved.woken
+    assert said[:1] == [("approvals", "approved")], approved.woken
     kinds = git("--git-dir", str(bare), "ls-tree", "-r", "--name-only", "hz/state").splitlines()
-    assert sum("approval.observed" in k for k in kinds) == 1 and sum("draft.superseded" in k for k in kinds) == 1
-    assert git("--git-dir", str(bare), "for-each-ref", "refs/heads/hz/draft/") == ""
+    assert sum("approval.observed" in k for k in kinds) == 1 and sum("draft.superseded" in k for k in kinds) == 0
+    assert git("--git-dir", str(bare), "for-each-ref", "--format=%(refname)", "refs/heads/hz/draft/") == (
+        f"refs/heads/{weeks[0]}"
+    )
 
 
 def test_without_an_identity_no_team_slot_runs_unleased(tmp_path: Path) -> None:

@@ -1,12 +1,16 @@
-"""Team drafts reach the remote: the tick's one push carries the `hz/draft/<contract>/<output>` branch."""
+"""Team drafts reach the remote: the tick's one push carries the `hz/draft/<contract>/<output>@<key>` branch."""
 
 from __future__ import annotations
 
 from datetime import timedelta
 from pathlib import Path
 
+from hz.review.branches import branch_name
 from hz.tick.daemon import tick
 from tests.turn.test_team import CONTRACT_ID, FRIDAY, MONDAY, TEAM, git, member
+
+W43 = branch_name(CONTRACT_ID, "note", "state:notes/2026-W43.md")  # the Friday slot Monday catches up on
+W44 = branch_name(CONTRACT_ID, "note", "state:notes/2026-W44.md")
 
 
 def _team_repo(tmp_path: Path) -> Path:
@@ -32,33 +36,31 @@ def test_the_draft_branch_goes_out_with_the_receipts_and_other_members_see_it(tm
     bare = _team_repo(tmp_path)
     priya, priya_env = member(tmp_path, "priya", bare)
     omar, _ = member(tmp_path, "omar", bare)
-    branch = f"refs/heads/hz/draft/{CONTRACT_ID}/note"
-
     created = tick(root=priya, environ=priya_env, now=MONDAY)
     assert [(e["action"], e.get("disposition")) for e in created.woken] == [("started", "drafted")]
     assert created.pushed is True
-    assert list(_drafts(bare)) == [branch]
+    assert list(_drafts(bare)) == [f"refs/heads/{W43}"]
     assert _drafts(bare) == _drafts(priya / ".git")
 
     friday = tick(root=priya, environ=priya_env, now=FRIDAY)
     assert [(e["action"], e.get("disposition")) for e in friday.woken] == [("started", "drafted")]
-    assert list(_drafts(bare)) == [branch]  # the newer draft replaced the pending one: one branch per output
+    assert list(_drafts(bare)) == [f"refs/heads/{W43}", f"refs/heads/{W44}"]  # another week: another key, beside
     assert _drafts(bare) == _drafts(priya / ".git")
-    assert git("--git-dir", str(bare), "log", "--format=%(trailers:key=Hz-Slot,valueonly)", "-1", branch) == (
+    assert git("--git-dir", str(bare), "log", "--format=%(trailers:key=Hz-Slot,valueonly)", "-1", W44) == (
         "2026-10-30T15:00Z"
     )
 
     git("fetch", "-q", "origin", cwd=omar)  # a reviewer sees the draft as a branch to review and merge
     seen = git("branch", "-r", "--list", "origin/hz/draft/*", "--format=%(refname:short)", cwd=omar).splitlines()
-    assert seen == [f"origin/hz/draft/{CONTRACT_ID}/note"]
+    assert seen == [f"origin/{W43}", f"origin/{W44}"]
 
 
 def test_something_else_under_the_branch_name_is_replaced_and_the_receipts_land(tmp_path: Path) -> None:
     bare = _team_repo(tmp_path)
     priya, priya_env = member(tmp_path, "priya", bare)
     tick(root=priya, environ=priya_env, now=MONDAY)
-    ref = next(iter(_drafts(bare)))
-    # somebody else pushed an unrelated history under the name of the output's draft branch
+    ref = f"refs/heads/{W44}"
+    # somebody else pushed an unrelated history under the name of the branch of Friday's draft
     other = tmp_path / "other"
     git("init", "-q", str(other))
     (other / "x.md").write_text("not a draft\n")
@@ -72,4 +74,4 @@ def test_something_else_under_the_branch_name_is_replaced_and_the_receipts_land(
     assert friday.pushed is True
     assert _drafts(bare) == _drafts(priya / ".git")  # the newer draft, forced over the tip the tick saw
     state = git("--git-dir", str(bare), "ls-tree", "-r", "--name-only", "hz/state").splitlines()
-    assert len(state) == 7  # both turns' receipts landed all the same, and the overwritten draft's rejection
+    assert len(state) == 6  # both turns' receipts landed all the same (the planted commit was no draft of hz's)

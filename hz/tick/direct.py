@@ -91,9 +91,12 @@ def _settled(store: Store, work: AgentWork, ran: list[dict[str, Any]], now: date
     """What ran, then what the team push did (nothing to push for a personal contract)."""
     if work.team is None:
         return Outcome(ran)
-    from hz.tick.team_side import push_team
+    from hz.tick.team_side import decide_withheld, fenced_leases, push_team, without_started
 
     said, _ = push_team(store, work.team, now)
+    for lease in fenced_leases(said):  # fenced: the one `fenced` line, and no draft left pending here
+        ran = without_started(ran, work.candidate.plan.name)
+        decide_withheld(work.journal, work.team, lease)
     disposition = [work.disposition.to_json()] if work.disposition is not None else []
     return Outcome(ran + said, team=disposition)
 

@@ -23,11 +23,12 @@ from hz.turn.plan import Plan
 
 def record(team: Team, events: Sequence[Envelope], turn: str, claim_: Claim) -> None:
     from hz.review.auto_publish import proposals
+    from hz.tick.team_supersede import superseded
 
     made = receipts(events, turn, claim_)
-    team.queued += team.writer.queue(*made)
-    assert claim_.lease is not None, "a team turn runs under its lease"
     placed = [e for e in events if e.turn == turn]
+    team.queued += team.writer.queue(*made, *superseded(team, placed, made))  # in the placing push
+    assert claim_.lease is not None, "a team turn runs under its lease"
     branches = unpublished_drafts(team, placed)
     team.drafts.update(tie(branches, claim_.lease, claim_.token, team))
     team.proposed.update(proposals(placed, made, claim_.lease, branches))

@@ -25,24 +25,32 @@ def forget_fenced(store: Store, team: Any, lease: str, report: TickReport, now: 
     """A fenced turn placed nothing for the team: the tick says `fenced` once (not `started -> drafted`
     too), and this machine's record of its draft is decided here, so no pending draft that no other
     member can see is left behind (`hz drafts`, `hz heinzel show`)."""
+    plan = team.plans.get(lease)
+    if plan is None:
+        return
+    report.woken[:] = without_started(report.woken, plan.name)
+    with store.writer(plan.agent_id, now=now) as writer:
+        decide_withheld(Journal(writer, lambda: now), team, lease)
+
+
+def without_started(entries: list[dict[str, Any]], name: str) -> list[dict[str, Any]]:
+    """The entries but the `started`/`resumed` line of `name`, whose turn was fenced: `fenced` says it."""
+    return [e for e in entries if not (e.get("agent") == name and e["action"] in ("started", "resumed"))]
+
+
+def decide_withheld(journal: Journal, team: Any, lease: str) -> None:
+    """Decide (rejected locally, no approver) this spine's pending drafts that hz/state does not hold: the
+    push that would have placed them was fenced."""
     from hz.gitstate.layout import STATE_REF
     from hz.gitstate.objects import resolve
     from hz.review import approvals
     from hz.review.approval_state import StateBook
 
-    plan = team.plans.get(lease)
-    if plan is None:
-        return
-    report.woken[:] = [
-        e for e in report.woken if not (e.get("agent") == plan.name and e["action"] in ("started", "resumed"))
-    ]
     book = StateBook(team.remote.repo, resolve(team.remote.repo, team.remote.tracking(STATE_REF)))
-    with store.writer(plan.agent_id, now=now) as writer:
-        journal = Journal(writer, lambda: now)
-        for event in approvals.undecided(journal.events()):
-            key = str(event.data["key"])
-            if not book.has("draft.placed", lease, f"{lease}@{key.split('@', 1)[1]}"):
-                approvals.record_rejection(journal, key, approver=None)
+    for event in approvals.undecided(journal.events()):
+        key = str(event.data["key"])
+        if not book.has("draft.placed", lease, f"{lease}@{key.split('@', 1)[1]}"):
+            approvals.record_rejection(journal, key, approver=None)
 
 
 def push_team(store: Store, team: Any, now: datetime) -> tuple[list[dict[str, Any]], bool]:
@@ -79,6 +87,11 @@ def fenced_entry(lease: str, withheld: Mapping[str, str]) -> dict[str, Any]:
     branches = [ref.removeprefix("refs/heads/") for ref, held in withheld.items() if held == lease]
     placed = f"; its draft branch {', '.join(branches)} was not pushed" if branches else ""
     return {"agent": lease, "action": "fenced", "reason": f"the lease was taken over{placed}"}
+
+
+def fenced_leases(entries: list[dict[str, Any]]) -> list[str]:
+    """The leases the `fenced` entries of a push's report name."""
+    return [str(e["agent"]) for e in entries if e.get("action") == "fenced"]
 
 
 def carry_waiting_drafts(store: Store, team: Any) -> None:

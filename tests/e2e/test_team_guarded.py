@@ -29,6 +29,7 @@ import pytest
 from hz.commands.approve import approve_command
 from hz.commands.heinzel_adopt import adopt_repository
 from hz.gitstate.events import Event, path_of
+from hz.review.branches import branch_name
 from tests.gitstate.conftest import bare, loopback  # noqa: F401  (fixtures: the guarded remote)
 
 CONTRACT_ID = "01KC0000000000000000000001"
@@ -213,7 +214,8 @@ def test_a_team_day_is_never_refused_by_its_own_hook(tmp_path: Path, team: str, 
     # 10:30 the contract's target moves on main; the pending draft (the 10:00 slot's) went to the old target
     commit_to_main(ann, "workflows/hourly.prose.md", MOVED, "hourly: pages under reports/hourly")
     # 10:45 ann merges that draft: its approval is recorded all the same (decided by main's history)
-    git("fetch", "-q", "origin", f"refs/heads/hz/draft/{CONTRACT_ID}/page", cwd=ann.clone)
+    ten = branch_name(CONTRACT_ID, "page", f"state:reports/{DAY}-10.md")  # the 10:00 page's own key
+    git("fetch", "-q", "origin", f"refs/heads/{ten}", cwd=ann.clone)
     git("merge", "-q", "--no-edit", "FETCH_HEAD", cwd=ann.clone)
     git("push", "-q", "origin", "HEAD:main", cwd=ann.clone)
     # 11:00 every tick runs the version on main (docs/decisions.md, "Team contracts are approved on main")

@@ -138,3 +138,32 @@ def test_a_holder_stopped_past_its_lease_places_no_receipt_and_no_branch(tmp_pat
 def remote_refs(bare: Path) -> dict[str, str]:
     listed = git("ls-remote", str(bare)).splitlines()
     return {ref: commit for commit, ref in (line.split("\t") for line in listed)}
+
+
+def test_a_fenced_wake_says_fenced_once_and_leaves_nothing_pending(tmp_path: Path) -> None:
+    """The owner's `hz heinzel wake` holds the lease and thinks; the delegate's tick 20 minutes on takes the
+    lease over and runs the slot. The wake's push is then fenced: it says `fenced` once (not `started ->
+    drafted` too), and its draft, which the team never received, does not wait in the owner's `hz drafts`."""
+    bare, (priya, priya_env), (omar, omar_env) = team(tmp_path)
+    folder = tmp_path / "think"
+    config = tmp_path / "priya" / "config"
+    config.mkdir()
+    (config / "config.toml").write_text('[runners]\ndefault = "claude-code"\n')
+    path = f"{slow_claude(folder)}{os.pathsep}{priya_env['PATH']}"
+    owner_env = {**priya_env, "HZ_CONFIG_HOME": str(config), "PATH": path}
+    name = git("--git-dir", str(bare), "show", "main:workflows/team-pulse.prose.md").split("name: ", 1)[1].split()[0]
+    woke = subprocess.Popen([sys.executable, "-m", "hz", "heinzel", "wake", name, "--now",
+                             (SLOT + timedelta(seconds=30)).isoformat()], cwd=priya, env=owner_env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    try:
+        wait_for(folder / "ready", woke)  # the wake holds the lease (token 1) and is thinking
+        assert tick(omar, omar_env, SLOT + timedelta(minutes=20)) == [("started", "drafted")]
+        ran = remote_refs(bare)
+    finally:
+        (folder / "go").touch()
+    out, err = woke.communicate(timeout=120)
+    assert (woke.returncode, err) == (0, ""), out
+    assert [line.split(":", 1)[1].strip().split()[0] for line in out.splitlines()] == ["fenced"], out
+    listed = json.loads(hz("drafts", "--json", cwd=priya, environ=priya_env).stdout)
+    assert [row for row in listed if row.get("scope") != "team"] == []  # the team's (omar's) draft only
+    assert remote_refs(bare) == ran

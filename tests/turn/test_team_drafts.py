@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 from pathlib import Path
 
@@ -75,3 +76,37 @@ def test_something_else_under_the_branch_name_is_replaced_and_the_receipts_land(
     assert _drafts(bare) == _drafts(priya / ".git")  # the newer draft, forced over the tip the tick saw
     state = git("--git-dir", str(bare), "ls-tree", "-r", "--name-only", "hz/state").splitlines()
     assert len(state) == 6  # both turns' receipts landed all the same (the planted commit was no draft of hz's)
+
+
+def test_a_same_key_draft_supersedes_the_pending_one_in_the_push_that_places_it(tmp_path: Path) -> None:
+    """Monday 10:00's wake drafts week 44's note; Friday's slot drafts week 44 again: the same key, so the
+    branch moves on and the wake's draft is recorded superseded by Friday's, in the commit of hz/state
+    that places Friday's draft, under that turn's lease term (no later tick needed)."""
+    from tests.turn.test_late_runner import hz
+
+    bare = _team_repo(tmp_path)
+    priya, priya_env = member(tmp_path, "priya", bare)
+    tick(root=priya, environ=priya_env, now=MONDAY)  # week 43's catch-up
+    woke = hz("heinzel", "wake", "team-note", "--now", (MONDAY + timedelta(hours=1)).isoformat(), cwd=priya,
+              environ=priya_env)  # fmt: skip
+    assert (woke.returncode, woke.stderr) == (0, ""), woke.stdout
+    assert list(_drafts(bare)) == [f"refs/heads/{W43}", f"refs/heads/{W44}"]
+
+    tick(root=priya, environ=priya_env, now=FRIDAY)
+    assert list(_drafts(bare)) == [f"refs/heads/{W43}", f"refs/heads/{W44}"]  # week 44's branch moved on
+    commits = git("--git-dir", str(bare), "rev-list", "hz/state").split()
+    added = {c: git("--git-dir", str(bare), "diff-tree", "--no-commit-id", "--name-only", "-r", "--root", c).split()
+             for c in commits}  # fmt: skip
+    (placing,) = [c for c, paths in added.items() if any("/draft.superseded-" in p for p in paths)]
+    read = [git("--git-dir", str(bare), "show", f"{placing}:{p}") for p in added[placing]]
+    events = {e["kind"]: e for e in map(json.loads, read)}
+    lease = f"hz-{CONTRACT_ID}"
+    friday = f"{lease}@v1@2026-10-30T15:00Z@state:notes/2026-W44.md"
+    assert events["draft.placed"]["key"] == friday  # the same commit places the newer draft
+    gone = events["draft.superseded"]
+    assert (gone["key"], gone["data"], gone["lease"], gone["token"]) == (
+        f"{lease}@v1@2026-10-26T10:00Z@state:notes/2026-W44.md",
+        {"key": gone["key"], "asset": "state:notes/2026-W44.md", "by": friday},
+        lease,
+        events["draft.placed"]["token"],
+    )

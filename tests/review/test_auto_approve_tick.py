@@ -72,11 +72,13 @@ def drafted(member: Member, hours: int) -> None:
 
 
 def merge_the_pending_draft(fake: FakeForge, remote: Path) -> str:
-    """Rita squash-merges the open pull request of the pulse draft; the draft key it carried."""
-    (pull,) = [p for p in fake.pulls() if p["state"] == "open" and p["head"]["ref"].endswith("/pulse")]
-    fake.merge(pull["number"], by="rita-gh", method="squash")
+    """Rita squash-merges the open pull request of the newest pulse draft (each hour's waits on its own
+    branch); the draft key it carried."""
     placed = [e for e in state_events(remote) if e["kind"] == "draft.placed"]
-    return str(placed[-1]["data"]["key"])
+    key = str(max(placed, key=lambda e: e["ts"])["data"]["key"])
+    (pull,) = [p for p in fake.pulls() if p["state"] == "open" and key.split("@", 1)[1] in (p["body"] or "")]
+    fake.merge(pull["number"], by="rita-gh", method="squash")
+    return key
 
 
 def test_a_live_policy_publishes_right_after_the_drafts_tick_and_the_approval_does_not_again(

@@ -80,7 +80,7 @@ def digest_turns(remote: Path) -> list[str]:
 def merge_pulse(rita: Reviewer, remote: Path, hour: int) -> None:
     """Rita squash-merges the pulse's draft of `hour` with a line of her own (the offline runner drafts the
     same summary every hour: her line is what moves the digest's input)."""
-    branch = next(b for b in draft_branches(remote) if b.endswith("/pulse")).removeprefix("refs/heads/")
+    branch = next(b for b in draft_branches(remote) if "/pulse@" in b).removeprefix("refs/heads/")
 
     def edit(clone: Path) -> None:
         with (clone / f"pulse/20261102T{hour:02d}00.md").open("a", encoding="utf-8") as page:

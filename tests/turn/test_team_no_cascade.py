@@ -85,7 +85,7 @@ def test_a_merged_draft_of_another_contract_does_not_wake_a_git_reader_a_persons
     assert note(priya.tick(NINE)) == [("started", "drafted")]  # the note's first turn saw the history
 
     # Rita squash-merges the pulse's draft with her own message and an edit: no trailer survives
-    branch = next(b for b in draft_branches(remote) if b.endswith("/pulse")).removeprefix("refs/heads/")
+    branch = next(b for b in draft_branches(remote) if "/pulse@" in b).removeprefix("refs/heads/")
 
     def edit(clone: Path) -> None:
         with (clone / "pulse/20261102T0900.md").open("a", encoding="utf-8") as page:

@@ -86,11 +86,11 @@ def test_only_the_owner_drafts_the_others_are_told_once_and_a_later_state_leases
     for when in (MONDAY, FRIDAY):
         code, out, err = hz_tick(priya, priya_env, when)
         assert (code, out.startswith("team-note: started -> drafted"), err) == (0, True, ""), out + err
-    # one branch per output (docs/decisions.md, "Draft branches are named for what they draft"): Friday's
-    # draft moved it on from Monday's; both turns drafted
-    (branch,) = drafts(priya)
+    # one branch per idempotency key (docs/decisions.md, issue 19): Monday's catch-up (week 43) and
+    # Friday's (week 44) are two keys, each on its own branch; both turns drafted
+    (_, branch) = drafts(priya)
     slot = git("log", "-1", "--format=%(trailers:key=Hz-Slot,valueonly)", branch, cwd=priya).strip()
-    assert (branch.endswith("/note"), slot) == (True, FRIDAY.strftime("%Y-%m-%dT%H:%MZ"))
+    assert ("/note@" in branch and "W44" in branch, slot) == (True, FRIDAY.strftime("%Y-%m-%dT%H:%MZ"))
     assert spine(priya_env) == [("turn.started", None), ("turn.finished", None)] * 2
     assert git("--git-dir", str(bare), "for-each-ref", "refs/hz/") == ""
 

@@ -33,7 +33,7 @@ def test_a_team_day_shows_the_edge_that_ran(tmp_path: Path, request: pytest.Fixt
     seed_remote(tmp_path, remote, url, pulse, toml=ROSTER, others={"pulse-digest.prose.md": DIGEST})
     priya, omar = Member.join(tmp_path, "priya", url), Member.join(tmp_path, "omar", url)
     priya.tick(START)  # drafts the 09:00 pulse
-    branch = next(b for b in draft_branches(remote) if b.endswith("/pulse")).removeprefix("refs/heads/")
+    branch = next(b for b in draft_branches(remote) if "/pulse@" in b).removeprefix("refs/heads/")
     Reviewer.join(tmp_path, url, "Rita", "rita@example.com").squash_merge(branch)
     omar.tick(START + timedelta(minutes=20))  # records the approval; the digest's created turn reads it
     omar.tick(START + timedelta(minutes=30))  # the digest's 09:30 turn: its draft replaces the first

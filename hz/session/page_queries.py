@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import orjson
-
 from hz.session.queries import Queries, Row
 
 _TIMELINE = """
@@ -39,6 +37,8 @@ class PageQueries(Queries):
             where = "WHERE (coalesce(started_at, ''), seq) < (coalesce(:at, ''), :before)"
         limit = "" if latest is None else "LIMIT :n"
         rows = self._rows(_TIMELINE.format(where=where, limit=limit), params)
+        import orjson  # here, not at the top: the index is imported by the idle tick, and orjson imports json
+
         for row in rows:
             row["cap"] = orjson.loads(row["cap"]) if row["cap"] else None
             row["flags"] = orjson.loads(row["flags"]) if row["flags"] else []
@@ -55,6 +55,8 @@ class PageQueries(Queries):
     def summary(self, agent: str) -> Row | None:
         """The latest `summary.written`: its seq, when, and its fields."""
         found = self.db.execute("SELECT seq, at, fields FROM summaries WHERE agent = ?", (agent,)).fetchone()
+        import orjson
+
         return None if found is None else {"seq": found[0], "at": found[1], **orjson.loads(found[2])}
 
     def context_edits(self, agent: str) -> list[Row]:

@@ -128,9 +128,9 @@ def test_each_hourly_slot_runs_once_across_stateless_runs(tmp_path: Path) -> Non
     for run_id, hour in ((123, 11), (125, 12), (126, 12), (127, 13)):
         clone, environ = actions(tmp_path, bare, run_id)
         now = datetime(2026, 10, 26, hour, 12, tzinfo=UTC)
-        # 126 comes after 125 drafted hour 12 on the output's one branch, over hour 11's draft: that one is
-        # recorded superseded (draft.superseded, no rejection) by 126's bookkeeping, whatever it runs itself
-        expected = [("superseded", None), ("skipped", "ran-elsewhere")] if run_id == 126 else [("started", "drafted")]
+        # 126 comes after 125 drafted hour 12: the slot ran elsewhere. Each hour's page is its own file, so its
+        # own idempotency key and branch: hour 11's draft waits beside hour 12's, superseded by nothing
+        expected = [("skipped", "ran-elsewhere")] if run_id == 126 else [("started", "drafted")]
         assert tick(clone, environ, now) == expected
     hours = [e["key"].rsplit("@", 1)[1] for e in finished(bare)]
     assert sorted(hours) == ["2026-10-26T11:00Z", "2026-10-26T12:00Z", "2026-10-26T13:00Z"]

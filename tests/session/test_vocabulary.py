@@ -69,12 +69,12 @@ FROZEN_FIELDS: dict[str, list[str]] = {
     "usage": ["kind", "tokens", "tokens_cached", "usd"],
 }  # fmt: skip
 
-# Kinds the specification names; each must exist under exactly this name.
+# Kinds the specification names (sorted); each must exist under exactly this name.
 SPEC_NAMED = {
-    "turn.started", "turn.finished", "turn.waiting", "turn.resumed", "turn.steered", "turn.requested",
-    "turn.skipped", "effect.started", "effect.done", "effect.failed", "draft.placed", "approval.observed",
-    "lesson.recorded", "lesson.dismissed", "question.asked", "question.answered", "context.edit", "usage",
-    "summary.written", "contract.amended", "amendment.declined",
+    "amendment.declined", "approval.observed", "context.edit", "contract.amended", "draft.placed",
+    "effect.done", "effect.failed", "effect.started", "lesson.dismissed", "lesson.recorded",
+    "question.answered", "question.asked", "summary.written", "turn.finished", "turn.requested", "turn.resumed",
+    "turn.skipped", "turn.started", "turn.steered", "turn.waiting", "usage",
 }  # fmt: skip
 
 

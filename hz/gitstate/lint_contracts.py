@@ -29,9 +29,15 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from hz.gitstate.main_declared import Declared
+from hz.gitstate.main_declared import blobs_under as _blobs_under
+from hz.gitstate.main_declared import contract_texts as _contract_texts
+from hz.gitstate.main_declared import declared as _declared
+from hz.gitstate.main_declared import defaults as _defaults
+from hz.gitstate.main_declared import folder as _folder
+from hz.gitstate.main_declared import policies as _policies
 from hz.gitstate.shapes import occasion, slot_time
 
 if TYPE_CHECKING:
@@ -47,26 +53,9 @@ if TYPE_CHECKING:
 
 MAIN_REFS = ("refs/heads/main", "refs/heads/master")
 UNKNOWN_HANDLE = "@unknown"  # who rejected, when the roster lists nobody for it (hz.review.approval_roster)
-FOLDER = "workflows"
-DEFAULTS_FILE = "_defaults.yaml"  # hz.contract.defaults reads the same file of the work tree
-SUFFIX = ".prose.md"
-MAX_CONTRACT_BYTES = 256 * 1024
-MAX_DEPTH = 4
 MAX_HISTORY = 10_000
 """How many of `main`'s first-parent commits the earlier versions of contracts are read from: years of
 a busy repository, read in about a second (each distinct `workflows/` tree and contract blob once)."""
-
-
-@dataclass(frozen=True)
-class Declared:
-    """What one contract on `main` lets its receipts name."""
-
-    inputs: frozenset[str]
-    targets: Mapping[str, str]  # output name -> target template
-    owner: str | None = None  # the normalised `@handle` of hz.owner; None: none that a member's handle can be
-    maintainers: frozenset[str] = frozenset()  # normalised `@handle`s of hz.maintainers
-    publishes: frozenset[tuple[str, str, str, str]] = frozenset()  # (action, output, target, auto_approve or "")
-    idempotency: str | None = None  # hz.idempotency as written (None: the default), which names draft branches
 
 
 def role_problem(declared: Declared, holder: str, role: str) -> str | None:
@@ -274,113 +263,6 @@ def _main_tip(repo: pygit2.Repository) -> Any | None:
             continue
         return tip if tip.type_str == "commit" else None
     return None
-
-
-def _folder(repo: pygit2.Repository, root: Any) -> Any | None:
-    try:
-        folder: Any = repo[root[FOLDER].id]
-    except KeyError:
-        return None
-    return folder if folder.type_str == "tree" else None
-
-
-def _contract_texts(repo: pygit2.Repository, root: Any) -> Iterator[str]:
-    folder = _folder(repo, root)
-    if folder is not None:
-        for blob in _blobs_under(repo, folder, 0):
-            yield bytes(blob.data).decode("utf-8", "replace")
-
-
-def _blobs_under(repo: pygit2.Repository, tree: Any, depth: int) -> Iterator[Any]:
-    """The contract blobs (`*.prose.md`, at most MAX_CONTRACT_BYTES) under `tree`, MAX_DEPTH folders deep."""
-    if depth > MAX_DEPTH or tree.type_str != "tree":
-        return
-    for entry in tree:
-        if entry.type_str == "tree":
-            yield from _blobs_under(repo, repo[entry.id], depth + 1)
-        elif entry.type_str == "blob" and bytes(entry.raw_name).endswith(SUFFIX.encode()):
-            blob: Any = repo[entry.id]
-            if blob.size <= MAX_CONTRACT_BYTES:
-                yield blob
-
-
-def _policies(repo: pygit2.Repository, root: Any) -> Policies | None:
-    """`policies/auto-approve.toml` at `root` (of main): a pull request's copy grants nothing until merged."""
-    from hz.contract.policy import POLICY_FILE, parse_policies
-
-    try:
-        blob: Any = repo[root[POLICY_FILE.as_posix()].id]
-    except KeyError:
-        return None
-    if blob.type_str != "blob" or blob.size > MAX_CONTRACT_BYTES:
-        return None
-    return parse_policies(bytes(blob.data))
-
-
-def _defaults(repo: pygit2.Repository, root: Any) -> dict[str, Any]:
-    """The `hz:` mapping of `workflows/_defaults.yaml` at `root`, {} when absent or unreadable: a team
-    contract's owner and maintainers may come from it, as they do when hz loads the contract."""
-    from hz.contract.yamlload import YamlProblem, load_mapping
-
-    folder = _folder(repo, root)
-    try:
-        blob: Any = repo[folder[DEFAULTS_FILE].id] if folder is not None else None
-    except KeyError:
-        return {}
-    if blob is None or blob.type_str != "blob" or blob.size > MAX_CONTRACT_BYTES:
-        return {}
-    try:
-        hz = load_mapping(bytes(blob.data).decode("utf-8", "replace")).get("hz")
-    except YamlProblem:
-        return {}
-    return hz if isinstance(hz, dict) else {}
-
-
-def _declared(text: str, defaults: dict[str, Any] | None = None) -> tuple[str, Declared] | None:
-    """(agent id, what it declares) from a contract's frontmatter, its owner and maintainers falling back
-    on `defaults` (its own keys win); None when it has no id or no frontmatter."""
-    from hz.contract.text import normalize, split_frontmatter
-    from hz.contract.yamlload import YamlProblem, load_mapping
-
-    split = split_frontmatter(normalize(text))
-    if split is None:
-        return None
-    try:
-        data = load_mapping(split.yaml)
-    except YamlProblem:
-        return None
-    hz = data.get("hz")
-    if not isinstance(data.get("id"), str) or not isinstance(hz, dict):
-        return None
-    inputs = _mapping(hz.get("inputs"))
-    outputs = _mapping(hz.get("outputs"))
-    targets = {str(n): str(o["target"]) for n, o in outputs.items() if isinstance(o, dict) and "target" in o}
-    people_of = {**{k: v for k, v in (defaults or {}).items() if k in ("owner", "maintainers")}, **hz}
-    maintainers = people_of.get("maintainers")
-    people = frozenset(filter(None, map(_handle, maintainers if isinstance(maintainers, list) else [])))
-    listed = hz.get("publishes")
-    publishes = frozenset(
-        (str(p["action"]), str(p["output"]), str(p["target"]), str(p.get("auto_approve") or ""))
-        for p in (listed if isinstance(listed, list) else [])
-        if isinstance(p, dict) and all(isinstance(p.get(k), str) for k in ("action", "output", "target"))
-    )
-    owner = _handle(people_of.get("owner"))
-    template = hz.get("idempotency")
-    idempotency = template if isinstance(template, str) and template else None
-    declared = Declared(frozenset(str(name) for name in inputs), targets, owner, people, publishes, idempotency)
-    return f"hz-{data['id']}", declared
-
-
-def _handle(value: Any) -> str | None:
-    """A member's handle as the turn engine reads it (hz.gitstate.identity.member_handle); None for
-    anything else (a team `@org/team`, a number): no holder's handle equals it, so it gives nobody a role."""
-    from hz.gitstate.identity import member_handle
-
-    return member_handle(value) if isinstance(value, str) else None
-
-
-def _mapping(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
 
 
 def _keys(event: Event) -> list[str]:

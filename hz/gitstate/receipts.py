@@ -31,7 +31,8 @@ if TYPE_CHECKING:
     import pygit2
 
     from hz.gitstate.event_shapes import EventView as Event
-    from hz.gitstate.lint_contracts import Declared, MainContracts
+    from hz.gitstate.lint_contracts import MainContracts
+    from hz.gitstate.main_declared import Declared
 
 FATES = ("approval.observed", "draft.rejected", "draft.superseded")
 FOLLOWERS = frozenset({*FATES, "approval.seconded"})

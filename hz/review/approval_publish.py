@@ -144,18 +144,18 @@ def _publishes(contract: Any) -> list[Any]:
 def contract_on_main(main: Main, hz_id: str) -> Any:
     """The team contract on main whose id is `hz-<id>` (loaded), None when main has none that loads."""
     from hz.contract.load import load_text
-    from hz.gitstate.lint_contracts import _contract_texts, _defaults  # the walk and defaults of the state lint
+    from hz.gitstate.main_declared import contract_texts, defaults  # the walk and defaults of the state lint
 
     cached = main.__dict__.setdefault("_contracts", {})
     if hz_id not in cached:
         cached[hz_id] = None
         tree = _tree(main)
-        for text in _contract_texts(main.repo, tree):
+        for text in contract_texts(main.repo, tree):
             if hz_id.removeprefix("hz-") not in text:  # cheap: only a contract naming the id is loaded
                 continue
             # its owner may come from workflows/_defaults.yaml (as in `hz init`'s example): without the
             # defaults the contract does not load, and its publishes never run
-            loaded = load_text(text, defaults=_defaults(main.repo, tree)).contract
+            loaded = load_text(text, defaults=defaults(main.repo, tree)).contract
             if loaded is not None and loaded.frontmatter.id == hz_id.removeprefix("hz-"):
                 cached[hz_id] = loaded
                 break

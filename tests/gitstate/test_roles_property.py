@@ -8,8 +8,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from hz.gitstate.identity import Identity
-from hz.gitstate.lint_contracts import Declared, role_problem
-from hz.gitstate.lint_contracts import _declared as _read
+from hz.gitstate.lint_contracts import role_problem
+from hz.gitstate.main_declared import Declared
+from hz.gitstate.main_declared import declared as _read
 
 HANDLES = st.sampled_from(["@ann", "@bob", "@eve", "@Ann", "@a-1"])
 NAMES = st.sampled_from(["@ann", "@bob", "@eve", "@Ann", "@a-1", "ann", "@acme/platform", "@bob/"])

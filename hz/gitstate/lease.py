@@ -105,6 +105,7 @@ class Claim:
     role: Role
     due: datetime | None = None
     ttl: timedelta | None = None
+    keys: tuple[str, ...] = ()  # the keys (`<lease>@…`) the wake's receipts go under, when not the slot's
 
 
 @dataclass(frozen=True)
@@ -137,14 +138,16 @@ def acquire(
 def plan(team: TeamRemote, claim: Claim, now: datetime, settings: StateSettings) -> Plan | Outcome:
     """Look (one fetch of hz/state, one of the lease ref) and decide; owner first: a delegate or an
     Actions run waits `settings.grace` past `due`. No role takes a slot whose end is on hz/state already:
-    a runner arriving after the holder's lease expired would otherwise run the slot a second time."""
+    a runner arriving after the holder's lease expired would otherwise run the slot a second time. Nor a
+    wake whose own key (`claim.keys`: a `source-changed` wake's names the input and its fingerprint, the
+    same on every member) ended there: the minute of the tick is its slot, another on every member."""
     if (claim.role == "actions") != claim.holder.startswith("actions:"):
         raise HzError(
             f"{claim.holder} cannot hold a lease as {claim.role}", hint="the role actions is an Actions run's"
         )
     if claim.role != "owner" and claim.due is not None and now < claim.due + settings.grace:
         return Outcome("early", None, None, claim.due + settings.grace)
-    done = _slot_done(team, claim.lease_id, claim.slot)
+    done = _slot_done(team, claim.lease_id, claim.slot) or ended(team, claim.lease_id, claim.keys)
     view = _look(team, claim.lease_id)
     current = view.record
     if done:
@@ -218,9 +221,15 @@ def _slot_done(team: TeamRemote, lease_id: str, slot: str) -> bool:
     made by the one function that made theirs (hz.slots), never by formatting the stamp here. The
     lint lets a key spell its slot to the second too; such a receipt ends the same slot, so it counts.
     A `slot` that names no time has no receipts: nothing is done."""
+    return ended(team, lease_id, done_keys(lease_id, slot))
+
+
+def ended(team: TeamRemote, lease_id: str, keys: tuple[str, ...]) -> bool:
+    """Is a turn of lease `lease_id` filed under one of `keys` (`<lease>@…`) ended on `hz/state`, as the
+    tick's fetch saw it? A slot's keys (`_slot_done`), or a wake's own key when it names its occasion
+    rather than a slot (a `source-changed` wake: the moved input and its fingerprint)."""
     from hz.gitstate.layout import STATE_REF, event_path
 
-    keys = done_keys(lease_id, slot)
     if not keys:
         return False
     tip = team.current(STATE_REF)

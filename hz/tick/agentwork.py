@@ -94,7 +94,7 @@ class AgentWork(NewCauses):
         """
         if open_turn.started.data.get("cause") == "approval":  # a lesson holds no lease: it just goes on
             return self.entry("resumed", engine.resume(self.journal, open_turn, plan, self.deps))
-        claim = self._claim_at(engine.turn_slot(open_turn.started))
+        claim = self._claim_at(engine.turn_slot(open_turn.started), key=_first_key(open_turn))
         if claim is not None and not claim.won:
             if claim.pending:
                 said = self._said(claim, engine.turn_slot(open_turn.started))
@@ -175,7 +175,7 @@ class AgentWork(NewCauses):
 
     def claim_again(self, open_turn: history.OpenTurn) -> Any:
         """The lease of an open turn's own slot, for a person's `hz heinzel resume` (None: no team)."""
-        return self._claim_at(engine.turn_slot(open_turn.started), asked=True)
+        return self._claim_at(engine.turn_slot(open_turn.started), asked=True, key=_first_key(open_turn))
 
     def said(self, claim: Any, open_turn: history.OpenTurn) -> str:
         """Why a claim of an open turn's slot was not won, noted as the disposition (see `_said`)."""
@@ -260,14 +260,17 @@ class AgentWork(NewCauses):
         """For a team contract under team coordination: the lease for this wake's slot (None otherwise).
         A wake a person asked for (wake, chat, retry) waits for no owner's grace period."""
         asked = wake.kinds() <= {"asked", "retry"}
-        return self._claim_at(engine.wake_slot(wake, self.now), asked=asked)
+        return self._claim_at(engine.wake_slot(wake, self.now), asked=asked, key=wake.key)
 
-    def _claim_at(self, slot: datetime, *, asked: bool = False) -> Any:
+    def _claim_at(self, slot: datetime, *, asked: bool = False, key: str | None = None) -> Any:
+        """The lease of `slot`; `key` is the wake's own (its receipts' key): a `source-changed` wake's names
+        the moved input and its fingerprint, the same on every member, where its slot is the tick's minute,
+        so the turn ran elsewhere when that key ended on `hz/state` (one downstream run per approval)."""
         if self.team is None or self.plan.scope != "team":
             return None
         from hz.tick.team_claim import claim
 
-        return claim(self.team, self.plan, slot, self.now, asked=asked)
+        return claim(self.team, self.plan, slot, self.now, asked=asked, key=key)
 
     def _receipts(self, result: TurnResult, claim: Any) -> None:
         if claim is not None and claim.won:
@@ -325,3 +328,9 @@ class AgentWork(NewCauses):
         if result.flags:
             entry["flags"] = list(result.flags)
         return entry
+
+
+def _first_key(open_turn: history.OpenTurn) -> str | None:
+    """The key an open turn's receipts go under: its first cause's."""
+    keys = open_turn.started.data.get("keys") or []
+    return str(keys[0]) if keys else None

@@ -71,17 +71,28 @@ def _main_contracts(team: Team) -> Any:
     return MainContracts.at(team.remote.repo, team.remote.repo[team.view.main], strict=False)
 
 
-def decide(team: Team, plan: Plan, slot: datetime, now: datetime, *, asked: bool = False) -> Claim:
+def decide(
+    team: Team, plan: Plan, slot: datetime, now: datetime, *, asked: bool = False, key: str | None = None
+) -> Claim:
     """Whether this machine may take the lease for `plan`'s `slot` now, as of the tick's fetch, pushing
     nothing: a Claim with `won` when it is free to take (`claim` then pushes), else why not, with who
     holds it until when (hz.tick.dispositions says it to a person).
 
     `asked`: a turn a person started (wake, chat, retry): its slot is the minute they asked in, nobody's
-    schedule slot, so no owner goes first and a delegate takes it at once (the lease still decides)."""
-    return _decided(team, plan, slot, now, asked)[0]
+    schedule slot, so no owner goes first and a delegate takes it at once (the lease still decides).
+    `key`: the wake's own key (its first cause's, as its receipts are filed): ended on `hz/state`, it ran
+    elsewhere whatever minute that was (`team_key`)."""
+    return _decided(team, plan, slot, now, asked, key)[0]
 
 
-def _decided(team: Team, plan: Plan, slot: datetime, now: datetime, asked: bool = False) -> tuple[Claim, Any]:
+def team_key(lease: str, key: str) -> str:
+    """A local key (`<agent id>@…`) as the team files it: `<lease>@…` (hz.tick.team_receipts)."""
+    return lease + "@" + key.split("@", 1)[1]
+
+
+def _decided(
+    team: Team, plan: Plan, slot: datetime, now: datetime, asked: bool = False, key: str | None = None
+) -> tuple[Claim, Any]:
     from hz.gitstate.lease import Claim as LeaseClaim
     from hz.gitstate.lease import Outcome
     from hz.gitstate.lease import plan as lease_plan
@@ -99,7 +110,8 @@ def _decided(team: Team, plan: Plan, slot: datetime, now: datetime, asked: bool 
     stamp = lease_stamp(slot)
     if lease in team.held:
         return _again(team, lease, stamp, role), None
-    wish = LeaseClaim(lease, stamp, team.identity.holder, role, None if asked else slot)
+    keys = (team_key(lease, key),) if key is not None and "@" in key else ()
+    wish = LeaseClaim(lease, stamp, team.identity.holder, role, None if asked else slot, keys=keys)
     step = lease_plan(team.remote, wish, now, team.settings)
     if not isinstance(step, Outcome):
         return Claim(True, lease, int(step.record.token), "won", role, team.identity.handle), step
@@ -114,7 +126,9 @@ def _decided(team: Team, plan: Plan, slot: datetime, now: datetime, asked: bool 
                  until=getattr(record, "expires", None), held_slot=getattr(record, "slot", None)), None  # fmt: skip
 
 
-def claim(team: Team, plan: Plan, slot: datetime, now: datetime, *, asked: bool = False) -> Claim:
+def claim(
+    team: Team, plan: Plan, slot: datetime, now: datetime, *, asked: bool = False, key: str | None = None
+) -> Claim:
     """Take the lease for `plan`'s `slot` (see `decide`); a race for it lost reads as held by the winner.
 
     Held by someone else (or a race for it lost), or too early for this role: nothing is settled here.
@@ -123,7 +137,7 @@ def claim(team: Team, plan: Plan, slot: datetime, now: datetime, *, asked: bool 
     from hz.gitstate.lease import push_plan
     from hz.slots import lease_stamp
 
-    decided, step = _decided(team, plan, slot, now, asked)
+    decided, step = _decided(team, plan, slot, now, asked, key)
     if step is None:
         return decided
     assert decided.lease is not None

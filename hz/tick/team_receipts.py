@@ -11,13 +11,13 @@ from datetime import UTC, datetime
 from typing import Any
 
 from hz.session.envelope import Envelope
-from hz.tick.team_claim import Claim
+from hz.tick.team_claim import Claim, team_key
 
 _REASONS = {"max-resumes": "resumes", "gather": "error", "runner": "error", "outcome": "error", "act": "error"}
 
 
 def _team_key(key: str, lease: str) -> str:
-    return lease + "@" + key.split("@", 1)[1]
+    return team_key(lease, key)
 
 
 def _utc(ts: str) -> str:

@@ -10,7 +10,7 @@ whichever member sees it first (hz.review.approval_sweep); the spine then only t
 from __future__ import annotations
 
 import difflib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -62,14 +62,34 @@ def placed(journal: Spine, key: str) -> Placed:
     raise HzError(f"the body of the turn that placed {key} expired", hint="its draft can no longer be traced")
 
 
-def undecided(events: Sequence[Envelope]) -> list[Envelope]:
-    """Placed drafts without a decision, leaving out those a later draft for the same asset replaced."""
+def undecided(events: Sequence[Envelope], idempotency: Callable[[Envelope], str] | None = None) -> list[Envelope]:
+    """Placed drafts without a decision, leaving out those a later draft replaced: one of the same asset
+    (its file was written over), or, given `idempotency` (a placed draft's idempotency key, `key_of`), one
+    of the same key, as a team draft's branch moves to the newer draft of its key."""
     decided = {e.data.get("key") for e in events if e.kind == "approval.observed"}
-    latest: dict[str, Envelope] = {}
-    for event in events:
-        if event.kind == "draft.placed":
-            latest[str(event.data["asset"])] = event
-    return [e for e in latest.values() if e.data["key"] not in decided]
+    placed = [e for e in events if e.kind == "draft.placed"]
+    newest: dict[tuple[str, str], int] = {}
+    groups = [[("asset", str(e.data["asset"]))] + ([("key", idempotency(e))] if idempotency else []) for e in placed]
+    for at, group in enumerate(groups):
+        newest.update(dict.fromkeys(group, at))
+    kept = [at for at, group in enumerate(groups) if all(newest[g] == at for g in group)]
+    return [placed[at] for at in kept if placed[at].data["key"] not in decided]
+
+
+def key_of(template: str, contract: str) -> Callable[[Envelope], str]:
+    """A placed draft's idempotency key by the contract's `hz.idempotency` (hz.review.branches.draft_key):
+    its slot and asset read from the draft's key (`<id>@v<version>@<slot>@<asset>`)."""
+    from hz.review.branches import draft_key
+
+    def key(event: Envelope) -> str:
+        own = str(event.data["key"])
+        try:
+            slot = parse_slot(own.split("@")[2])
+        except (IndexError, ValueError):
+            return own  # no slot to fill in: a key of its own, superseded by nothing but its asset
+        return draft_key(template, contract, slot, str(event.data["asset"]))
+
+    return key
 
 
 def share_changed(before: str, after: str) -> float:
@@ -90,10 +110,12 @@ def hunks(before: str, after: str) -> list[str]:
     return ["\n".join(h) for h in out]
 
 
-def observe_all(journal: Spine, agent_id: str) -> list[tuple[str, drafts.Observation]]:
-    """(draft key, observation) of every undecided draft whose fate changed."""
+def observe_all(
+    journal: Spine, agent_id: str, idempotency: Callable[[Envelope], str] | None = None
+) -> list[tuple[str, drafts.Observation]]:
+    """(draft key, observation) of every undecided draft whose fate changed (`undecided`)."""
     found: list[tuple[str, drafts.Observation]] = []
-    for event in undecided(journal.events()):
+    for event in undecided(journal.events(), idempotency):
         try:
             item = placed(journal, str(event.data["key"]))
             target = item.target(agent_id)  # refused when a link was planted on its path: not looked at

@@ -50,13 +50,23 @@ class NewCauses:
         if self.team is not None and self.plan.scope == "team":
             return self._team_approvals(entries)
         causes: list[Cause] = []
-        for key, seen in approvals.observe_all(self.journal, self.plan.agent_id):
+        for key, seen in approvals.observe_all(self.journal, self.plan.agent_id, self._idempotency()):
             if seen.state == "approved":
                 causes.append(self._lesson(key))
             else:
                 approvals.record_rejection(self.journal, key, approver=None)
                 entries.append({"agent": self.name, "action": "rejected", "key": key})
         return causes
+
+    def _idempotency(self) -> Any:
+        """A placed draft's idempotency key by this contract's `hz.idempotency` (hz.review.approvals.key_of):
+        a personal draft is superseded by a newer one of its key, as a team draft's branch is."""
+        from hz.review.branches import DEFAULT_IDEMPOTENCY
+
+        frontmatter = getattr(self.plan.contract, "frontmatter", None)
+        template = getattr(getattr(frontmatter, "hz", None), "idempotency", None) or DEFAULT_IDEMPOTENCY
+        contract = str(getattr(frontmatter, "id", None) or self.plan.agent_id)
+        return approvals.key_of(str(template), contract)
 
     def _team_approvals(self, entries: list[dict[str, Any]]) -> list[Cause]:
         from hz.gitstate.layout import STATE_REF, event_path

@@ -99,7 +99,8 @@ def _run_one(
     fp = str(proposal.started.data["contract_fp"])
     allowed: list[Any] = granted(
         _publishes(contract), asker, policies_on(remote.root, main.tip), now=now,
-        first_after_change=first_after_change(history, placed.key, fp), correction=corrects(let_out, placed),
+        first_after_change=first_after_change(history, placed.key, fp),
+        correction=corrects(let_out, placed, getattr(hz, "idempotency", None)),
     )  # fmt: skip
     output = _output(main, proposal)
     text = main.file_at(proposal.commit, str(placed.data["asset"]).partition(":")[2])
@@ -133,16 +134,37 @@ def _key(placed: Event, publish_key: str) -> str:
     return f"{placed.id}@publish-{publish_key}"
 
 
-def corrects(events: Iterable[Event], placed: Event) -> bool:
+def corrects(events: Iterable[Event], placed: Event, idempotency: str | None = None) -> bool:
     """Is this draft a correction: do `events` (hz/state's) hold an approval or a publish of a draft of the
-    same contract, slot and asset (the same job, proposed again after a person or a policy let it out)?"""
+    same contract, slot and asset (the same job, proposed again after a person or a policy let it out), or,
+    given the contract's own `hz.idempotency` template (not the default), of the same idempotency key?
+
+    The default key (`{memo_key}`, the asset: hz keeps no memo of inputs) is left to the job: every day's
+    draft of a fixed-path digest shares it, yet each is a new job with new inputs. A template the contract
+    declares says which drafts are one job (`{slot:%Y-%m-%d}`: the hours of a day), so a draft of a key a
+    person or a policy already let out corrects it, whatever its slot."""
     job = _job(placed.key)
+    keyed = _idempotency_key(idempotency, placed.id, job)
     for event in events:
         if event.id == placed.id and event.kind in ("approval.observed", "publish.done"):
-            key = str(event.data["key" if event.kind == "approval.observed" else "draft_key"])
-            if _job(key) == job:
+            key = _job(str(event.data["key" if event.kind == "approval.observed" else "draft_key"]))
+            if key == job or (keyed is not None and _idempotency_key(idempotency, placed.id, key) == keyed):
                 return True
     return False
+
+
+def _idempotency_key(template: str | None, lease: str, job: tuple[str, ...]) -> str | None:
+    """The idempotency key of the job (slot, asset) by a declared `template` (None: the default, or no job)."""
+    from hz.review.branches import DEFAULT_IDEMPOTENCY, draft_key
+    from hz.slots import parse_slot
+
+    if template in (None, DEFAULT_IDEMPOTENCY) or len(job) != 2:
+        return None
+    try:
+        slot = parse_slot(job[0])
+    except ValueError:
+        return None
+    return draft_key(str(template), lease.removeprefix("hz-"), slot, job[1])
 
 
 def _job(draft_key: str) -> tuple[str, ...]:

@@ -25,13 +25,34 @@ def state() -> None:
 )
 @click.option("--no-fetch", is_flag=True, help="Read what was fetched last instead of asking the remote.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def log(hz_id: str | None, remote: str | None, no_fetch: bool, as_json: bool) -> int:
+@click.option("--since", metavar="AGE", help="Only events of the last AGE (30m, 12h, 1d, 2w): reads that window, "
+              "not the whole history.")  # fmt: skip
+def log(hz_id: str | None, remote: str | None, no_fetch: bool, as_json: bool, since: str | None) -> int:
     """Show the events on hz/state, oldest first, with who ran them (holder, role); VOID marks a write with a
-    stale fencing token."""
-    from hz.commands.state_log import log_command
+    stale fencing token. Archived events are read from history, where they were added."""
+    from hz.commands.state_log import log_command, since_option
     from hz.repo import find_root
 
-    return log_command(find_root(), remote, hz_id, as_json, not no_fetch, os.environ)
+    window = since_option(since) if since is not None else None
+    return log_command(find_root(), remote, hz_id, as_json, not no_fetch, os.environ, window)
+
+
+@state.command("compact")
+@click.option(
+    "--remote",
+    callback=remote_option,
+    help="Remote name or URL (default: [state] remote of hz.toml, else origin).",
+)
+@click.option("--keep", "keep_days", type=int, default=35, show_default=True, metavar="DAYS",
+              help="Closed work older than this many days moves to the archive (at least 7).")  # fmt: skip
+@click.option("--dry-run", is_flag=True, help="Say what would move; push nothing.")
+def compact(remote: str | None, keep_days: int, dry_run: bool) -> int:
+    """Move closed work older than --keep days off the tip of hz/state into its archive (history plus an index
+    per month). Also the one-step migration of a branch written before the archive existed."""
+    from hz.commands.state_compact import compact_command
+    from hz.repo import find_root
+
+    return compact_command(find_root(), remote, keep_days, dry_run, os.environ)
 
 
 @state.command("lint")

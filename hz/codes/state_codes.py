@@ -325,4 +325,32 @@ CODES: tuple[Code, ...] = (
         "ahead, let its next tick take main's version.",
         proof="tests",
     ),
+    Code(
+        "HZS026",
+        "an archive step hz would not write",
+        "error",
+        LINT,
+        "An archive step (`hz-state: archive N events`) moves closed work older than its horizon off the tip: "
+        "it deletes exactly the event files it counts and appends one line per period to `archive/<yyyy-mm>` "
+        "naming its parent, its horizon and the count and digest of what that period lost. This one did "
+        "something else: it added or changed an event, its line does not match what it moved, it moved a "
+        "pending draft or a fate without its draft, or its horizon is newer than a week ago or older than "
+        "the last one.",
+        _story("an archive step that deletes a draft.placed nobody decided, or whose line counts 3 events "
+               "of 2026-10 where it moved 2"),
+        "Nothing hz wrote: refuse the pusher and run `hz state compact`, which builds the step from the tip.",
+        proof="tests",
+    ),
+    Code(
+        "HZS027",
+        "an event older than the archive horizon",
+        "error",
+        LINT,
+        "An event whose time (or, for a turn.started, whose slot) is older than the newest horizon in the "
+        "tip's `archive/` index. Work that old was archived already or is too late to record: adding it "
+        "again would put a second copy of an identity the archive holds back on the tip.",
+        _story("a draft.rejected of 2026-10-04 pushed again after an archive step with horizon 2026-10-28"),
+        "hz's writer drops such events itself; `hz state log` shows the archived copy. Nothing to redo.",
+        proof="tests",
+    ),
 )

@@ -5,13 +5,15 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 from collections.abc import Mapping
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
-from hz.errors import EXIT_OK
+from hz.errors import EXIT_OK, HzError
 from hz.gitstate.layout import LEASE_PREFIX, STATE_BRANCH, STATE_REF
 
 if TYPE_CHECKING:
@@ -27,6 +29,7 @@ def log_command(
     as_json: bool,
     fetch: bool,
     environ: Mapping[str, str] = os.environ,
+    since: timedelta | None = None,
 ) -> int:
     from hz.gitstate.lint_fence import LeaseBook
     from hz.gitstate.objects import resolve
@@ -46,7 +49,8 @@ def log_command(
     tip = tip or resolve(team.repo, STATE_REF)
     book = leases or LeaseBook.local(team.repo)
     unread: list[str] = []
-    landed = [] if tip is None else list(history(team.repo, tip, book, unread))
+    start = datetime.now(UTC) - since if since is not None else None
+    landed = [] if tip is None else list(history(team.repo, tip, book, unread, start))
     shown = [e for e in landed if hz_id is None or e.event.id == hz_id]
     if as_json:
         click.echo(json.dumps([{**e.to_json(), **_who(book, e.event)} for e in shown], indent=2))
@@ -61,6 +65,18 @@ def log_command(
         click.echo(f"hz: skipped {len(unread)} file(s) on {STATE_BRANCH} that are no event hz can read "
                    f"(first: {unread[0]}); `hz state lint` says why", err=True)  # fmt: skip
     return EXIT_OK
+
+
+_AGE = re.compile(r"([1-9][0-9]{0,4})([mhdw])")
+_UNITS = {"m": timedelta(minutes=1), "h": timedelta(hours=1), "d": timedelta(days=1), "w": timedelta(weeks=1)}
+
+
+def since_option(text: str) -> timedelta:
+    """`--since`'s age: a whole number and a unit (m, h, d, w)."""
+    match = _AGE.fullmatch(text.strip())
+    if match is None:
+        raise HzError(f"--since {text!r} is no age", hint="a number and a unit: 30m, 12h, 1d, 2w")
+    return int(match[1]) * _UNITS[match[2]]
 
 
 def _by(book: LeaseBook, event: Event) -> str:

@@ -9,12 +9,26 @@ function of the event's identity alone: an event pushed twice (a retry after a l
 between push and clean-up) lands on the same path once. `xx` fans an agent's events out over at most
 256 folders, which keeps every folder under ~1,000 entries up to a quarter million events per agent;
 `events/` itself has one entry per team Heinzelmännchen. Each file holds exactly one line.
+
+The tip holds only live work; closed work older than the archive horizon is moved out by an archive step
+(`hz state compact`, hz.gitstate.archive) and stays in the branch's history, where it was added:
+
+    archive/<yyyy-mm>
+
+one small file per period (the month of the events' `ts`), one line per archive step that moved events
+of that period: `<parent commit> <horizon> <count> sha256:<digest of the moved (path, blob) list>`. The
+step's commit says `hz-state: archive N events`, deletes exactly the files its lines count and appends
+exactly those lines (hz.gitstate.archive_lint checks both, so the index proves what each period held).
+An event older than the newest horizon can never be added again (HZS026): a re-push of an archived event
+is refused by the same rule that keeps its path unique on the tip.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Iterable
+from dataclasses import dataclass
 
 STATE_BRANCH = "hz/state"
 STATE_REF = "refs/heads/hz/state"
@@ -23,6 +37,17 @@ LEASE_FILE = "lease.json"
 MAX_LINE_BYTES = 4096
 ZERO = "0" * 40
 """The object id git gives a ref that does not exist (the old side of a creation, the new side of a deletion)."""
+
+ARCHIVE_DIR = "archive"
+_PERIOD = r"20[0-9]{2}-(?:0[1-9]|1[0-2])"
+PERIOD_NAME = re.compile(_PERIOD)
+_PERIOD_PATH = re.compile(rf"^archive/(?P<period>{_PERIOD})$")
+_INDEX_LINE = re.compile(
+    r"(?P<parent>[0-9a-f]{40}|[0-9a-f]{64}) (?P<horizon>20[0-9]{2}-[0-9]{2}-[0-9]{2}T00:00:00Z) "
+    r"(?P<count>[1-9][0-9]{0,8}) (?P<digest>sha256:[0-9a-f]{64})"
+)
+INDEX_LINE_MAX = 200
+
 
 _EVENT_PATH = re.compile(
     r"^events/(?P<id>hz-[0-9A-HJKMNP-TV-Z]{26})/(?P<fan>[0-9a-f]{2})/(?P<kind>[a-z]+\.[a-z]+)-(?P<h>[0-9a-f]{24})\.json$"
@@ -44,3 +69,51 @@ def is_event_path(path: str) -> bool:
 
 def lease_ref(lease_id: str) -> str:
     return LEASE_PREFIX + lease_id
+
+
+def period_of(ts: str) -> str:
+    """The archive period of an event's time (`2026-03-05T…Z` -> `2026-03`)."""
+    return ts[:7]
+
+
+def period_path(period: str) -> str:
+    return f"{ARCHIVE_DIR}/{period}"
+
+
+def period_of_path(path: str) -> str | None:
+    """The period an index file is named for (None: no index file)."""
+    match = _PERIOD_PATH.match(path)
+    return match["period"] if match is not None else None
+
+
+@dataclass(frozen=True)
+class IndexLine:
+    """One archive step's line in a period's index: the commit it moved events out of (its parent), the
+    horizon it moved them behind, how many of that period it moved and the digest of their (path, blob) list."""
+
+    parent: str
+    horizon: str
+    count: int
+    digest: str
+
+    def render(self) -> bytes:
+        return f"{self.parent} {self.horizon} {self.count} {self.digest}\n".encode()
+
+
+def parse_index(data: bytes) -> list[IndexLine] | None:
+    """The lines of a period's index file; None when any line is not one hz writes."""
+    if not data.endswith(b"\n") or len(data) > INDEX_LINE_MAX * 100_000:
+        return None
+    found: list[IndexLine] = []
+    for line in data[:-1].split(b"\n"):
+        match = _INDEX_LINE.fullmatch(line.decode("ascii", "replace"))
+        if match is None:
+            return None
+        found.append(IndexLine(match["parent"], match["horizon"], int(match["count"]), match["digest"]))
+    return found
+
+
+def moved_digest(moved: Iterable[tuple[str, str]]) -> str:
+    """The digest of a set of archived event files, (path, blob id) each: sorted lines `<path> <blob>`."""
+    text = "".join(f"{path} {blob}\n" for path, blob in sorted(moved))
+    return "sha256:" + hashlib.sha256(text.encode()).hexdigest()

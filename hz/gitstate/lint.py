@@ -23,6 +23,8 @@ HZS022 a time more than FUTURE_SKEW ahead of the clock (the server's, or the lin
 HZS023 a receipt that does not follow from hz/state and main (hz.gitstate.receipts)
 HZS024 a draft.placed whose hash is not that of the file its draft branch holds (hz.gitstate.draft_tips)
 HZS025 a contract version beyond main's count of that contract's versions, plus one (hz.gitstate.main_counts)
+HZS026 an archive step hz would not write (hz.gitstate.archive_lint)
+HZS027 an event older than the archive horizon: archived already, or too late to record
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from hz.diagnostic import Diagnostic
+from hz.gitstate.archive_lint import behind, behind_diag, check_step, horizon, is_archive_step
 from hz.gitstate.double_run import HINT as DOUBLE_RUN_HINT
 from hz.gitstate.double_run import double_runs, rerun, tree_reader
 from hz.gitstate.event_shapes import PAYLOADS, EventView, PlainEvent, plain_event, read_plain
@@ -260,6 +263,8 @@ def check_commit(repo: pygit2.Repository, commit: Any, context: LintContext | No
     shape = tree_findings(repo, commit.tree, parent_tree, where)
     if shape:
         return found + shape  # paths outside the layout: the per-file diff below has nothing sane to read
+    if is_archive_step(commit):
+        return found + check_step(repo, commit, context.now if context else None)
     base: Any = parent_tree if parent_tree is not None else repo[repo.TreeBuilder().write()]
     diff: Any = repo.diff(base, commit.tree)
     added = sum(1 for delta in diff.deltas if delta.status_char() == "A")
@@ -269,12 +274,15 @@ def check_commit(repo: pygit2.Repository, commit: Any, context: LintContext | No
             _diag("<commit>", "HZS012", where, f"the message says {said} events, the commit adds {added}", hint)
         )
     proper: dict[str, bytes] = {}  # added files that are events, for the double-run check
+    limit = horizon(repo, parent_tree) if added else None  # nothing older than what was archived comes back
     for delta in diff.deltas:
         status = delta.status_char()
         path = delta.new_file.path if status == "A" else delta.old_file.path
         if status == "A":
             data = _blob(repo, delta.new_file.id)
             problems = check_event_file(path, data, where, context)
+            if not problems and limit is not None and (why := _behind(data, limit)):
+                problems = [behind_diag(path, where, why)]
             found.extend(problems)
             proper.update({} if problems else {path: data})
         elif status == "D":
@@ -284,6 +292,11 @@ def check_commit(repo: pygit2.Repository, commit: Any, context: LintContext | No
     runs = double_runs(tree_reader(repo, parent_tree), proper)
     found += [_diag(path, "HZS021", where, why, DOUBLE_RUN_HINT) for path, why in sorted(runs.items())]
     return found + _receipt_findings(repo, commit.tree, proper, where, context)
+
+
+def _behind(data: bytes, limit: datetime) -> str | None:
+    event = read_plain(data)
+    return behind(event, limit) if event is not None else None
 
 
 def _receipt_findings(

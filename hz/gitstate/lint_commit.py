@@ -30,12 +30,14 @@ if TYPE_CHECKING:
 
 SIGNATURE = re.compile(rb"hz <hz> [0-9]{1,12} \+0000")
 MESSAGE = re.compile(rb"hz-state: (?:1 event|(?:[2-9]|[1-9][0-9]{1,5}) events)\n")
+ARCHIVE = re.compile(rb"hz-state: archive (?:1 event|(?:[2-9]|[1-9][0-9]{1,8}) events)\n")
+"""An archive step's message (hz.gitstate.archive_lint checks the step itself)."""
 ORDER = (b"tree", b"parent", b"author", b"committer")
 BLOB_MODE = 0o100644
 TREE_MODE = 0o040000
 # the name each level of the tree may hold, and whether entries there are folders (True) or files
 LEVELS: tuple[tuple[re.Pattern[bytes], bool], ...] = (
-    (re.compile(rb"events"), True),
+    (re.compile(rb"events|archive"), True),
     (re.compile(rb"hz-[0-9A-HJKMNP-TV-Z]{26}"), True),
     (re.compile(rb"[0-9a-f]{2}"), True),
     (re.compile(rb"[a-z]+\.[a-z]+-[0-9a-f]{24}\.json"), False),
@@ -94,7 +96,7 @@ def commit_findings(commit: Any) -> list[Diagnostic]:
                 "HZS012", where, "commit headers out of hz's order", "hz writes tree, parent, author and committer only"
             )
         )
-    if not MESSAGE.fullmatch(raw.message):
+    if not MESSAGE.fullmatch(raw.message) and not ARCHIVE.fullmatch(raw.message):
         found.append(_diag("HZS012", where, "commit message is free text", "hz writes 'hz-state: N events'"))
     found.extend(_signature_findings(raw, where))
     return found
@@ -134,6 +136,8 @@ def tree_findings(repo: pygit2.Repository, tree: Any, base: Any | None, where: s
 def _walk(
     repo: pygit2.Repository, tree: Any, base: Any | None, depth: int, prefix: str, where: str
 ) -> list[Diagnostic]:
+    if depth == 1 and prefix == "archive/":
+        return _index_findings(tree, where)
     pattern, folders = LEVELS[depth]
     found: list[Diagnostic] = []
     if len(tree) == 0 and depth > 0:  # an empty root holds nothing; an empty folder holds its name
@@ -156,6 +160,21 @@ def _walk(
         sub_base = repo[old.id] if old is not None and int(old.filemode) == TREE_MODE else None
         found.extend(_walk(repo, repo[entry.id], sub_base, depth + 1, path + "/", where))
     return found
+
+
+def _index_findings(tree: Any, where: str) -> list[Diagnostic]:
+    """The archive's folder holds one plain file per period (`archive/<yyyy-mm>`), nothing else."""
+    from hz.gitstate.layout import PERIOD_NAME
+
+    hint = "archive/ holds one index file per period, archive/<yyyy-mm>, written by `hz state compact`"
+    if len(tree) == 0:
+        return [Diagnostic("archive", 1, 1, "HZS001", "error", where, "an empty folder", hint)]
+    return [
+        Diagnostic(f"archive/{entry.name}", 1, 1, "HZS001", "error", where, "a file outside the layout", hint)
+        for entry in tree
+        if not PERIOD_NAME.fullmatch(bytes(entry.raw_name).decode("utf-8", "replace"))
+        or int(entry.filemode) != BLOB_MODE
+    ]
 
 
 def _same_entry(base: Any | None, name: str) -> Any | None:

@@ -68,6 +68,8 @@ def _walk(repo: pygit2.Repository, base: str | None, tip: str) -> Iterator[Any]:
 
 
 def _added(repo: pygit2.Repository, commit: Any) -> int:
+    from hz.gitstate.layout import is_event_path
+
     parent: Any = commit.parents[0].tree if commit.parents else repo[repo.TreeBuilder().write()]
     diff: Any = repo.diff(parent, commit.tree)
-    return sum(1 for delta in diff.deltas if delta.status_char() == "A")
+    return sum(1 for delta in diff.deltas if delta.status_char() == "A" and is_event_path(delta.new_file.path))

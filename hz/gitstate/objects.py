@@ -7,7 +7,7 @@ Commits made here carry a fixed, addressless signature (`hz <hz>`, libgit2 refus
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -42,6 +42,37 @@ def write_tree(repo: pygit2.Repository, base: Any | None, files: Mapping[str, by
             node = node.setdefault(part, {})
         node[name] = data
     return _build(repo, repo[base] if base is not None else None, nested)
+
+
+def prune_tree(repo: pygit2.Repository, base: Any, remove: Iterable[str], files: Mapping[str, bytes]) -> Any:
+    """The id of tree `base` without the blobs at `remove` and with `files` added or replaced; a folder left
+    empty goes too (git keeps no empty folders, and the state lint refuses one)."""
+    gone: dict[str, Any] = {}
+    for path in remove:
+        node = gone
+        *dirs, name = path.split("/")
+        for part in dirs:
+            node = node.setdefault(part, {})
+        node[name] = None
+    pruned = _prune(repo, repo[base], gone)
+    return write_tree(repo, pruned, files)
+
+
+def _prune(repo: pygit2.Repository, tree: Any, gone: dict[str, Any]) -> Any:
+    builder = repo.TreeBuilder(tree)
+    for name, child in gone.items():
+        if name not in tree:
+            continue
+        if child is None:
+            builder.remove(name)
+            continue
+        sub = _prune(repo, repo[tree[name].id], child)
+        emptied: Any = repo[sub]
+        if len(emptied) == 0:
+            builder.remove(name)
+        else:
+            builder.insert(name, sub, TREE_MODE)
+    return builder.write()
 
 
 def _build(repo: pygit2.Repository, tree: Any | None, nested: dict[str, Any]) -> Any:

@@ -14,12 +14,20 @@ it counts as before. The hook refuses such events in the first place.
 A file hz cannot read as an event (not JSON, a value out of its type's range such as a time in the year
 1, a field no model has) is what a remote without the hook may hold: it is skipped, never raised, and
 its path is handed to `unread` when the caller asks, so it can say so once.
+
+Old events live in history, not in the tip (hz.gitstate.layout): they are read where they were added, so
+the whole log reads both layouts alike and an archive step (which only deletes and indexes) adds nothing.
+`since` bounds the read by a window instead of the history: commits are walked from the tip back to the
+first one made more than `SLACK` before `since` (a member's clock may be off by that much), and only events
+from `since` on are given. In a window a token is judged against the window's earlier commits and the lease
+chain; a token stale against commits older than the window itself is not marked void there.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from hz.gitstate.events import LEASELESS, Event
@@ -61,18 +69,24 @@ class Landed:
         }
 
 
-def history(
-    repo: pygit2.Repository, tip: str, leases: LeaseBook | None = None, unread: list[str] | None = None
-) -> Iterator[Landed]:
-    import pygit2
+SLACK = timedelta(days=1)
+"""How much older than a window's start a commit may say it is and still hold events of the window."""
 
+
+def history(
+    repo: pygit2.Repository,
+    tip: str,
+    leases: LeaseBook | None = None,
+    unread: list[str] | None = None,
+    since: datetime | None = None,
+) -> Iterator[Landed]:
     from hz.gitstate.double_run import read_event
     from hz.gitstate.lint_fence import LeaseBook
+    from hz.gitstate.times import parse_utc
 
     book = leases or LeaseBook.local(repo)
     latest: dict[str, int] = {}
-    walker = repo.walk(tip, pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE)
-    for commit in walker:
+    for commit in window_commits(repo, tip, since):
         seen: dict[str, int] = {}
         added: list[tuple[str, Event]] = []
         for path, data in _added(repo, commit):
@@ -86,9 +100,25 @@ def history(
             void = not given or (event.kind not in LEASELESS and event.token < latest.get(event.lease, 0))
             if given:
                 seen[event.lease] = max(seen.get(event.lease, 0), event.token)
-            yield Landed(event, str(commit.id), path, void)
+            if since is None or parse_utc(event.ts) >= since:
+                yield Landed(event, str(commit.id), path, void)
         for lease_id, token in seen.items():
             latest[lease_id] = max(latest.get(lease_id, 0), token)
+
+
+def window_commits(repo: pygit2.Repository, tip: str, since: datetime | None) -> list[Any]:
+    """The commits to read, oldest first: all of them, or those of the window `since` (and `SLACK`)."""
+    import pygit2
+
+    if since is None:
+        return list(repo.walk(tip, pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE))
+    start = (since - SLACK).timestamp()
+    found: list[Any] = []
+    for commit in repo.walk(tip, pygit2.enums.SortMode.TOPOLOGICAL):
+        if commit.commit_time < start:
+            break
+        found.append(commit)
+    return found[::-1]
 
 
 def _given(book: LeaseBook, event: Event) -> bool:
@@ -101,13 +131,13 @@ def _given(book: LeaseBook, event: Event) -> bool:
 
 def _added(repo: pygit2.Repository, commit: Any) -> Iterator[tuple[str, bytes]]:
     """The files `commit` added; one too large to be an event (never loaded) reads as empty bytes."""
-    from hz.gitstate.layout import MAX_LINE_BYTES
+    from hz.gitstate.layout import MAX_LINE_BYTES, period_of_path
     from hz.gitstate.objects import small_blob
 
     base: Any = commit.parents[0].tree if commit.parents else repo[repo.TreeBuilder().write()]
     diff: Any = repo.diff(base, commit.tree)
     found = []
     for delta in diff.deltas:
-        if delta.status_char() == "A":
+        if delta.status_char() == "A" and period_of_path(delta.new_file.path) is None:  # not an archive index
             found.append((delta.new_file.path, small_blob(repo, delta.new_file.id, MAX_LINE_BYTES) or b""))
     yield from found

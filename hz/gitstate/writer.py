@@ -35,6 +35,7 @@ import random
 import time
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
+from typing import Any
 
 from hz.errors import HzError
 from hz.gitstate import lease, objects
@@ -275,6 +276,7 @@ class StateWriter(LeaseSteps):
         """
         if tip is None:
             return events
+        events = self._not_archived(tip, events, result)
 
         def read(path: str) -> bytes | None:
             return objects.read_path(self.team.repo, tip, path)
@@ -293,6 +295,18 @@ class StateWriter(LeaseSteps):
         result.clashed.update({path_of(e): clashes[id(e)] for e in clashed})
         return kept
 
+    def _not_archived(self, tip: str, events: list[Event], result: FlushResult) -> list[Event]:
+        """Events older than the archive's horizon are archived already or too late to record (the hook
+        refuses them, HZS027): dropped here, never pushed (hz.gitstate.archive_lint)."""
+        from hz.gitstate.archive_lint import behind, horizon
+
+        limit = horizon(self.team.repo, _tree(self.team.repo, tip))
+        late = [e for e in events if behind(e, limit)] if limit is not None else []
+        if late:
+            self.outbox.remove(late)
+            result.dropped.extend(late)
+        return [e for e in events if e not in late]
+
     def _commit(self, tip: str | None, events: list[Event], now: datetime) -> str:
         import pygit2
 
@@ -304,6 +318,10 @@ class StateWriter(LeaseSteps):
         tree = objects.write_tree(self.team.repo, base, files)
         message = f"hz-state: {len(files)} event{'s' if len(files) != 1 else ''}\n"
         return objects.make_commit(self.team.repo, tree, [tip] if tip else [], message, now)
+
+
+def _tree(repo: Any, tip: str) -> Any:
+    return repo[tip].tree
 
 
 def _clash(event: Event, there: bytes | None, read: Callable[[str], bytes | None]) -> str:

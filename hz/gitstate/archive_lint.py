@@ -1,0 +1,212 @@
+"""The archive of `hz/state` as the lint and the hook see it: the horizon, and what an archive step may do.
+
+An archive step (hz.gitstate.archive writes it) is a commit that says `hz-state: archive N events`, deletes
+N event files of its parent and appends one line to `archive/<period>` for every period those events
+fall in (hz.gitstate.layout). Everything it claims can be recomputed from the step and its parent alone:
+
+- it deletes event files and appends to index files, nothing else (no event is added or changed);
+- each appended line names the parent, one horizon shared by the step's lines, and the count and digest
+  of exactly the moved files of that period; every period it moves events of has its line;
+- every moved event is older than the horizon, the horizon never moves back and stays at least
+  `MIN_KEEP` behind the clock (the server's, in the hook);
+- a draft moves with its fate: a pending `draft.placed` (no fate) stays on the tip, and a fate never
+  moves away from a draft that stays (which would read as pending again).
+
+So `hz state lint` over the whole branch proves each period's index against history, and the tip's index
+alone tells a reader or the hook the horizon: an event older than it is never added again (HZS027), which
+keeps the tip's promise that an identity lands once although its file may have moved out of the tip.
+Nothing here imports the event models (the hook's path).
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from hz.diagnostic import Diagnostic
+from hz.gitstate.event_shapes import EventView, read_plain
+from hz.gitstate.layout import (
+    ARCHIVE_DIR,
+    INDEX_LINE_MAX,
+    MAX_LINE_BYTES,
+    event_path,
+    is_event_path,
+    moved_digest,
+    parse_index,
+    period_of,
+    period_of_path,
+)
+from hz.gitstate.times import parse_utc
+
+if TYPE_CHECKING:
+    import pygit2
+
+ARCHIVE_MESSAGE = re.compile(rb"hz-state: archive (?:1 event|(?:[2-9]|[1-9][0-9]{1,8}) events)\n")
+MIN_KEEP = timedelta(days=7)
+"""How far behind the clock a horizon must stay: a week of work is always on the tip, whatever a member asks."""
+FATES = ("approval.observed", "draft.rejected", "draft.superseded")
+STEP_HINT = "only `hz state compact` archives: it moves closed work older than its horizon and indexes it"
+BEHIND_HINT = "events older than the archive horizon were archived or are too late to record; see `hz state log`"
+_INDEX_LIMIT = INDEX_LINE_MAX * 100_000
+
+
+def is_archive_step(commit: Any) -> bool:
+    return ARCHIVE_MESSAGE.fullmatch(bytes(commit.read_raw()).partition(b"\n\n")[2]) is not None
+
+
+def horizon(repo: pygit2.Repository, tree: Any | None) -> datetime | None:
+    """The newest horizon an archive step set, as `tree` holds the index (None: nothing was archived)."""
+    from hz.gitstate.objects import small_blob
+
+    if tree is None or ARCHIVE_DIR not in tree:
+        return None
+    folder: Any = repo[tree[ARCHIVE_DIR].id]
+    if folder.type_str != "tree":
+        return None
+    newest: str | None = None
+    for entry in folder:
+        data = small_blob(repo, entry.id, _INDEX_LIMIT)
+        lines = parse_index(data) if data is not None else None
+        if lines and (newest is None or lines[-1].horizon > newest):
+            newest = lines[-1].horizon
+    return parse_utc(newest) if newest is not None else None
+
+
+def behind(event: EventView, limit: datetime | None) -> str | None:
+    """Why an added event may not land behind the horizon `limit` (None: it may)."""
+    from hz.gitstate.lint_fence import event_slot
+
+    if limit is None:
+        return None
+    if parse_utc(event.ts) < limit:
+        return f"ts {event.ts} is older than the archive horizon {_utc(limit)}"
+    slot = event_slot(event)
+    if event.kind == "turn.started" and slot is not None and slot < limit:
+        return f"slot {event.key.split('@', 1)[1]} is older than the archive horizon {_utc(limit)}"
+    return None
+
+
+def check_step(repo: pygit2.Repository, commit: Any, now: datetime | None) -> list[Diagnostic]:
+    """Every way an archive step is not what hz writes (see the module docstring)."""
+    where = str(commit.id)[:12]
+    if not commit.parents:
+        return [_diag("<commit>", where, "an archive step with nothing before it")]
+    parent = commit.parents[0]
+    diff: Any = repo.diff(parent.tree, commit.tree)
+    moved: dict[str, str] = {}  # path -> blob id
+    indexes: dict[str, tuple[bytes, bytes]] = {}  # period -> (old, new)
+    found: list[Diagnostic] = []
+    for delta in diff.deltas:
+        status = delta.status_char()
+        path = delta.new_file.path if status == "A" else delta.old_file.path
+        period = period_of_path(path)
+        if status == "D" and is_event_path(path):
+            moved[path] = str(delta.old_file.id)
+        elif status in ("A", "M") and period is not None:
+            old = _data(repo, delta.old_file.id) if status == "M" else b""
+            indexes[period] = (old, _data(repo, delta.new_file.id))
+        else:
+            found.append(_diag(path, where, "an archive step only deletes event files and appends to archive/"))
+    if found:
+        return found
+    said = int(bytes(commit.read_raw()).partition(b"\n\n")[2].split()[2])
+    if said != len(moved):
+        found.append(_diag("<commit>", where, f"the message says {said} events, the step moves {len(moved)}"))
+    events, periods = _read_moved(repo, moved, where, found)
+    limit = _lines(indexes, periods, str(parent.id), where, found)
+    if limit is None:
+        return found
+    found += _horizon_findings(repo, parent.tree, limit, now, where)
+    found += _moved_findings(events, moved, commit.tree, limit, where)
+    return found
+
+
+def _read_moved(
+    repo: pygit2.Repository, moved: dict[str, str], where: str, found: list[Diagnostic]
+) -> tuple[dict[str, EventView], dict[str, list[tuple[str, str]]]]:
+    from hz.gitstate.objects import small_blob
+
+    events: dict[str, EventView] = {}
+    periods: dict[str, list[tuple[str, str]]] = {}
+    for path, blob in sorted(moved.items()):
+        data = small_blob(repo, blob, MAX_LINE_BYTES)
+        event = read_plain(data) if data is not None else None
+        if event is None:
+            found.append(_diag(path, where, "an archived file is no event hz can read"))
+            continue
+        events[path] = event
+        periods.setdefault(period_of(event.ts), []).append((path, blob))
+    return events, periods
+
+
+def _lines(
+    indexes: dict[str, tuple[bytes, bytes]],
+    periods: dict[str, list[tuple[str, str]]],
+    parent: str,
+    where: str,
+    found: list[Diagnostic],
+) -> datetime | None:
+    """The step's horizon when its index lines are exactly right (None otherwise, with findings added)."""
+    horizons: set[str] = set()
+    for period, (old, new) in sorted(indexes.items()):
+        path = f"{ARCHIVE_DIR}/{period}"
+        added = parse_index(new[len(old) :]) if new.startswith(old) else None
+        if (old and parse_index(old) is None) or added is None or len(added) != 1:
+            found.append(_diag(path, where, "an archive step appends exactly one line hz writes to a period's index"))
+            continue
+        line = added[0]
+        files = periods.get(period, [])
+        if line.parent != parent:
+            found.append(_diag(path, where, f"the line names {line.parent[:12]}, not the step's parent"))
+        elif (line.count, line.digest) != (len(files), moved_digest(files)):
+            found.append(_diag(path, where, f"the line does not match the {len(files)} event(s) of {period} moved"))
+        horizons.add(line.horizon)
+    for period in sorted(set(periods) - set(indexes)):
+        found.append(_diag(f"{ARCHIVE_DIR}/{period}", where, f"events of {period} moved with no line in its index"))
+    if len(horizons) > 1:
+        found.append(_diag("<commit>", where, "the lines of one archive step name different horizons"))
+    return parse_utc(horizons.pop()) if not found and horizons else None
+
+
+def _horizon_findings(
+    repo: pygit2.Repository, parent_tree: Any, limit: datetime, now: datetime | None, where: str
+) -> list[Diagnostic]:
+    before = horizon(repo, parent_tree)
+    if before is not None and limit < before:
+        return [_diag("<commit>", where, f"the horizon {_utc(limit)} is older than {_utc(before)}, set before")]
+    if now is not None and limit > now - MIN_KEEP:
+        return [_diag("<commit>", where, f"the horizon {_utc(limit)} is less than {MIN_KEEP.days} days old")]
+    return []
+
+
+def _moved_findings(
+    events: dict[str, EventView], moved: dict[str, str], tree: Any, limit: datetime, where: str
+) -> list[Diagnostic]:
+    found: list[Diagnostic] = []
+    for path, event in events.items():
+        if parse_utc(event.ts) >= limit:
+            found.append(_diag(path, where, f"ts {event.ts} is not older than the horizon {_utc(limit)}"))
+        elif event.kind == "draft.placed" and not any(event_path(event.id, k, event.key) in moved for k in FATES):
+            found.append(_diag(path, where, "a pending draft (no fate moved with it) stays on the tip"))
+        elif event.kind in FATES and event_path(event.id, "draft.placed", event.key) in tree:
+            found.append(_diag(path, where, "a fate moves with its draft.placed, which stays on the tip"))
+    return found
+
+
+def _data(repo: pygit2.Repository, oid: Any) -> bytes:
+    from hz.gitstate.objects import small_blob
+
+    return small_blob(repo, oid, _INDEX_LIMIT) or b""
+
+
+def _utc(moment: datetime) -> str:
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _diag(path: str, where: str, message: str) -> Diagnostic:
+    return Diagnostic(path, 1, 1, "HZS026", "error", where, message, STEP_HINT)
+
+
+def behind_diag(path: str, where: str, message: str) -> Diagnostic:
+    return Diagnostic(path, 1, 1, "HZS027", "error", where, message, BEHIND_HINT)

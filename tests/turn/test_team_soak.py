@@ -11,6 +11,10 @@ taken over once its lease expired, and one hour where all four arrive at the sam
 processes. Set HZ_SOAK_SEED to replay another day (tests/turn/test_team_chaos.py goes further, opt-in).
 Afterwards, for every slot: one `turn.started` and one `turn.finished` on `hz/state`, one draft branch on
 the remote, a lease chain whose tokens only rise, and a clean lint.
+
+The second soak is the review half of a day (issue 19): reviewers on the fake GitHub merge late, squash
+with edits, close a pull request and merge an amendment, and a daily digest reads the pulse through
+`contract:`; each draft gets one fate with the right actor, none is lost, the digest runs once per approval.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from typing import Any
 import pytest
 
 from tests.gitstate.conftest import bare, loopback  # noqa: F401  (the fixtures, fetched by name below)
+from tests.review.conftest import fake_forge  # noqa: F401  (the fixture, fetched by name below)
 from tests.turn.team_harness import (
     Member,
     actions_run,
@@ -247,3 +252,140 @@ def test_a_team_day_runs_every_slot_exactly_once(tmp_path: Path, request: pytest
           f"{day.runs} Actions runs, {len(chain)} lease commits, roles {dict(roles)}, "
           f"{len(ran_elsewhere)} found their slot done, {len(expired)} of them after its lease expired, "
           f"{time.monotonic() - began:.1f}s")  # fmt: skip
+
+
+# --- the review half of a team's day (issue 19, "Tests") ---------------------------------------------------
+
+REVIEW_DAY = datetime(2026, 11, 2, tzinfo=UTC)
+PULSE_HOURS = range(8, 19)
+
+
+def page(hour: int) -> str:
+    return f"pulse/20261102T{hour:02d}00.md"
+
+
+def pulse_key(hour: int) -> str:
+    return f"{LEASE}@v1@2026-11-02T{hour:02d}:00Z@state:{page(hour)}"
+
+
+class Review:
+    """Rita on the fake GitHub: the pull request of an hour's pulse merged (edited first, or not) or closed."""
+
+    def __init__(self, fake: Any, remote: Path) -> None:
+        self.fake, self.remote = fake, remote
+
+    def number(self, hour: int) -> int:
+        branch = key_branch(LEASE.removeprefix("hz-"), "pulse", f"state:{page(hour)}")
+        (pull,) = [p for p in self.fake.pulls() if p["head"]["ref"] == branch and p["state"] == "open"]
+        return int(pull["number"])
+
+    def merge(self, hour: int, *, method: str = "squash", edited: bool = False) -> None:
+        number = self.number(hour)
+        if edited:
+            branch = key_branch(LEASE.removeprefix("hz-"), "pulse", f"state:{page(hour)}")
+            text = git("--git-dir", str(self.remote), "show", f"{branch}:{page(hour)}")
+            self.fake.edit(number, page(hour), f"{text}\nRita's line, added before she merged.\n", by="rita-gh")
+        self.fake.merge(number, by="rita-gh", method=method)
+
+    def close(self, hour: int) -> None:
+        self.fake.close(self.number(hour), by="rita-gh")
+
+
+def amend_pulse(priya: Member, tmp_path: Path) -> None:
+    """priya amends the pulse contract: `hz heinzel amend` puts it on its review branch with a pull request."""
+    amended = tmp_path / "amended.prose.md"
+    text = (priya.clone / "workflows" / "team-pulse.prose.md").read_text(encoding="utf-8")
+    amended.write_text(text.replace("drafted every hour.", "drafted every hour, in three lines."), encoding="utf-8")
+    done = hz("heinzel", "amend", "team-pulse", "--from", str(amended), "--why", "Shorter pulses.",
+              cwd=priya.clone, environ=priya.environ)  # fmt: skip
+    assert (done.returncode, done.stderr) == (0, ""), done.stdout
+
+
+@pytest.mark.slow
+def test_a_team_review_day_decides_every_draft_once_and_runs_the_downstream_once_per_approval(
+    tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """Hourly `{slot}` pulses (08:00-18:00) and a daily digest reading them (`contract:`), with the fake GitHub.
+    priya runs her slots; omar runs the hours she is offline (11, 18) and an Actions run hour 15. Rita
+    reviews late: at 12:30 she squash-merges 08 edited, merges 09 with a merge commit and closes 10; at
+    14:40 she merges 11 and 12 (edited); at 16:40 she merges priya's amendment of the pulse (made at 16:05). Then:
+    each slot ran once; each draft has one fate with the right actor, or waits on its branch (none lost);
+    the digest waited for the first approval, then ran once for it, once for the next approvals and once
+    for its 18:00 slot; the pulse's turns after the amendment's merge run version 2 on every member."""
+    from tests.turn.test_team_downstream import DIGEST, DIGEST_ID
+
+    began = time.monotonic()
+    remote: Path = request.getfixturevalue("bare")
+    url: str = request.getfixturevalue("loopback")
+    seed_remote(tmp_path, remote, url, hourly("@priya", ["@omar"]), others={"pulse-digest.prose.md": DIGEST})
+    fake = request.getfixturevalue("fake_forge")(remote)
+    priya, omar = Member.join(tmp_path, "priya", url), Member.join(tmp_path, "omar", url)
+    for member in (priya, omar):
+        member.environ.update(fake.environ)
+    rita = Review(fake, remote)
+    at = REVIEW_DAY
+    for hour in PULSE_HOURS:
+        if hour == 11 or hour == 18:
+            omar.tick(at + timedelta(hours=hour, minutes=13))  # past the grace period: a delegate's slot
+        elif hour == 15:
+            clone, environ = actions_run(tmp_path, url, 15)
+            Member("actions", clone, {**environ, **fake.environ}).tick(at + timedelta(hours=15, minutes=12))
+        else:
+            priya.tick(at + timedelta(hours=hour, minutes=2))
+        if hour in (9, 17):
+            omar.tick(at + timedelta(hours=hour, minutes=20))  # the slot ran: nothing for him to run
+        if hour == 12:
+            rita.merge(8, edited=True)
+            rita.merge(9, method="merge")
+            rita.close(10)
+        if hour == 14:
+            rita.merge(11)
+            rita.merge(12, edited=True)  # her line moves the digest's input (the offline pulses read alike)
+        if hour == 16:
+            amend_pulse(priya, tmp_path)
+            (amendment,) = [p for p in fake.pulls() if p["head"]["ref"].endswith("/contract")]
+            fake.merge(amendment["number"], by="rita-gh")
+    priya.tick(at + timedelta(hours=18, minutes=30))  # the digest's 18:00 slot is hers
+
+    events = state_events(remote)
+    started = [e for e in events if e["kind"] == "turn.started"]
+    pulse_slots = Counter(e["key"] for e in started if e["id"] == LEASE and e["data"]["cause"] != "approval")
+    assert pulse_slots == Counter({f"{LEASE}@2026-11-02T{h:02d}:00Z": 1 for h in PULSE_HOURS}), pulse_slots
+    versions = {e["key"][-6:-4]: e["data"]["contract_version"] for e in started if e["id"] == LEASE}
+    assert versions == {f"{h:02d}": 1 if h < 17 else 2 for h in PULSE_HOURS}  # the amendment, merged on main
+    roles = {e["key"][-6:-4]: e["data"]["role"] for e in started if e["id"] == LEASE}
+    assert (roles["11"], roles["15"], roles["18"]) == ("delegate", "actions", "delegate")
+
+    fates: dict[str, list[tuple[str, str]]] = {}
+    for event in events:
+        if event["kind"] in ("approval.observed", "draft.rejected", "draft.superseded"):
+            who = event["data"].get("approver") or event["data"].get("by")
+            fates.setdefault(event["key"], []).append((event["kind"], str(who)))
+    assert {k: f for k, f in fates.items() if k.startswith(LEASE)} == {
+        pulse_key(8): [("approval.observed", "@rita")],
+        pulse_key(9): [("approval.observed", "@rita")],
+        pulse_key(10): [("draft.rejected", "@rita")],
+        pulse_key(11): [("approval.observed", "@rita")],
+        pulse_key(12): [("approval.observed", "@rita")],
+    }
+    edited = next(e for e in events if e["kind"] == "approval.observed" and e["key"] == pulse_key(8))
+    assert 0 < edited["data"]["share_changed"] < 0.5
+    # no draft lost: each draft without a fate waits at the tip of its key's branch
+    branches = draft_branches(remote)
+    for placed in (e for e in events if e["kind"] == "draft.placed" and e["key"] not in fates):
+        output = "pulse" if placed["id"] == LEASE else "digest"
+        branch = key_branch(placed["id"].removeprefix("hz-"), output, placed["data"]["asset"])
+        assert f"refs/heads/{branch}" in branches, placed["key"]
+        tip = git("--git-dir", str(remote), "log", "-1", "--format=%(trailers:key=Hz-Draft,valueonly)", branch)
+        assert tip.strip() == placed["key"]
+
+    digest = [e for e in started if e["id"] == f"hz-{DIGEST_ID}"]
+    assert [e["data"]["cause"] for e in sorted(digest, key=lambda e: e["ts"])] == [
+        "schedule", "source-changed", "schedule"
+    ]  # fmt: skip
+    digest_fates = sorted(kind for k, f in fates.items() if k.startswith(f"hz-{DIGEST_ID}") for kind, _ in f)
+    assert digest_fates == ["draft.superseded"]  # the day's 18:00 digest replaced its 16:00 one, same key
+    outsider, environ = fresh_clone(tmp_path, url, "outsider")
+    lint = hz("state", "lint", cwd=outsider, environ=environ)
+    assert (lint.returncode, lint.stdout, lint.stderr) == (0, "hz/state: clean\n", "")
+    print(f"review soak: {len(PULSE_HOURS)} slots, {len(events)} events, {time.monotonic() - began:.1f}s")

@@ -40,7 +40,7 @@ from hz.gitstate.layout import (
 from hz.gitstate.times import parse_utc
 
 if TYPE_CHECKING:
-    import pygit2
+    from hz.gitstate.odb import Commit, Objects, Repo
 
 ARCHIVE_MESSAGE = re.compile(rb"hz-state: archive (?:1 event|(?:[2-9]|[1-9][0-9]{1,8}) events)\n")
 MIN_KEEP = timedelta(days=7)
@@ -51,26 +51,37 @@ BEHIND_HINT = "events older than the archive horizon were archived or are too la
 _INDEX_LIMIT = INDEX_LINE_MAX * 100_000
 
 
-def is_archive_step(commit: Any) -> bool:
-    return ARCHIVE_MESSAGE.fullmatch(bytes(commit.read_raw()).partition(b"\n\n")[2]) is not None
+def is_archive_step(commit: Commit) -> bool:
+    return ARCHIVE_MESSAGE.fullmatch(commit.message) is not None
 
 
-def horizon(repo: pygit2.Repository, tree: Any | None) -> datetime | None:
-    """The newest horizon an archive step set, as `tree` holds the index (None: nothing was archived)."""
-    from hz.gitstate.objects import small_blob
+def horizon(repo: Repo, tree: Any | None) -> datetime | None:
+    """The newest horizon an archive step set, as `tree` (its id, or a pygit2 tree) holds the index (None:
+    nothing was archived)."""
+    from hz.gitstate.odb import objects_of
 
-    if tree is None or ARCHIVE_DIR not in tree:
-        return None
-    folder: Any = repo[tree[ARCHIVE_DIR].id]
-    if folder.type_str != "tree":
+    objects = objects_of(repo)
+    tree_id = tree if tree is None or isinstance(tree, str) else str(tree.id)
+    entry = objects.at(tree_id, ARCHIVE_DIR) if tree_id is not None else None
+    folder = objects.tree(entry.oid) if entry is not None and entry.kind == "tree" else None
+    if folder is None:
         return None
     newest: str | None = None
-    for entry in folder:
-        data = small_blob(repo, entry.id, _INDEX_LIMIT)
-        lines = parse_index(data) if data is not None else None
+    for data in objects.read_many([e.oid for e in folder if _fits(objects, e.oid, _INDEX_LIMIT)]):
+        lines = parse_index(data[1]) if data[0] == "blob" else None
         if lines and (newest is None or lines[-1].horizon > newest):
             newest = lines[-1].horizon
     return parse_utc(newest) if newest is not None else None
+
+
+def _fits(objects: Objects, oid: str, limit: int) -> bool:
+    """Is `oid` a blob of at most `limit` bytes? (Its header says, so a huge one is never loaded.)"""
+    kind, size = objects.header(oid)
+    return kind == "blob" and size <= limit
+
+
+def _small(objects: Objects, oid: str, limit: int) -> bytes | None:
+    return objects.read(oid)[1] if _fits(objects, oid, limit) else None
 
 
 def behind(event: EventView, limit: datetime | None) -> str | None:
@@ -87,50 +98,45 @@ def behind(event: EventView, limit: datetime | None) -> str | None:
     return None
 
 
-def check_step(repo: pygit2.Repository, commit: Any, now: datetime | None) -> list[Diagnostic]:
+def check_step(objects: Objects, commit: Commit, now: datetime | None) -> list[Diagnostic]:
     """Every way an archive step is not what hz writes (see the module docstring)."""
-    where = str(commit.id)[:12]
-    if not commit.parents:
+    where = commit.oid[:12]
+    parent = objects.commit(commit.parents[0]) if commit.parents else None
+    if parent is None:
         return [_diag("<commit>", where, "an archive step with nothing before it")]
-    parent = commit.parents[0]
-    diff: Any = repo.diff(parent.tree, commit.tree)
     moved: dict[str, str] = {}  # path -> blob id
     indexes: dict[str, tuple[bytes, bytes]] = {}  # period -> (old, new)
     found: list[Diagnostic] = []
-    for delta in diff.deltas:
-        status = delta.status_char()
-        path = delta.new_file.path if status == "A" else delta.old_file.path
-        period = period_of_path(path)
-        if status == "D" and is_event_path(path):
-            moved[path] = str(delta.old_file.id)
-        elif status in ("A", "M") and period is not None:
-            old = _data(repo, delta.old_file.id) if status == "M" else b""
-            indexes[period] = (old, _data(repo, delta.new_file.id))
+    for change in objects.diff(parent.tree, commit.tree):
+        period = period_of_path(change.path)
+        if change.status == "D" and is_event_path(change.path) and change.old is not None:
+            moved[change.path] = change.old
+        elif change.status in ("A", "M") and period is not None and change.new is not None:
+            old = _data(objects, change.old) if change.status == "M" and change.old is not None else b""
+            indexes[period] = (old, _data(objects, change.new))
         else:
-            found.append(_diag(path, where, "an archive step only deletes event files and appends to archive/"))
+            found.append(_diag(change.path, where, "an archive step only deletes event files and appends to archive/"))
     if found:
         return found
-    said = int(bytes(commit.read_raw()).partition(b"\n\n")[2].split()[2])
+    said = int(commit.message.split()[2])
     if said != len(moved):
         found.append(_diag("<commit>", where, f"the message says {said} events, the step moves {len(moved)}"))
-    events, periods = _read_moved(repo, moved, where, found)
-    limit = _lines(indexes, periods, str(parent.id), where, found)
+    events, periods = _read_moved(objects, moved, where, found)
+    limit = _lines(indexes, periods, parent.oid, where, found)
     if limit is None:
         return found
-    found += _horizon_findings(repo, parent.tree, limit, now, where)
-    found += _moved_findings(events, moved, commit.tree, limit, where)
+    found += _horizon_findings(objects, parent.tree, limit, now, where)
+    found += _moved_findings(objects, events, moved, commit.tree, limit, where)
     return found
 
 
 def _read_moved(
-    repo: pygit2.Repository, moved: dict[str, str], where: str, found: list[Diagnostic]
+    objects: Objects, moved: dict[str, str], where: str, found: list[Diagnostic]
 ) -> tuple[dict[str, EventView], dict[str, list[tuple[str, str]]]]:
-    from hz.gitstate.objects import small_blob
-
     events: dict[str, EventView] = {}
     periods: dict[str, list[tuple[str, str]]] = {}
     for path, blob in sorted(moved.items()):
-        data = small_blob(repo, blob, MAX_LINE_BYTES)
+        data = _small(objects, blob, MAX_LINE_BYTES)
         event = read_plain(data) if data is not None else None
         if event is None:
             found.append(_diag(path, where, "an archived file is no event hz can read"))
@@ -170,9 +176,9 @@ def _lines(
 
 
 def _horizon_findings(
-    repo: pygit2.Repository, parent_tree: Any, limit: datetime, now: datetime | None, where: str
+    objects: Objects, parent_tree: str, limit: datetime, now: datetime | None, where: str
 ) -> list[Diagnostic]:
-    before = horizon(repo, parent_tree)
+    before = horizon(objects, parent_tree)
     if before is not None and limit < before:
         return [_diag("<commit>", where, f"the horizon {_utc(limit)} is older than {_utc(before)}, set before")]
     if now is not None and limit > now - MIN_KEEP:
@@ -181,7 +187,7 @@ def _horizon_findings(
 
 
 def _moved_findings(
-    events: dict[str, EventView], moved: dict[str, str], tree: Any, limit: datetime, where: str
+    objects: Objects, events: dict[str, EventView], moved: dict[str, str], tree: str, limit: datetime, where: str
 ) -> list[Diagnostic]:
     found: list[Diagnostic] = []
     for path, event in events.items():
@@ -189,15 +195,13 @@ def _moved_findings(
             found.append(_diag(path, where, f"ts {event.ts} is not older than the horizon {_utc(limit)}"))
         elif event.kind == "draft.placed" and not any(event_path(event.id, k, event.key) in moved for k in FATES):
             found.append(_diag(path, where, "a pending draft (no fate moved with it) stays on the tip"))
-        elif event.kind in FATES and event_path(event.id, "draft.placed", event.key) in tree:
+        elif event.kind in FATES and objects.at(tree, event_path(event.id, "draft.placed", event.key)) is not None:
             found.append(_diag(path, where, "a fate moves with its draft.placed, which stays on the tip"))
     return found
 
 
-def _data(repo: pygit2.Repository, oid: Any) -> bytes:
-    from hz.gitstate.objects import small_blob
-
-    return small_blob(repo, oid, _INDEX_LIMIT) or b""
+def _data(objects: Objects, oid: str) -> bytes:
+    return _small(objects, oid, _INDEX_LIMIT) or b""
 
 
 def _utc(moment: datetime) -> str:

@@ -11,16 +11,15 @@ instead of dropping the second run's receipts without a word (hz.gitstate.writer
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from hz.gitstate.event_shapes import EventView, read_plain
 from hz.gitstate.layout import event_path
 from hz.gitstate.lint_fence import event_slot
 
 if TYPE_CHECKING:
-    import pygit2
-
     from hz.gitstate.events import Event
+    from hz.gitstate.odb import Repo
 
 STARTED = "turn.started"
 HINT = "a slot runs once: the runner that came second takes nothing (see `hz lease log ID` for who held it)"
@@ -84,16 +83,14 @@ def rerun(old: bytes, new: bytes) -> str | None:
     return message(second, first) if first.token != second.token else None
 
 
-def tree_reader(repo: pygit2.Repository, tree: Any) -> Reader:
-    """A `Reader` over a tree of `hz/state` (None: the branch had nothing yet)."""
+def tree_reader(repo: Repo, tree: str | None) -> Reader:
+    """A `Reader` over a tree of `hz/state`, by its id (None: the branch had nothing yet)."""
+    from hz.gitstate.odb import objects_of
+
+    objects = objects_of(repo)
 
     def read(path: str) -> bytes | None:
-        try:
-            entry: Any = tree[path] if tree is not None else None
-        except KeyError:
-            return None
-        found: Any = repo.get(entry.id) if entry is not None else None
-        return bytes(found.data) if found is not None and found.type_str == "blob" else None
+        return objects.blob_at(tree, path) if tree is not None else None
 
     return read
 

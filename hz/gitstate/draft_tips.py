@@ -13,17 +13,17 @@ tick pushes both in one atomic push, so the hook can hold the one to the other; 
   the draft on its branch leaves a commit of their own, which is no longer the placed draft.
 
 A key no tip names is not checked (the branch moved on to a newer draft, or was merged and deleted).
-Plain pygit2 and no model: the hook runs it on every push that places a draft.
+Raw objects (hz.gitstate.odb) and no model: the hook runs it on every push that places a draft.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    import pygit2
+    from hz.gitstate.odb import Commit, Repo
 
 DRAFT_BRANCHES = "refs/heads/hz/draft/"
 TRAILER = "Hz-Draft:"
@@ -35,30 +35,30 @@ _LOCAL = ("refs/heads/hz/draft/", "refs/remotes/", "refs/hz/sync/")  # and withi
 class DraftTips:
     """The draft commits a push (or a clone) holds, by the draft key their `Hz-Draft:` trailer names."""
 
-    def __init__(self, repo: pygit2.Repository, commits: Iterable[str], *, strict: bool) -> None:
-        self.repo = repo
+    def __init__(self, repo: Repo, commits: Iterable[str], *, strict: bool) -> None:
+        from hz.gitstate.odb import objects_of
+
+        self.objects = objects_of(repo)
         self.strict = strict  # the hook: any commit naming the key; a clone: hz's own commits only
         self._commits = list(commits)
-        self._by_key: dict[str, list[Any]] | None = None
+        self._by_key: dict[str, list[Commit]] | None = None
 
     @classmethod
-    def pushed(cls, repo: pygit2.Repository, updates: Iterable[tuple[str, str, str]]) -> DraftTips:
+    def pushed(cls, repo: Repo, updates: Iterable[tuple[str, str, str]]) -> DraftTips:
         """The new tips of the draft branches a push writes (`(old, new, ref)` as the hook reads them)."""
         return cls(repo, [new for _, new, ref in updates if ref.startswith(DRAFT_BRANCHES) and set(new) != {"0"}],
                    strict=True)  # fmt: skip
 
     @classmethod
-    def local(cls, repo: pygit2.Repository) -> DraftTips:
+    def local(cls, repo: Repo) -> DraftTips:
         """Every draft branch tip a clone has: its own, its copies of the remote's, and the copies hz keeps of
         pending drafts (`refs/hz/sync/<remote>/placed/…`, hz.review.placed_copies)."""
-        refs = [r for r in repo.references if r.startswith(_LOCAL) and ("/hz/draft/" in r or "/placed/" in r)]
-        tips = []
-        for ref in refs:
-            try:
-                tips.append(str(repo.references[ref].target))
-            except (KeyError, ValueError):
-                continue
-        return cls(repo, tips, strict=False)
+        from hz.gitstate.odb import objects_of
+
+        objects = objects_of(repo)
+        refs = {name: oid for prefix in _LOCAL for name, oid in objects.refs(prefix).items()}
+        tips = [oid for ref, oid in sorted(refs.items()) if "/hz/draft/" in ref or "/placed/" in ref]
+        return cls(objects, tips, strict=False)
 
     def problem(self, key: str, asset: str, digest: str) -> str | None:
         """Why a `draft.placed` of `key` for `asset` with hash `digest` is not what its branch holds (None: it is,
@@ -71,26 +71,26 @@ class DraftTips:
                 return None
         return said
 
-    def _differs(self, commit: Any, path: str, digest: str) -> str | None:
-        try:
-            blob: Any = self.repo[commit.tree[path].id]
-        except KeyError:
-            return f"the draft branch's commit {str(commit.id)[:12]} has no file {path}"
-        if blob.type_str != "blob" or blob.size > MAX_DRAFT_BYTES:
-            return f"{path} on the draft branch's commit {str(commit.id)[:12]} is no draft hz places"
-        actual = "sha256:" + hashlib.sha256(bytes(blob.data)).hexdigest()
+    def _differs(self, commit: Commit, path: str, digest: str) -> str | None:
+        entry = self.objects.at(commit.tree, path)
+        if entry is None:
+            return f"the draft branch's commit {commit.oid[:12]} has no file {path}"
+        kind, size = self.objects.header(entry.oid)
+        if kind != "blob" or size > MAX_DRAFT_BYTES:
+            return f"{path} on the draft branch's commit {commit.oid[:12]} is no draft hz places"
+        actual = "sha256:" + hashlib.sha256(self.objects.read(entry.oid)[1]).hexdigest()
         if actual != digest:
-            return f"hash {digest} is not that of {path} on the draft branch's commit {str(commit.id)[:12]} ({actual})"
+            return f"hash {digest} is not that of {path} on the draft branch's commit {commit.oid[:12]} ({actual})"
         return None
 
-    def _tips(self) -> dict[str, list[Any]]:
+    def _tips(self) -> dict[str, list[Commit]]:
         if self._by_key is None:
             self._by_key = {}
             for oid in dict.fromkeys(self._commits):
-                commit: Any = self.repo.get(oid)
-                if commit is None or commit.type_str != "commit" or not (self.strict or _hz_signed(commit)):
+                commit = self.objects.commit(oid)
+                if commit is None or not (self.strict or _hz_signed(commit)):
                     continue
-                if (key := named_key(commit.message)) is not None:
+                if (key := named_key(commit.message.decode("utf-8", "replace"))) is not None:
                     self._by_key.setdefault(key, []).append(commit)
         return self._by_key
 
@@ -104,7 +104,10 @@ def named_key(message: str) -> str | None:
     return found
 
 
-def _hz_signed(commit: Any) -> bool:
+def _hz_signed(commit: Commit) -> bool:
+    """Author and committer are both hz's own name (hz.gitstate.objects.SIGNATURE_NAME)."""
     from hz.gitstate.objects import SIGNATURE_NAME
 
-    return bool(commit.author.name == SIGNATURE_NAME and commit.committer.name == SIGNATURE_NAME)
+    names = [line.split(b" ", 1)[1].split(b"<", 1)[0].rstrip() for line in commit.raw.partition(b"\n\n")[0].split(b"\n")
+             if line.startswith((b"author ", b"committer "))]  # fmt: skip
+    return len(names) == 2 and all(name == SIGNATURE_NAME.encode() for name in names)

@@ -7,9 +7,10 @@ lint (hz.gitstate.lint; the tokens of its events are checked against the lease c
 leaves them), when a lease ref fails hz.gitstate.lease_lint (its roles judged by the contracts on this
 repository's `main`), or when the push writes any other ref under `refs/hz/`, a `refs/replace/*` or a
 `refs/notes/*` ref. Branches and tags pass untouched. The pushed objects sit in a quarantine directory
-until the hook accepts, which git names in GIT_OBJECT_DIRECTORY; it is added to the object lookup so
-pygit2 can read them. Whatever goes wrong inside refuses the push (see
-hz.commands.state_lint.hook_command): a gate that cannot check lets nothing through.
+until the hook accepts, which git names in GIT_OBJECT_DIRECTORY; the hook reads objects through git
+itself (hz.gitstate.catfile: one `cat-file` process, `rev-list`), which sees the quarantine, and never
+imports pygit2. Whatever goes wrong inside refuses the push (see hz.commands.state_lint.hook_command): a
+gate that cannot check lets nothing through.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import sys
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from hz.diagnostic import Diagnostic
 from hz.errors import HzError
@@ -30,9 +31,8 @@ from hz.gitstate.lease_lint import check_lease
 from hz.gitstate.lint import lint_range
 
 if TYPE_CHECKING:
-    import pygit2
-
     from hz.gitstate.lint_contracts import MainContracts
+    from hz.gitstate.odb import Objects
 
 HOOK_MARK = "# installed by hz state install-hook"
 HZ_PREFIX = "refs/hz/"
@@ -58,29 +58,19 @@ def install_hook(bare: Path, python: str = sys.executable) -> Path:
     return hook
 
 
-def open_quarantined(git_dir: Path, environ: Mapping[str, str]) -> pygit2.Repository:
-    import pygit2
-
-    repo = pygit2.Repository(str(git_dir))
-    quarantine = environ.get("GIT_OBJECT_DIRECTORY")
-    if quarantine:
-        repo.odb.add_disk_alternate(quarantine)
-    return repo
-
-
-def check_updates(repo: pygit2.Repository, lines: Iterable[str]) -> list[Diagnostic]:
+def check_updates(objects: Objects, lines: Iterable[str]) -> list[Diagnostic]:
     from hz.gitstate.lint_contracts import MainContracts
 
     updates = [_parse(line) for line in lines if line.strip()]
     pushed = {ref: new for _, new, ref in updates if ref.startswith(LEASE_PREFIX) and new != ZERO}
     ours = any(ref == STATE_REF or ref.startswith(LEASE_PREFIX) for _, _, ref in updates)
-    contracts = MainContracts.read(repo, strict=True) if ours else None  # main as it is before this push
+    contracts = MainContracts.read(objects, strict=True) if ours else None  # main as it is before this push
     found: list[Diagnostic] = []
     for old, new, ref in updates:
         if ref == STATE_REF:
-            found.extend(_check_state(repo, old, new, pushed, contracts, updates))
+            found.extend(_check_state(objects, old, new, pushed, contracts, updates))
         elif ref.startswith(LEASE_PREFIX):
-            found.extend(check_lease(repo, ref, old, new, contracts=contracts))
+            found.extend(check_lease(objects, ref, old, new, contracts=contracts))
         elif problem := foreign_ref(ref):
             found.append(_foreign(ref, problem))
     return found
@@ -115,12 +105,8 @@ def _refusal(ref: str, message: str, code: str = "HZS013") -> Diagnostic:
     return Diagnostic(ref, 1, 1, code, "error", ref, message, "hz/state and leases only ever fast-forward")
 
 
-def _fast_forward(repo: pygit2.Repository, old: str, new: str) -> bool:
-    return old in (ZERO, new) or bool(repo.descendant_of(new, old))
-
-
 def _check_state(
-    repo: pygit2.Repository,
+    objects: Objects,
     old: str,
     new: str,
     pushed: Mapping[str, str],
@@ -133,28 +119,25 @@ def _check_state(
 
     if new == ZERO:
         return [_refusal(STATE_REF, "hz/state may not be deleted")]
-    kind = _type_of(repo, new)
+    kind = objects.kind(new)
     if kind != "commit":
+        kind = "missing object" if kind == "missing" else kind
         return [_refusal(STATE_REF, f"hz/state points at a commit, not a {kind}", "HZS012")]
-    if not _fast_forward(repo, old, new):
+    if old not in (ZERO, new) and not objects.descends(new, old):  # the range the lint reads answers it
         return [_refusal(STATE_REF, "hz/state may not be rewritten (not a fast-forward)")]
-    drafts = DraftTips.pushed(repo, updates)  # a draft.placed's hash is held to the branch pushed with it
-    context = LintContext(LeaseBook.for_push(repo, pushed), contracts, datetime.now(UTC), drafts=drafts)
-    return lint_range(repo, None if old == ZERO else old, new, context)
-
-
-def _type_of(repo: pygit2.Repository, oid: str) -> str:
-    found: Any = repo.get(oid)
-    return "missing object" if found is None else str(found.type_str)
+    drafts = DraftTips.pushed(objects, updates)  # a draft.placed's hash is held to the branch pushed with it
+    context = LintContext(LeaseBook.for_push(objects, pushed), contracts, datetime.now(UTC), drafts=drafts)
+    return lint_range(objects, None if old == ZERO else old, new, context)
 
 
 def run_hook(stdin: Iterable[str], environ: Mapping[str, str] = os.environ) -> list[Diagnostic]:
+    from hz.gitstate.catfile import CatFile
+
     lines = [line for line in stdin if line.strip()]
     updates = [_parse(line) for line in lines]
     if not any(ref == STATE_REF or ref.startswith(LEASE_PREFIX) for _, _, ref in updates):
         # a push of branches and tags only (the team's code): its refs are judged by name, no object is
-        # read, so the hook does not pay for pygit2's import
+        # read, so the hook starts no git process at all
         return [_foreign(ref, problem) for _, _, ref in updates if (problem := foreign_ref(ref))]
-    git_dir = Path(environ.get("GIT_DIR", "."))
-    repo = open_quarantined(git_dir, environ)
-    return check_updates(repo, lines)
+    with CatFile(Path(environ.get("GIT_DIR", ".")), environ) as objects:
+        return check_updates(objects, lines)

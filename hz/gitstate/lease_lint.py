@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from hz.diagnostic import Diagnostic
 from hz.errors import HzError
@@ -36,13 +36,13 @@ from hz.gitstate.layout import LEASE_FILE, LEASE_PREFIX, ZERO
 from hz.gitstate.lease_shapes import PlainLease, plain_lease
 from hz.gitstate.lint_commit import SIGNATURE, RawCommit
 from hz.gitstate.objects import BLOB_MODE
+from hz.gitstate.odb import objects_of
 from hz.gitstate.times import parse_utc
 
 if TYPE_CHECKING:
-    import pygit2
-
     from hz.gitstate.lease_record import LeaseRecord
     from hz.gitstate.lint_contracts import MainContracts
+    from hz.gitstate.odb import Objects, Repo
 
 MAX_TTL = timedelta(hours=24)
 """The longest any acquisition or renewal may hold. The hook cannot trust the pusher's `hz.toml`, so
@@ -87,7 +87,7 @@ class Finding:
 
 
 def check_lease(
-    repo: pygit2.Repository,
+    repo: Repo,
     ref: str,
     old: str,
     new: str,
@@ -96,19 +96,21 @@ def check_lease(
 ) -> list[Diagnostic]:
     """Every finding about one update `old -> new` of a lease ref (empty: accept); `contracts`: the
     ones on the receiving repository's main, which give the roles (None: no main, shapes only)."""
+    objects = objects_of(repo)
     if new == ZERO:
         return [_refusal(ref, "HZS013", "a lease is never deleted (that would reset its token)")]
-    kind = _type_of(repo, new)
+    kind = objects.kind(new)
     if kind != "commit":
         return [_refusal(ref, "HZS012", f"{new[:12]} is a {kind}; a lease ref points at a commit")]
-    if old != ZERO and not (old == new or repo.descendant_of(new, old)):
+    chain, reached = _new_commits(objects, None if old == ZERO else old, new)
+    # hz's chains are first-parent lines: reaching `old` along them proves the fast-forward without a walk
+    if old != ZERO and not reached and not objects.descends(new, old):
         return [_refusal(ref, "HZS013", "a lease is never rewound (not a fast-forward)")]
-    chain = _new_commits(repo, None if old == ZERO else old, new)
     if chain is None:
         return [_refusal(ref, "HZS014", f"more than {MAX_NEW_COMMITS} new lease commits in one push")]
     moment = now or datetime.now(UTC)
     for oid in chain:
-        if finding := _check_commit(repo, ref, oid, moment, contracts):
+        if finding := _check_commit(objects, ref, oid, moment, contracts):
             return [_refusal(ref, finding.code, f"commit {oid[:12]}: {finding.message}", finding.hint)]
     return []
 
@@ -117,34 +119,34 @@ def _refusal(ref: str, code: str, message: str, hint: str = HINT_LEASE) -> Diagn
     return Diagnostic(ref, 1, 1, code, "error", ref, message, hint)
 
 
-def _new_commits(repo: pygit2.Repository, old: str | None, new: str) -> list[str] | None:
+def _new_commits(objects: Objects, old: str | None, new: str) -> tuple[list[str] | None, bool]:
     """The commits from `old` (excluded) to `new`, oldest first, by first parents (a merge is refused
-    on its own); None when there are more than MAX_NEW_COMMITS."""
+    on its own), None when there are more than MAX_NEW_COMMITS; and whether the walk reached `old`."""
     chain: list[str] = []
     oid: str | None = new
     while oid is not None and oid != old:
         if len(chain) == MAX_NEW_COMMITS:
-            return None
+            return None, False
         chain.append(oid)
-        oid = _parent(repo, oid) if _type_of(repo, oid) == "commit" else None
-    return chain[::-1]
+        oid = _parent(objects, oid) if objects.kind(oid) == "commit" else None
+    return chain[::-1], oid is not None
 
 
 def _check_commit(
-    repo: pygit2.Repository, ref: str, oid: str, now: datetime, contracts: MainContracts | None
+    objects: Objects, ref: str, oid: str, now: datetime, contracts: MainContracts | None
 ) -> Finding | None:
-    found = _check_tip(repo, ref, oid)
+    found = _check_tip(objects, ref, oid)
     if isinstance(found, Finding):
         return found
     record = found
     if parse_utc(record.acquired) > now + MAX_AHEAD:
         return Finding("HZS014", f"acquired {record.acquired}, later than the server's clock allows")
-    parent = _parent(repo, oid)
+    parent = _parent(objects, oid)
     if parent is None:
         if record.token != 1:
             return Finding("HZS014", f"a new lease starts at token 1, not {record.token}")
         return _role(contracts, record)
-    before = _check_tip(repo, ref, parent)
+    before = _check_tip(objects, ref, parent)
     if isinstance(before, Finding):
         return Finding(before.code, f"its parent {parent[:12]}: {before.message}")
     if finding := _follows(record, before):
@@ -179,17 +181,17 @@ def _follows(record: PlainLease, parent: PlainLease) -> Finding | None:
 # --- what clients read ------------------------------------------------------------------------------
 
 
-def read_tip(repo: pygit2.Repository, ref: str, tip: str) -> LeaseRecord:
+def read_tip(repo: Repo, ref: str, tip: str) -> LeaseRecord:
     """The record at a lease ref's tip, or DamagedLease naming what the hook would have refused."""
-    found = _check_tip(repo, ref, tip)
+    found = _check_tip(objects_of(repo), ref, tip)
     if isinstance(found, Finding):
         raise DamagedLease(f"lease ref {ref} is damaged: {found.message}", hint=HINT_DAMAGED.format(ref=ref))
     return _model(found)
 
 
-def checked(repo: pygit2.Repository, ref: str, tip: str) -> LeaseRecord | str:
+def checked(repo: Repo, ref: str, tip: str) -> LeaseRecord | str:
     """The record at a lease ref's tip, or why the ref is damaged (for listings)."""
-    found = _check_tip(repo, ref, tip)
+    found = _check_tip(objects_of(repo), ref, tip)
     return found.message if isinstance(found, Finding) else _model(found)
 
 
@@ -203,15 +205,15 @@ def _model(record: PlainLease) -> LeaseRecord:
 # --- one commit, on its own -------------------------------------------------------------------------
 
 
-def _check_tip(repo: pygit2.Repository, ref: str, oid: str) -> PlainLease | Finding:
+def _check_tip(objects: Objects, ref: str, oid: str) -> PlainLease | Finding:
     """One lease commit without its history: its type, shape, tree and record."""
-    kind = _type_of(repo, oid)
+    kind = objects.kind(oid)
     if kind != "commit":
         return Finding("HZS012", f"{oid[:12]} is a {kind}, not a commit")
-    raw = _raw_commit(repo, oid)
+    raw = _raw_commit(objects, oid)
     if problem := _shape(raw):
         return Finding("HZS012", problem)
-    data = _lease_bytes(repo, raw.values(b"tree")[0].decode("ascii"))
+    data = _lease_bytes(objects, raw.values(b"tree")[0].decode("ascii"))
     if isinstance(data, Finding):
         return data
     record = _record(data)
@@ -242,18 +244,17 @@ def _message(raw: RawCommit, record: PlainLease) -> Finding | None:
     return None
 
 
-def _lease_bytes(repo: pygit2.Repository, tree_id: str) -> bytes | Finding:
-    if _type_of(repo, tree_id) != "tree":
+def _lease_bytes(objects: Objects, tree_id: str) -> bytes | Finding:
+    tree = objects.tree(tree_id)
+    if tree is None:
         return Finding("HZS014", "its tree is missing")
-    tree: Any = repo[tree_id]
-    entries = [(entry.name, entry.filemode) for entry in tree]
+    entries = [(entry.text, entry.mode) for entry in tree]
     if entries != [(LEASE_FILE, BLOB_MODE)]:
         return Finding("HZS014", f"a lease commit's tree holds {LEASE_FILE} (a plain file) and nothing else")
-    blob_id = str(tree[LEASE_FILE].id)
-    kind, data = _read(repo, blob_id)
-    if kind != "blob" or len(data) > MAX_RECORD_BYTES:
+    kind, size = objects.header(tree.entries[0].oid)
+    if kind != "blob" or size > MAX_RECORD_BYTES:
         return Finding("HZS014", f"{LEASE_FILE} is not a record of at most {MAX_RECORD_BYTES} bytes")
-    return data
+    return objects.read(tree.entries[0].oid)[1]
 
 
 def _record(data: bytes) -> PlainLease | Finding:
@@ -297,28 +298,13 @@ def _fields(ref: str, record: PlainLease) -> Finding | None:
 
 # --- raw objects ------------------------------------------------------------------------------------
 
-_TYPES = {1: "commit", 2: "tree", 3: "blob", 4: "tag"}
 
-
-def _read(repo: pygit2.Repository, oid: str) -> tuple[str, bytes]:
-    """The type and bytes of an object; ("missing", b"") when the repository does not have it."""
-    try:
-        kind, data = repo.odb.read(oid)
-    except (KeyError, ValueError):
-        return "missing", b""
-    return _TYPES.get(int(kind), "object"), bytes(data)
-
-
-def _type_of(repo: pygit2.Repository, oid: str) -> str:
-    return _read(repo, oid)[0]
-
-
-def _raw_commit(repo: pygit2.Repository, oid: str) -> RawCommit:
+def _raw_commit(objects: Objects, oid: str) -> RawCommit:
     """The commit as its bytes say (hz.gitstate.lint_commit): nothing git would hide goes unseen."""
-    return RawCommit.parse(_read(repo, oid)[1])
+    return RawCommit.parse(objects.read(oid)[1])
 
 
-def _parent(repo: pygit2.Repository, oid: str) -> str | None:
+def _parent(objects: Objects, oid: str) -> str | None:
     """The (first) parent of a commit, None for a root; merges are refused elsewhere."""
-    parents = _raw_commit(repo, oid).values(b"parent")
+    parents = _raw_commit(objects, oid).values(b"parent")
     return parents[0].decode("ascii", "replace") if parents else None

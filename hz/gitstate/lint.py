@@ -42,6 +42,7 @@ from hz.gitstate.event_shapes import PAYLOADS, EventView, PlainEvent, plain_even
 from hz.gitstate.layout import MAX_LINE_BYTES, event_path, is_event_path
 from hz.gitstate.lint_commit import commit_findings, said_count, tree_findings
 from hz.gitstate.lint_text import banned_field, field_names, first_address_of
+from hz.gitstate.odb import Change, Objects, objects_of
 from hz.gitstate.shapes import occasion
 from hz.gitstate.times import parse_utc
 
@@ -51,6 +52,7 @@ if TYPE_CHECKING:
     from hz.gitstate.draft_tips import DraftTips
     from hz.gitstate.lint_contracts import MainContracts
     from hz.gitstate.lint_fence import LeaseBook
+    from hz.gitstate.odb import Repo
 
 FUTURE_SKEW = timedelta(days=1)
 """How far past the clock an event's time may be: room for a laptop whose clock is wrong by hours, none
@@ -255,43 +257,53 @@ def _from_error(path: str, line: str, loc: str, err: Any, prefix: tuple[str, ...
     return _diag(path, "HZS009", where, f"{field}: {err['msg']}", "", column)
 
 
-def check_commit(repo: pygit2.Repository, commit: Any, context: LintContext | None = None) -> list[Diagnostic]:
-    """Everything one commit of `hz/state` did, against its parent (or nothing, for a root commit)."""
-    found = commit_findings(commit)
-    where = str(commit.id)[:12]
-    parent_tree: Any = commit.parents[0].tree if commit.parents else None
-    shape = tree_findings(repo, commit.tree, parent_tree, where)
+def check_commit(repo: Repo, commit: Any, context: LintContext | None = None) -> list[Diagnostic]:
+    """Everything one commit of `hz/state` did, against its parent (or nothing, for a root commit).
+    `commit`: its id (a pygit2 commit is read by its id)."""
+    objects = objects_of(repo)
+    oid = commit if isinstance(commit, str) else str(commit.id)
+    raw = objects.commit(oid)
+    if raw is None:
+        raise KeyError(f"commit {oid[:12]} is missing")
+    found = commit_findings(raw)
+    where = oid[:12]
+    parent = objects.commit(raw.parents[0]) if raw.parents else None
+    if raw.parents and parent is None:
+        raise KeyError(f"the parent of commit {where} is missing")
+    parent_tree = parent.tree if parent is not None else None
+    tree = objects.tree(raw.tree)
+    if tree is None:
+        raise KeyError(f"tree {raw.tree[:12]} of commit {where} is missing")
+    shape = tree_findings(objects, tree, objects.tree(parent_tree) if parent_tree else None, where)
     if shape:
         return found + shape  # paths outside the layout: the per-file diff below has nothing sane to read
-    if is_archive_step(commit):
-        return found + check_step(repo, commit, context.now if context else None)
-    base: Any = parent_tree if parent_tree is not None else repo[repo.TreeBuilder().write()]
-    diff: Any = repo.diff(base, commit.tree)
-    added = sum(1 for delta in diff.deltas if delta.status_char() == "A")
-    if added and (said := said_count(commit)) is not None and said != added:
+    if is_archive_step(raw):
+        return found + check_step(objects, raw, context.now if context else None)
+    changes = objects.diff(parent_tree, raw.tree)
+    added = sum(1 for change in changes if change.status == "A")
+    if added and (said := said_count(raw)) is not None and said != added:
         hint = "hz writes 'hz-state: N events' with N the events it adds"
         found.append(
             _diag("<commit>", "HZS012", where, f"the message says {said} events, the commit adds {added}", hint)
         )
     proper: dict[str, bytes] = {}  # added files that are events, for the double-run check
-    limit = horizon(repo, parent_tree) if added else None  # nothing older than what was archived comes back
-    for delta in diff.deltas:
-        status = delta.status_char()
-        path = delta.new_file.path if status == "A" else delta.old_file.path
-        if status == "A":
-            data = _blob(repo, delta.new_file.id)
-            problems = check_event_file(path, data, where, context)
+    limit = horizon(objects, parent_tree) if added else None  # nothing older than what was archived comes back
+    blobs = _added_blobs(objects, changes)
+    for change in changes:
+        if change.status == "A":
+            data = blobs[change.path]
+            problems = check_event_file(change.path, data, where, context)
             if not problems and limit is not None and (why := _behind(data, limit)):
-                problems = [behind_diag(path, where, why)]
+                problems = [behind_diag(change.path, where, why)]
             found.extend(problems)
-            proper.update({} if problems else {path: data})
-        elif status == "D":
-            found.append(_diag(path, "HZS003", where, "file deleted", "hz/state is append-only"))
+            proper.update({} if problems else {change.path: data})
+        elif change.status == "D":
+            found.append(_diag(change.path, "HZS003", where, "file deleted", "hz/state is append-only"))
         else:
-            found.append(_changed(repo, delta, where))
-    runs = double_runs(tree_reader(repo, parent_tree), proper)
+            found.append(_changed(objects, change, where))
+    runs = double_runs(tree_reader(objects, parent_tree), proper)
     found += [_diag(path, "HZS021", where, why, DOUBLE_RUN_HINT) for path, why in sorted(runs.items())]
-    return found + _receipt_findings(repo, commit.tree, proper, where, context)
+    return found + _receipt_findings(objects, raw.tree, proper, where, context)
 
 
 def _behind(data: bytes, limit: datetime) -> str | None:
@@ -300,12 +312,12 @@ def _behind(data: bytes, limit: datetime) -> str | None:
 
 
 def _receipt_findings(
-    repo: pygit2.Repository, tree: Any, proper: dict[str, bytes], where: str, context: LintContext | None
+    objects: Objects, tree: str, proper: dict[str, bytes], where: str, context: LintContext | None
 ) -> list[Diagnostic]:
     """Receipts of the commit that do not follow from hz/state as the commit leaves it, and from main."""
     from hz.gitstate.receipts import CHECKED, HINT, TreeState, receipt_problem
 
-    state = TreeState(repo, tree)
+    state = TreeState(objects, tree)
     found = []
     for path, data in sorted(proper.items()):
         if path.rsplit("/", 1)[-1].split("-", 1)[0] not in CHECKED:
@@ -316,46 +328,43 @@ def _receipt_findings(
     return found
 
 
-def _changed(repo: pygit2.Repository, delta: Any, where: str) -> Diagnostic:
+def _changed(objects: Objects, change: Change, where: str) -> Diagnostic:
     """A changed file: said as the double run it is when it starts its slot again under another token."""
-    path = delta.old_file.path
-    try:
-        why = rerun(_blob(repo, delta.old_file.id), _blob(repo, delta.new_file.id))
-    except KeyError:
-        why = None
+    old = objects.blob(change.old) if change.old else None
+    new = objects.blob(change.new) if change.new else None
+    why = rerun(old, new) if old is not None and new is not None else None
     if why is not None:
-        return _diag(path, "HZS021", where, why, DOUBLE_RUN_HINT)
-    line = _first_changed_line(repo, delta)
-    return Diagnostic(path, line, 1, "HZS002", "error", where, "line changed", "hz/state is append-only")
+        return _diag(change.path, "HZS021", where, why, DOUBLE_RUN_HINT)
+    line = _first_changed_line(old, new)
+    return Diagnostic(change.path, line, 1, "HZS002", "error", where, "line changed", "hz/state is append-only")
 
 
-def _first_changed_line(repo: pygit2.Repository, delta: Any) -> int:
-    try:
-        old = _blob(repo, delta.old_file.id).splitlines()
-        new = _blob(repo, delta.new_file.id).splitlines()
-    except KeyError:
+def _first_changed_line(old_data: bytes | None, new_data: bytes | None) -> int:
+    if old_data is None or new_data is None:
         return 1
+    old, new = old_data.splitlines(), new_data.splitlines()
     for number, (a, b) in enumerate(zip(old, new, strict=False), start=1):
         if a != b:
             return number
     return min(len(old), len(new)) + 1
 
 
-def lint_range(
-    repo: pygit2.Repository, base: str | None, tip: str, context: LintContext | None = None
-) -> list[Diagnostic]:
+def lint_range(repo: Repo, base: str | None, tip: str, context: LintContext | None = None) -> list[Diagnostic]:
     """Lint every commit reachable from `tip` and not from `base`, oldest first."""
-    import pygit2
-
-    walker = repo.walk(tip, pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE)
-    if base is not None:
-        walker.hide(base)
+    objects = objects_of(repo)
     found: list[Diagnostic] = []
-    for commit in walker:
-        found.extend(check_commit(repo, commit, context))
+    for oid, _ in objects.commits(tip, base):
+        found.extend(check_commit(objects, oid, context))
     return found
 
 
-def _blob(repo: pygit2.Repository, oid: Any) -> bytes:
-    blob: Any = repo[oid]
-    return bytes(blob.data)
+def _added_blobs(objects: Objects, changes: list[Change]) -> dict[str, bytes]:
+    """The bytes of every file the commit adds, asked for at once (path -> bytes); a missing one raises."""
+    added = [change for change in changes if change.status == "A" and change.new is not None]
+    found = objects.read_many([change.new for change in added if change.new is not None])
+    blobs: dict[str, bytes] = {}
+    for change, (kind, data) in zip(added, found, strict=True):
+        if kind != "blob":
+            raise KeyError(f"blob {(change.new or '')[:12]} at {change.path} is missing")
+        blobs[change.path] = data
+    return blobs

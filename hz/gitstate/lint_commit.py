@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from hz.addresses import looks_like_address
 from hz.diagnostic import Diagnostic
 
 if TYPE_CHECKING:
-    import pygit2
+    from hz.gitstate.odb import Commit, Objects, Tree
 
 SIGNATURE = re.compile(rb"hz <hz> [0-9]{1,12} \+0000")
 MESSAGE = re.compile(rb"hz-state: (?:1 event|(?:[2-9]|[1-9][0-9]{1,5}) events)\n")
@@ -73,10 +73,10 @@ def _diag(code: str, where: str, message: str, hint: str) -> Diagnostic:
     return Diagnostic("<commit>", 1, 1, code, "error", where, message, hint)
 
 
-def commit_findings(commit: Any) -> list[Diagnostic]:
+def commit_findings(commit: Commit) -> list[Diagnostic]:
     """Everything wrong with the commit object itself (its headers, signatures and message)."""
-    where = str(commit.id)[:12]
-    raw = RawCommit.parse(bytes(commit.read_raw()))
+    where = commit.oid[:12]
+    raw = RawCommit.parse(commit.raw)
     found: list[Diagnostic] = []
     if len(raw.values(b"parent")) > 1:
         found.append(_diag("HZS012", where, "a merge commit", "hz/state grows by fast-forwards only"))
@@ -102,9 +102,9 @@ def commit_findings(commit: Any) -> list[Diagnostic]:
     return found
 
 
-def said_count(commit: Any) -> int | None:
+def said_count(commit: Commit) -> int | None:
     """How many events the message of an hz-shaped commit says it adds (None: not hz's message)."""
-    message = RawCommit.parse(bytes(commit.read_raw())).message
+    message = RawCommit.parse(commit.raw).message
     return int(message.split()[1]) if MESSAGE.fullmatch(message) else None
 
 
@@ -128,14 +128,12 @@ def _signature_findings(raw: RawCommit, where: str) -> list[Diagnostic]:
     return []
 
 
-def tree_findings(repo: pygit2.Repository, tree: Any, base: Any | None, where: str) -> list[Diagnostic]:
+def tree_findings(objects: Objects, tree: Tree, base: Tree | None, where: str) -> list[Diagnostic]:
     """Every entry of `tree` outside the layout, skipping subtrees `base` (the parent's tree) already had."""
-    return _walk(repo, tree, base, 0, "", where)
+    return _walk(objects, tree, base, 0, "", where)
 
 
-def _walk(
-    repo: pygit2.Repository, tree: Any, base: Any | None, depth: int, prefix: str, where: str
-) -> list[Diagnostic]:
+def _walk(objects: Objects, tree: Tree, base: Tree | None, depth: int, prefix: str, where: str) -> list[Diagnostic]:
     if depth == 1 and prefix == "archive/":
         return _index_findings(tree, where)
     pattern, folders = LEVELS[depth]
@@ -144,25 +142,27 @@ def _walk(
         hint = "hz/state holds events only"
         return [Diagnostic(prefix.rstrip("/"), 1, 1, "HZS001", "error", where, "an empty folder", hint)]
     for entry in tree:
-        raw_name = bytes(entry.raw_name)
-        path = prefix + raw_name.decode("utf-8", "replace")
+        path = prefix + entry.text
         mode = TREE_MODE if folders else BLOB_MODE
-        if not pattern.fullmatch(raw_name) or int(entry.filemode) != mode:
-            what = "folder" if int(entry.filemode) == TREE_MODE else "file"
+        if not pattern.fullmatch(entry.name) or entry.mode != mode:
+            what = "folder" if entry.mode == TREE_MODE else "file"
             hint = "hz/state holds only events/<hz id>/<xx>/<kind>-<digest>.json, plain files"
             found.append(Diagnostic(path, 1, 1, "HZS001", "error", where, f"a {what} outside the layout", hint))
             continue
         if not folders:
             continue
-        old = _same_entry(base, raw_name.decode("ascii"))
-        if old is not None and old.id == entry.id:
+        old = base.get(entry.name) if base is not None else None
+        if old is not None and old.oid == entry.oid:
             continue  # the parent commit had this very subtree, already linted
-        sub_base = repo[old.id] if old is not None and int(old.filemode) == TREE_MODE else None
-        found.extend(_walk(repo, repo[entry.id], sub_base, depth + 1, path + "/", where))
+        sub_base = objects.tree(old.oid) if old is not None and old.mode == TREE_MODE else None
+        subtree = objects.tree(entry.oid)
+        if subtree is None:
+            raise KeyError(f"tree {entry.oid[:12]} is missing")  # the hook refuses what it cannot read
+        found.extend(_walk(objects, subtree, sub_base, depth + 1, path + "/", where))
     return found
 
 
-def _index_findings(tree: Any, where: str) -> list[Diagnostic]:
+def _index_findings(tree: Tree, where: str) -> list[Diagnostic]:
     """The archive's folder holds one plain file per period (`archive/<yyyy-mm>`), nothing else."""
     from hz.gitstate.layout import PERIOD_NAME
 
@@ -170,18 +170,7 @@ def _index_findings(tree: Any, where: str) -> list[Diagnostic]:
     if len(tree) == 0:
         return [Diagnostic("archive", 1, 1, "HZS001", "error", where, "an empty folder", hint)]
     return [
-        Diagnostic(f"archive/{entry.name}", 1, 1, "HZS001", "error", where, "a file outside the layout", hint)
+        Diagnostic(f"archive/{entry.text}", 1, 1, "HZS001", "error", where, "a file outside the layout", hint)
         for entry in tree
-        if not PERIOD_NAME.fullmatch(bytes(entry.raw_name).decode("utf-8", "replace"))
-        or int(entry.filemode) != BLOB_MODE
+        if not PERIOD_NAME.fullmatch(entry.text) or entry.mode != BLOB_MODE
     ]
-
-
-def _same_entry(base: Any | None, name: str) -> Any | None:
-    """The entry called `name` (ASCII: it matched the layout) in the parent's tree, or None."""
-    if base is None:
-        return None
-    try:
-        return base[name]
-    except KeyError:
-        return None

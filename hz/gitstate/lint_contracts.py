@@ -38,6 +38,7 @@ from hz.gitstate.main_declared import declared as _declared
 from hz.gitstate.main_declared import defaults as _defaults
 from hz.gitstate.main_declared import folder as _folder
 from hz.gitstate.main_declared import policies as _policies
+from hz.gitstate.odb import Objects
 from hz.gitstate.shapes import occasion, slot_time
 
 if TYPE_CHECKING:
@@ -49,6 +50,7 @@ if TYPE_CHECKING:
     from hz.gitstate.event_shapes import EventView as Event
     from hz.gitstate.main_counts import VersionCounts
     from hz.gitstate.main_roster import Roster
+    from hz.gitstate.odb import Repo
     from hz.gitstate.remote import TeamRemote
 
 MAIN_REFS = ("refs/heads/main", "refs/heads/master")
@@ -107,9 +109,23 @@ class MainContracts:
         return role_problem(declared, holder, role)
 
     @classmethod
-    def read(cls, repo: pygit2.Repository, *, strict: bool) -> MainContracts | None:
+    def read(cls, repo: Repo, *, strict: bool) -> MainContracts | None:
         """The contracts at the tip of `main` (else `master`, as hz.sources.contract reads it), or None
-        when the repository has neither."""
+        when the repository has neither. A reader without pygit2 (the hook's) opens the repository only
+        when there is a main to read."""
+        from hz.gitstate.catfile import CatFile
+        from hz.gitstate.odb import PygitObjects
+
+        if isinstance(repo, PygitObjects):
+            repo = repo.repo
+        elif isinstance(repo, Objects) and not any(repo.resolve(ref) for ref in MAIN_REFS):
+            return None
+        elif isinstance(repo, CatFile):
+            from hz.gitstate.objects import open_repo
+
+            repo = open_repo(repo.git_dir)
+        if isinstance(repo, Objects):
+            raise TypeError(f"main's contracts are read with pygit2, not from {type(repo).__name__}")
         tip = _main_tip(repo)
         return None if tip is None else cls.at(repo, tip, strict=strict)
 

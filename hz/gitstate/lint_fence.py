@@ -20,12 +20,12 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from hz.gitstate.layout import LEASE_FILE, LEASE_PREFIX
+from hz.gitstate.odb import objects_of
 from hz.gitstate.shapes import SLOT, slot_time
 
 if TYPE_CHECKING:
-    import pygit2
-
     from hz.gitstate.event_shapes import EventView as Event
+    from hz.gitstate.odb import Objects, Repo
 
 SLOT_SUFFIX = re.compile(SLOT)
 MAX_RECORDS = 4096
@@ -42,9 +42,9 @@ SYNC_PREFIX = "refs/hz/sync/"
 class Grants:
     """What one lease chain gave: for each token, the slots it was taken for."""
 
-    def __init__(self, repo: pygit2.Repository, tip: str, *, current: bool) -> None:
+    def __init__(self, repo: Repo, tip: str, *, current: bool) -> None:
         self.current = current  # the ref itself, not a fetched copy that may lag behind it
-        self._records = _records(repo, tip, self)
+        self._records = _records(objects_of(repo), tip, self)
         self.cut = False  # the walk stopped at MAX_RECORDS: tokens and slots past it are unknown here
         self._slots: dict[int, set[datetime]] = {}
         self._who: dict[int, tuple[str, str]] = {}  # token -> (holder, role) of the commit that gave it
@@ -75,22 +75,19 @@ class Grants:
         return self._newest
 
 
-def _records(repo: pygit2.Repository, tip: str, grants: Grants) -> Iterator[Any]:
+def _records(objects: Objects, tip: str, grants: Grants) -> Iterator[Any]:
     """Lease records from `tip` back along first parents, MAX_RECORDS at most (then `grants.cut` is set);
     an unreadable commit ends the chain here."""
-    commit: Any = repo.get(tip)
+    commit = objects.commit(tip)
     for _ in range(MAX_RECORDS):
-        if commit is None or commit.type_str != "commit":
+        if commit is None:
             return
-        try:
-            blob: Any = repo[commit.tree[LEASE_FILE].id]
-        except (KeyError, ValueError):
-            return
-        record = _record(bytes(blob.data))
+        data = objects.blob_at(commit.tree, LEASE_FILE)
+        record = _record(data) if data is not None else None
         if record is None:
             return  # not a lease record: the lease lint refuses it; no token past it is trusted
         yield record
-        commit = commit.parents[0] if commit.parents else None
+        commit = objects.commit(commit.parents[0]) if commit.parents else None
     grants.cut = commit is not None
 
 
@@ -124,10 +121,8 @@ class LeaseBook:
     some time ago; None: no chain here. `required`: no chain means no token was given (the hook).
     """
 
-    def __init__(
-        self, repo: pygit2.Repository, tip_of: Callable[[str], tuple[str, bool] | None], *, required: bool
-    ) -> None:
-        self._repo = repo
+    def __init__(self, repo: Repo, tip_of: Callable[[str], tuple[str, bool] | None], *, required: bool) -> None:
+        self._objects = objects_of(repo)
         self._tip_of = tip_of
         self.required = required
         self._grants: dict[str, Grants | None] = {}
@@ -135,42 +130,42 @@ class LeaseBook:
     def grants(self, lease_id: str) -> Grants | None:
         if lease_id not in self._grants:
             found = self._tip_of(lease_id)
-            self._grants[lease_id] = Grants(self._repo, found[0], current=found[1]) if found is not None else None
+            self._grants[lease_id] = Grants(self._objects, found[0], current=found[1]) if found is not None else None
         return self._grants[lease_id]
 
     @classmethod
-    def for_push(cls, repo: pygit2.Repository, pushed: Mapping[str, str]) -> LeaseBook:
+    def for_push(cls, repo: Repo, pushed: Mapping[str, str]) -> LeaseBook:
         """The hook's view: a lease ref updated in the same push counts at its new tip."""
+        objects = objects_of(repo)
 
         def tip_of(lease_id: str) -> tuple[str, bool] | None:
             ref = LEASE_PREFIX + lease_id
-            tip = pushed[ref] if ref in pushed else _resolve(repo, ref)
+            tip = pushed[ref] if ref in pushed else objects.resolve(ref)
             return (tip, True) if tip is not None else None
 
-        return cls(repo, tip_of, required=True)
+        return cls(objects, tip_of, required=True)
 
     @classmethod
-    def local(cls, repo: pygit2.Repository) -> LeaseBook:
+    def local(cls, repo: Repo) -> LeaseBook:
         """A repository's own lease ref (current: the server, a mirror), else the copy hz fetched into a
         member's clone (`refs/hz/sync/<remote>/hz/lease/…`, which may lag behind the remote)."""
+        objects = objects_of(repo)
 
         def tip_of(lease_id: str) -> tuple[str, bool] | None:
-            direct = _resolve(repo, LEASE_PREFIX + lease_id)
+            direct = objects.resolve(LEASE_PREFIX + lease_id)
             if direct is not None:
                 return direct, True
             suffix = "/" + LEASE_PREFIX.removeprefix("refs/") + lease_id
-            names = sorted(n for n in repo.references if n.startswith(SYNC_PREFIX) and n.endswith(suffix))
-            copy = _resolve(repo, names[0]) if names else None
-            return (copy, False) if copy is not None else None
+            copies = objects.refs(SYNC_PREFIX)
+            names = sorted(n for n in copies if n.endswith(suffix))
+            return (copies[names[0]], False) if names else None
 
-        return cls(repo, tip_of, required=False)
+        return cls(objects, tip_of, required=False)
 
 
-def _resolve(repo: pygit2.Repository, ref: str) -> str | None:
-    try:
-        return str(repo.references[ref].target)
-    except (KeyError, ValueError):
-        return None
+def _resolve(repo: Repo, ref: str) -> str | None:
+    """The id `ref` points at in `repo` (a reader or a pygit2 repository), None without one."""
+    return objects_of(repo).resolve(ref)
 
 
 def fence_problem(book: LeaseBook, event: Event) -> str | None:

@@ -21,18 +21,17 @@ reader fetched it; `main` is None where there is no `main` to compare with (only
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from hz.gitstate.layout import event_path
 from hz.gitstate.main_counts import version_problem
 from hz.gitstate.times import parse_utc
 
 if TYPE_CHECKING:
-    import pygit2
-
     from hz.gitstate.event_shapes import EventView as Event
     from hz.gitstate.lint_contracts import MainContracts
     from hz.gitstate.main_declared import Declared
+    from hz.gitstate.odb import Repo
 
 FATES = ("approval.observed", "draft.rejected", "draft.superseded")
 FOLLOWERS = frozenset({*FATES, "approval.seconded"})
@@ -50,23 +49,22 @@ class StateAt(Protocol):
 
 
 class TreeState:
-    """`hz/state` as one commit's tree holds it (the lint's and the hook's view)."""
+    """`hz/state` as one commit's tree holds it (the lint's and the hook's view), the tree given by its id."""
 
-    def __init__(self, repo: pygit2.Repository, tree: Any) -> None:
-        self.repo = repo
+    def __init__(self, repo: Repo, tree: str) -> None:
+        from hz.gitstate.odb import objects_of
+
+        self.objects = objects_of(repo)
         self.tree = tree
 
     def has(self, kind: str, hz_id: str, key: str) -> bool:
-        return event_path(hz_id, kind, key) in self.tree
+        return self.objects.at(self.tree, event_path(hz_id, kind, key)) is not None
 
     def read(self, path: str) -> Event | None:
         from hz.gitstate.event_shapes import read_plain
 
-        try:
-            blob: Any = self.repo[self.tree[path].id]
-        except KeyError:
-            return None
-        return read_plain(bytes(blob.data)) if blob.type_str == "blob" else None
+        data = self.objects.blob_at(self.tree, path)
+        return read_plain(data) if data is not None else None
 
 
 def receipt_problem(event: Event, state: StateAt, main: MainContracts | None) -> str | None:

@@ -148,7 +148,7 @@ def test_readers_ignore_a_receipt_of_a_draft_main_never_had_the_version_of(team:
     approval = receipt("approval.observed", payload, V9_DRAFT.key)
     files = {**team.files, path_of(V9_DRAFT): V9_DRAFT.line(), path_of(approval): approval.line()}
     repo = pygit2.Repository(str(team.clone))
-    state = TreeState(repo, repo[plumbing.tree(team.clone, plumbing.nested(files))])  # type: ignore[arg-type]
+    state = TreeState(repo, plumbing.tree(team.clone, plumbing.nested(files)))  # type: ignore[arg-type]
     main = MainContracts.read(repo, strict=False)
     assert main is not None and state.has("draft.placed", AGENT, V9_DRAFT.key)
     message = f"v9 of {AGENT} is more than main has (1 change of it on main's first-parent line: v2 at most)"

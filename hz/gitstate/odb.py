@@ -1,0 +1,266 @@
+"""Git objects read by id: the small interface the state lint, the lease lint and the hook read through.
+
+Two readers implement it. `PygitObjects` wraps a pygit2 repository for the commands that have one open
+already; `hz.gitstate.catfile.CatFile` asks one `git cat-file --batch-command` process and `git rev-list`,
+so the pre-receive hook never imports pygit2 (about 75 ms of a fresh process). Everything above this
+module sees raw objects only: a type and bytes, a tree as its entries, a commit as its tree and parents,
+and which commits a range holds. Trees are parsed here once per id and kept for the reader's lifetime
+(bounded), since a commit's diff, its layout walk and its receipts read the same few trees.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    import pygit2
+
+    Repo: TypeAlias = "pygit2.Repository | Objects"  # what the lints accept: a reader, or a repository to wrap
+
+TREE_MODE = 0o040000
+GITLINK_MODE = 0o160000
+MAX_TREES = 8192  # parsed trees kept at once: a whole-branch lint reads each new tree a few times, then never
+MISSING = ("missing", b"")
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One entry of a tree: its raw name, its mode and the id of what it names."""
+
+    name: bytes
+    mode: int
+    oid: str
+
+    @property
+    def kind(self) -> str:
+        return "tree" if self.mode == TREE_MODE else "commit" if self.mode == GITLINK_MODE else "blob"
+
+    @property
+    def text(self) -> str:
+        return self.name.decode("utf-8", "replace")
+
+
+class Tree:
+    """A parsed tree: its entries in git's order, and by name."""
+
+    __slots__ = ("by_name", "entries", "oid")
+
+    def __init__(self, oid: str, entries: list[Entry]) -> None:
+        self.oid = oid
+        self.entries = entries
+        self.by_name = {entry.name: entry for entry in entries}
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def __iter__(self) -> Iterator[Entry]:
+        return iter(self.entries)
+
+    def get(self, name: str | bytes) -> Entry | None:
+        return self.by_name.get(name.encode() if isinstance(name, str) else name)
+
+
+@dataclass(frozen=True, slots=True)
+class Commit:
+    """A commit as its bytes say: the raw object, its tree and its parents (in order)."""
+
+    oid: str
+    raw: bytes
+    tree: str
+    parents: tuple[str, ...]
+
+    @property
+    def message(self) -> bytes:
+        return self.raw.partition(b"\n\n")[2]
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One file a diff of two trees shows: added (A), deleted (D) or modified (M), with both sides' ids."""
+
+    status: str
+    path: str
+    old: str | None
+    new: str | None
+
+
+class Objects(ABC):
+    """Read-only access to one repository's objects and refs (a push's quarantined objects included)."""
+
+    def __init__(self) -> None:
+        self._trees: dict[str, Tree | None] = {}
+
+    @abstractmethod
+    def read(self, oid: str) -> tuple[str, bytes]:
+        """The type (commit, tree, blob, tag) and bytes of an object; ("missing", b"") when there is none."""
+
+    @abstractmethod
+    def header(self, oid: str) -> tuple[str, int]:
+        """The type and size of an object without its bytes; ("missing", 0) when there is none."""
+
+    @abstractmethod
+    def resolve(self, ref: str) -> str | None:
+        """The id a full ref name points at (symbolic refs followed, tags not peeled), None without one."""
+
+    @abstractmethod
+    def commits(self, tip: str, base: str | None) -> list[tuple[str, tuple[str, ...]]]:
+        """(id, parents) of every commit reachable from `tip` and not from `base`, parents before children."""
+
+    @abstractmethod
+    def refs(self, prefix: str) -> dict[str, str]:
+        """Every ref under `prefix` and the id it points at."""
+
+    def read_many(self, oids: list[str]) -> list[tuple[str, bytes]]:
+        """`read` of each id, in order (a reader that can ask for many at once does)."""
+        return [self.read(oid) for oid in oids]
+
+    def descends(self, new: str, old: str) -> bool:
+        """Is `old` an ancestor of `new` (and not `new` itself)?"""
+        return new != old and any(old in parents for _, parents in self.commits(new, old))
+
+    def kind(self, oid: str) -> str:
+        return self.header(oid)[0]
+
+    def tree(self, oid: str) -> Tree | None:
+        """The tree `oid` parsed (None: not a tree here)."""
+        if oid not in self._trees:
+            if len(self._trees) >= MAX_TREES:
+                self._trees.clear()
+            kind, data = self.read(oid)
+            self._trees[oid] = Tree(oid, parse_tree(data, len(oid) // 2)) if kind == "tree" else None
+        return self._trees[oid]
+
+    def blob(self, oid: str) -> bytes | None:
+        kind, data = self.read(oid)
+        return data if kind == "blob" else None
+
+    def commit(self, oid: str) -> Commit | None:
+        kind, data = self.read(oid)
+        return commit_of(oid, data) if kind == "commit" else None
+
+    def at(self, tree: str | None, path: str) -> Entry | None:
+        """The entry at `path` (slash-separated) under tree `tree`, or None."""
+        current, entry = tree, None
+        for part in path.split("/"):
+            found = self.tree(current) if current is not None else None
+            entry = found.get(part) if found is not None else None
+            if entry is None:
+                return None
+            current = entry.oid if entry.kind == "tree" else None
+        return entry
+
+    def blob_at(self, tree: str | None, path: str) -> bytes | None:
+        entry = self.at(tree, path)
+        return self.blob(entry.oid) if entry is not None and entry.kind == "blob" else None
+
+    def diff(self, old: str | None, new: str) -> list[Change]:
+        """The files that differ between two trees (`old` None: the empty tree), in git's path order."""
+        changes: list[Change] = []
+        self._diff(old, new, "", changes)
+        return changes
+
+    def _diff(self, old: str | None, new: str | None, prefix: str, out: list[Change]) -> None:
+        before = self.tree(old) if old is not None else None
+        after = self.tree(new) if new is not None else None
+        mine = {_order(e): e for e in (before or ())}
+        theirs = {_order(e): e for e in (after or ())}
+        for key in sorted(mine.keys() | theirs.keys()):
+            a, b = mine.get(key), theirs.get(key)
+            if a is not None and b is not None and (a.oid, a.mode) == (b.oid, b.mode):
+                continue
+            path = prefix + (a or b).text  # type: ignore[union-attr]  # one of them is there
+            if (a is not None and a.kind == "tree") or (b is not None and b.kind == "tree"):
+                self._diff(a.oid if a else None, b.oid if b else None, path + "/", out)
+            elif a is None:
+                out.append(Change("A", path, None, b.oid))  # type: ignore[union-attr]
+            elif b is None:
+                out.append(Change("D", path, a.oid, None))
+            else:
+                out.append(Change("M", path, a.oid, b.oid))
+
+
+def _order(entry: Entry) -> bytes:
+    """git's sort key of a tree entry: a folder sorts as if its name ended in a slash."""
+    return entry.name + b"/" if entry.mode == TREE_MODE else entry.name
+
+
+def parse_tree(data: bytes, width: int) -> list[Entry]:
+    """The entries of a raw tree object (`<mode> <name>\\0<id>`…); `width` is the id's length in bytes."""
+    entries: list[Entry] = []
+    at, end = 0, len(data)
+    while at < end:
+        space = data.index(b" ", at)
+        nul = data.index(b"\0", space)
+        entries.append(Entry(data[space + 1 : nul], int(data[at:space], 8), data[nul + 1 : nul + 1 + width].hex()))
+        at = nul + 1 + width
+    return entries
+
+
+def commit_of(oid: str, data: bytes) -> Commit:
+    """The tree and parents a raw commit names (its header lines up to the first blank line)."""
+    tree = ""
+    parents: list[str] = []
+    for line in data.partition(b"\n\n")[0].split(b"\n"):
+        if line.startswith(b"tree ") and not tree:
+            tree = line[5:].decode("ascii", "replace")
+        elif line.startswith(b"parent "):
+            parents.append(line[7:].decode("ascii", "replace"))
+    return Commit(oid, data, tree, tuple(parents))
+
+
+_TYPES = {1: "commit", 2: "tree", 3: "blob", 4: "tag"}
+
+
+class PygitObjects(Objects):
+    """The interface over a pygit2 repository that a command has open already."""
+
+    def __init__(self, repo: pygit2.Repository) -> None:
+        super().__init__()
+        self.repo = repo
+
+    def read(self, oid: str) -> tuple[str, bytes]:
+        try:
+            kind, data = self.repo.odb.read(oid)
+        except (KeyError, ValueError):
+            return MISSING
+        return _TYPES.get(int(kind), "object"), bytes(data)
+
+    def header(self, oid: str) -> tuple[str, int]:
+        try:
+            kind, size = self.repo.odb.read_header(oid)
+        except (KeyError, ValueError):
+            return "missing", 0
+        return _TYPES.get(int(kind), "object"), int(size)
+
+    def resolve(self, ref: str) -> str | None:
+        try:
+            return str(self.repo.references[ref].resolve().target)
+        except (KeyError, ValueError):
+            return None
+
+    def refs(self, prefix: str) -> dict[str, str]:
+        return {name: oid for name in self.repo.references if name.startswith(prefix) and (oid := self.resolve(name))}
+
+    def commits(self, tip: str, base: str | None) -> list[tuple[str, tuple[str, ...]]]:
+        import pygit2
+
+        walker = self.repo.walk(tip, pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE)
+        if base is not None:
+            walker.hide(base)
+        return [(str(c.id), tuple(str(p) for p in c.parent_ids)) for c in walker]
+
+    def descends(self, new: str, old: str) -> bool:
+        try:
+            return bool(self.repo.descendant_of(new, old))
+        except (KeyError, ValueError):
+            return False
+
+
+def objects_of(repo: Any) -> Objects:
+    """`repo` as an `Objects`: a reader already, or a pygit2 repository wrapped (callers may pass either)."""
+    return repo if isinstance(repo, Objects) else PygitObjects(repo)

@@ -32,6 +32,7 @@ from hz.gitstate.lint import lint_range
 
 if TYPE_CHECKING:
     from hz.gitstate.lint_contracts import MainContracts
+    from hz.gitstate.main_cache import MainCache
     from hz.gitstate.odb import Objects
 
 HOOK_MARK = "# installed by hz state install-hook"
@@ -58,13 +59,26 @@ def install_hook(bare: Path, python: str = sys.executable) -> Path:
     return hook
 
 
-def check_updates(objects: Objects, lines: Iterable[str]) -> list[Diagnostic]:
+def check_updates(objects: Objects, lines: Iterable[str], main: MainCache | None = None) -> list[Diagnostic]:
+    """Every finding about the updates `lines` name; `main`: where the contracts on main are kept between
+    pushes (None: read them from the repository)."""
     from hz.gitstate.lint_contracts import MainContracts
 
     updates = [_parse(line) for line in lines if line.strip()]
     pushed = {ref: new for _, new, ref in updates if ref.startswith(LEASE_PREFIX) and new != ZERO}
-    ours = any(ref == STATE_REF or ref.startswith(LEASE_PREFIX) for _, _, ref in updates)
-    contracts = MainContracts.read(objects, strict=True) if ours else None  # main as it is before this push
+    if not any(ref == STATE_REF or ref.startswith(LEASE_PREFIX) for _, _, ref in updates):
+        contracts = None
+    else:  # main as it is before this push
+        contracts = main.contracts() if main is not None else MainContracts.read(objects, strict=True)
+    found = _check_all(objects, updates, pushed, contracts)
+    if main is not None:
+        main.save(contracts)  # with the versions this push counted
+    return found
+
+
+def _check_all(
+    objects: Objects, updates: list[tuple[str, str, str]], pushed: dict[str, str], contracts: MainContracts | None
+) -> list[Diagnostic]:
     found: list[Diagnostic] = []
     for old, new, ref in updates:
         if ref == STATE_REF:
@@ -139,5 +153,8 @@ def run_hook(stdin: Iterable[str], environ: Mapping[str, str] = os.environ) -> l
         # a push of branches and tags only (the team's code): its refs are judged by name, no object is
         # read, so the hook starts no git process at all
         return [_foreign(ref, problem) for _, _, ref in updates if (problem := foreign_ref(ref))]
-    with CatFile(Path(environ.get("GIT_DIR", ".")), environ) as objects:
-        return check_updates(objects, lines)
+    from hz.gitstate.main_cache import MainCache
+
+    git_dir = Path(environ.get("GIT_DIR", "."))
+    with CatFile(git_dir, environ) as objects:
+        return check_updates(objects, lines, MainCache(git_dir, objects))

@@ -48,7 +48,7 @@ if TYPE_CHECKING:
 
     from hz.contract.policy import Policies
     from hz.gitstate.event_shapes import EventView as Event
-    from hz.gitstate.main_counts import VersionCounts
+    from hz.gitstate.main_counts import Counts
     from hz.gitstate.main_roster import Roster
     from hz.gitstate.odb import Repo
     from hz.gitstate.remote import TeamRemote
@@ -91,6 +91,7 @@ class MainContracts:
         roster: Roster | None = None,
         policies: Policies | None = None,
         tips: tuple[pygit2.Repository, tuple[Any, ...]] | None = None,
+        counts: Counts | None = None,
     ) -> None:
         self.declared = declared
         self.strict = strict  # the hook: an id no contract names is refused
@@ -99,7 +100,7 @@ class MainContracts:
         self._earlier = earlier  # every version on main's history, read the first time a name needs it
         self._versions: Mapping[str, list[Declared]] | None = None
         self._tips = tips  # the repository and the tips of main read, for the count of versions
-        self._counts: VersionCounts | None = None
+        self._counts: Counts | None = counts  # given: what a cache kept of main's counts
 
     def holder_problem(self, lease_id: str, holder: str, role: str) -> str | None:
         """Why the contracts on main do not let `holder` hold lease `lease_id` as `role`, or None."""
@@ -126,7 +127,7 @@ class MainContracts:
             repo = open_repo(repo.git_dir)
         if isinstance(repo, Objects):
             raise TypeError(f"main's contracts are read with pygit2, not from {type(repo).__name__}")
-        tip = _main_tip(repo)
+        tip = main_tip(repo)
         return None if tip is None else cls.at(repo, tip, strict=strict)
 
     @classmethod
@@ -157,7 +158,21 @@ class MainContracts:
         tips = (repo, (tip, *also))
         return cls(declared, strict=strict, earlier=earlier, roster=roster, policies=policies, tips=tips)
 
-    def version_counts(self) -> VersionCounts | None:
+    @classmethod
+    def kept(
+        cls,
+        declared: Mapping[str, Declared],
+        roster: Roster | None,
+        policies: Policies | None,
+        counts: Counts,
+        source: Callable[[], tuple[pygit2.Repository, tuple[Any, ...]]],
+    ) -> MainContracts:
+        """The hook's contracts as a cache kept them for one main (hz.gitstate.main_cache); `source` opens
+        the repository and main's tip, only if an event needs main's history after all."""
+        return cls(declared, strict=True, earlier=lambda: _histories(*source()), roster=roster, policies=policies,
+                   counts=counts)  # fmt: skip
+
+    def version_counts(self) -> Counts | None:
         """How many versions main has of each contract, walked when a version asks (hz.gitstate.main_counts)."""
         if self._counts is None and self._tips is not None:
             from hz.gitstate.main_counts import VersionCounts
@@ -271,7 +286,8 @@ def _histories(repo: pygit2.Repository, tips: tuple[Any, ...]) -> dict[str, list
     return merged
 
 
-def _main_tip(repo: pygit2.Repository) -> Any | None:
+def main_tip(repo: pygit2.Repository) -> Any | None:
+    """The commit at `main` (else `master`), tags peeled; None when neither is a commit."""
     for ref in MAIN_REFS:
         try:
             tip: Any = repo.references[ref].peel()

@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any, Protocol
 
 from hz.gitstate.shapes import ULID
 
@@ -48,7 +48,16 @@ _VERSIONED = re.compile(rf"(?:approval:(hz-{ULID})@)?v([1-9][0-9]{{0,5}})(?:@|$)
 and `approval:<upstream id>@v<n>@…` (the upstream's version). No other occasion holds `v<digits>` right
 after the `@`, and the key's shape was checked before this is read."""
 
+Source = tuple["pygit2.Repository", tuple[Any, ...]]  # a repository and the tips of main to count on
 Signature = tuple[frozenset[tuple[str, Any]], Any] | None  # (contract files of the id, defaults blob), or absent
+
+
+class Counts(Protocol):
+    """What the version rule asks of main's counts (a walk of main, or what a cache kept of one)."""
+
+    def allows(self, hz_id: str, version: int) -> tuple[bool, int]: ...
+
+    def known(self) -> tuple[dict[str, int], dict[str, int]]: ...
 
 
 class VersionCounts:
@@ -61,6 +70,16 @@ class VersionCounts:
         self._proven: dict[str, int] = {}  # id -> a count main's history is known to reach
         self._tried: dict[str, int] = {}  # id -> the largest count looked for (as far as history goes)
         self._signatures: dict[tuple[str, Any], Signature] = {}
+
+    def known(self) -> tuple[dict[str, int], dict[str, int]]:
+        """(the counts proven per id, the largest count looked for per id): all a later reader needs to
+        answer the same questions of the same main without walking it again (hz.gitstate.main_cache)."""
+        return dict(self._proven), dict(self._tried)
+
+    def seed(self, proven: dict[str, int], tried: dict[str, int]) -> None:
+        """Start from what an earlier walk of this very main proved (`known` of it)."""
+        self._proven.update(proven)
+        self._tried.update(tried)
 
     def allows(self, hz_id: str, version: int) -> tuple[bool, int]:
         """(whether `version` is within main's count plus SLACK, main's count as far as it was read)."""
@@ -104,6 +123,34 @@ class VersionCounts:
         if oid not in self._ids:
             self._ids[oid] = contract_id(bytes(self.repo[oid].data))  # type: ignore[attr-defined]
         return self._ids[oid]
+
+
+class KeptCounts:
+    """Main's counts as an earlier walk of the same main left them (hz.gitstate.main_cache): a version they
+    answer costs no walk; one they do not resumes the walk from them, opening the repository only then."""
+
+    def __init__(
+        self,
+        proven: dict[str, int],
+        tried: dict[str, int],
+        source: Callable[[], tuple[pygit2.Repository, tuple[Any, ...]]],
+    ) -> None:
+        self._proven, self._tried = dict(proven), dict(tried)
+        self._source = source  # the repository and main's tip, opened when a walk is needed
+        self._walker: VersionCounts | None = None
+
+    def known(self) -> tuple[dict[str, int], dict[str, int]]:
+        return (dict(self._proven), dict(self._tried)) if self._walker is None else self._walker.known()
+
+    def allows(self, hz_id: str, version: int) -> tuple[bool, int]:
+        needed = version - SLACK
+        proven = self._proven.get(hz_id, 0)
+        if self._walker is None and (needed <= 0 or proven >= needed or self._tried.get(hz_id, 0) >= needed):
+            return needed <= 0 or proven == 0 or proven >= needed, proven  # as VersionCounts.allows answers
+        if self._walker is None:
+            self._walker = VersionCounts(*self._source())
+            self._walker.seed(self._proven, self._tried)
+        return self._walker.allows(hz_id, version)
 
 
 def contract_id(data: bytes) -> str | None:

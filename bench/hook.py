@@ -1,14 +1,18 @@
 """The pre-receive hook's cost: fixed per push, and per event pushed.
 
-Run: .venv/bin/python bench/hook.py [--quick]
+Run: .venv/bin/python bench/hook.py [--quick] [--baseline DIR]
 
 A bare remote with the hook installed (`hz state install-hook`) and a `main` holding one team contract
 (so the hook reads the contracts and roles as it does for a real team). Printed:
 - fixed cost per push: the hook process itself (started as git starts it, `hooks/pre-receive` with the
-  update line on stdin and GIT_DIR set) judging a push of one lease commit and one event, median and
-  p90 of several runs; and the same push through `git push` end to end;
+  update line on stdin and GIT_DIR set) judging a push of one event, median and p90 of several runs,
+  with what it kept of `main` from the push before (hz.gitstate.main_cache) and without (the first push
+  after `main` moved); and the same push through `git push` end to end;
 - per-event cost: the hook judging one commit of 1,000 events (turn starts, turn ends, drafts), minus the
   fixed cost, per event;
+- with `--baseline DIR` (a checkout of an older hz, e.g. `git archive <commit> hz | tar -x -C DIR`), the
+  same hook processes run that hz (PYTHONPATH=DIR) on the same remote, beside this one's figures;
+  without it, the figures measured before the hook read objects through git are printed for reference;
 - the event shape check alone, per event, with hz's plain checks (hz.gitstate.event_shapes) and with the
   pydantic models they agree with (the check the hook ran before), in this one process: the ratio.
 Figures only; nothing here fails on time.
@@ -147,11 +151,18 @@ def state_commit(repo: pygit2.Repository, events: int) -> str:
     return objects.make_commit(repo, objects.write_tree(repo, None, files), [], message, NOW)
 
 
-def run_hook(bare: Path, stdin: str) -> float:
-    """One run of the installed hook as git starts it; its wall time in seconds (it must accept)."""
+BEFORE = {"fixed": 211.0, "event": 0.219}
+"""ms per 1-event push (median) and per event of the hook before it read objects through git and kept main's
+contracts (pygit2 and ruamel on its path), measured by this bench on the project's 2-core machine."""
+
+
+def run_hook(bare: Path, stdin: str, hz: str | None = None) -> float:
+    """One run of the installed hook as git starts it (`hz`: a checkout to run instead of this one); its wall
+    time in seconds (it must accept)."""
+    env = {**os.environ, "GIT_DIR": str(bare)} | ({"PYTHONPATH": hz} if hz else {})
     started = time.perf_counter()
     done = subprocess.run([str(bare / "hooks" / "pre-receive")], input=stdin, capture_output=True, text=True,
-                          env={**os.environ, "GIT_DIR": str(bare)}, cwd=bare, check=False)  # fmt: skip
+                          env=env, cwd=bare, check=False)  # fmt: skip
     took = time.perf_counter() - started
     if done.returncode != 0:
         raise SystemExit(f"the hook refused the bench's push:\n{done.stderr}")
@@ -164,9 +175,9 @@ def _in_process(bare: Path, one: str, many: str, runs: int) -> float:
 
     environ = {**os.environ, "GIT_DIR": str(bare)}
 
-    def judge(tip: str) -> float:
+    def judge(line: str) -> float:
         started = time.perf_counter()
-        if run_hook([f"{ZERO} {tip} refs/heads/hz/state\n"], environ):
+        if run_hook([line], environ):
             raise SystemExit("the hook refused the bench's push")
         return time.perf_counter() - started
 
@@ -198,26 +209,54 @@ def shape_cost(events: list[dict[str, object]], check: object) -> float:
 
 def main() -> None:
     quick = "--quick" in sys.argv
+    baseline = sys.argv[sys.argv.index("--baseline") + 1] if "--baseline" in sys.argv else None
     runs = 5 if quick else 15
     with tempfile.TemporaryDirectory() as tmp:
         repo, _ = remote(Path(tmp))
         bare = Path(repo.path)
-        one = state_commit(repo, 1)
-        many = state_commit(repo, 1000)
-        fixed = timed(runs, lambda: run_hook(bare, f"{ZERO} {one} refs/heads/hz/state\n"))
-        thousand = timed(max(3, runs // 3), lambda: run_hook(bare, f"{ZERO} {many} refs/heads/hz/state\n"))
+        one = f"{ZERO} {state_commit(repo, 1)} refs/heads/hz/state\n"
+        many = f"{ZERO} {state_commit(repo, 1000)} refs/heads/hz/state\n"
+        ours = _figures(bare, one, many, runs, None)
+        theirs = _figures(bare, one, many, runs, baseline) if baseline else None
         push_s = timed(max(3, runs // 3), _pusher(Path(tmp), bare))
         inside = _in_process(bare, one, many, runs)
-    median, p90 = statistics.median(fixed), fixed[int(0.9 * (len(fixed) - 1))]
-    per_event = (statistics.median(thousand) - median) / 999
-    print(f"fixed cost per push (hook process, 1 event):  median {median * 1000:7.1f} ms  p90 {p90 * 1000:7.1f} ms")
+    print(f"{'':48} {'this hz':>18}  {'baseline' if theirs else 'before (stored)':>18}")
+    for label, name in (("fixed cost per push, 1 event, main kept", "fixed"),
+                        ("first push after main moved (nothing kept)", "cold")):  # fmt: skip
+        other = _cell(*theirs[name]) if theirs else (f"{BEFORE['fixed']:7.1f} ms" if name == "fixed" else "")
+        print(f"{label + ':':48} {_cell(*ours[name]):>18}  {other:>18}")
+    other = f"{theirs['event'][0] * 1000:7.3f} ms" if theirs else f"{BEFORE['event']:7.3f} ms"
+    print(f"{'per event (one commit of 1,000 events):':48} {ours['event'][0] * 1000:7.3f} ms{'':7}  {other:>18}")
+    print(f"{'  the same in this process (imports done):':48} {inside * 1000:7.3f} ms")
     print(f"a whole `git push` of 1 event, with the hook: median {statistics.median(push_s) * 1000:7.1f} ms")
-    print(f"per event (one commit of 1,000 events):        {per_event * 1000:7.3f} ms")
-    print(f"  the same in this process (imports done):      {inside * 1000:7.3f} ms")
     for what, code in (("python alone", "pass"), ("python and pygit2", "import pygit2")):
         floor = statistics.median(timed(runs, lambda code=code: _process(code)))
         print(f"  floor: a process running {what + ':':19}  median {floor * 1000:7.1f} ms")
     _shapes()
+
+
+def _figures(bare: Path, one: str, many: str, runs: int, hz: str | None) -> dict[str, tuple[float, float]]:
+    """(median, p90) in seconds of the fixed cost with main kept and without, and per event (median twice)."""
+    run_hook(bare, one, hz)  # the first push under this main keeps what it read of it
+    fixed = timed(runs, lambda: run_hook(bare, one, hz))
+    cold = timed(max(3, runs // 3), lambda: _forgetting(bare, one, hz))
+    thousand = timed(max(3, runs // 3), lambda: run_hook(bare, many, hz))
+    per_event = (statistics.median(thousand) - statistics.median(fixed)) / 999
+    return {"fixed": _spread(fixed), "cold": _spread(cold), "event": (per_event, per_event)}
+
+
+def _forgetting(bare: Path, stdin: str, hz: str | None) -> float:
+    """A push as the first after main moved: nothing kept (hz.gitstate.main_cache's file removed first)."""
+    (bare / "hz" / "hook-main.json").unlink(missing_ok=True)
+    return run_hook(bare, stdin, hz)
+
+
+def _spread(sorted_runs: list[float]) -> tuple[float, float]:
+    return statistics.median(sorted_runs), sorted_runs[int(0.9 * (len(sorted_runs) - 1))]
+
+
+def _cell(median: float, p90: float) -> str:
+    return f"{median * 1000:6.1f} / {p90 * 1000:6.1f} ms"
 
 
 def _pusher(root: Path, bare: Path) -> object:

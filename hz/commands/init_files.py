@@ -157,9 +157,13 @@ jobs:
     runs-on: ubuntu-latest
     timeout-minutes: 20
     steps:
+      # The default branch alone (not every branch: hz/state and the lease chains hold every slot the team
+      # ever ran). hz tick fetches what else it reads: the tips of hz/state and of the leases, the drafts.
       - uses: @CHECKOUT@
-        with:
-          fetch-depth: 0
+      - name: Fetch the history of the default branch (approvals and git inputs read it)
+        env:
+          MAIN: ${{ github.event.repository.default_branch }}
+        run: git fetch --no-tags --unshallow origin "+refs/heads/$MAIN:refs/remotes/origin/$MAIN"
 @INSTALL@
       - name: Tick
         env:

@@ -26,11 +26,14 @@ def lint_command(root: Path, span: str | None, as_json: bool, since: str | None 
     if span is not None and since is not None:
         raise HzError("give --range or --since, not both", hint="--since X lints X..hz/state")
     if span is not None:
-        return _report(_lint(repo, *_parse_range(repo, span), history=False), as_json)
+        base, upto = _parse_range(repo, span)
+        _whole_history(repo, upto)
+        return _report(_lint(repo, base, upto, history=False), as_json)
     tip = _default_tip(repo, root)
     if tip is None:
         click.echo(f"{STATE_BRANCH}: no such branch yet, nothing to lint")
         return EXIT_OK
+    _whole_history(repo, tip)
     if since is not None:
         return _lint_since(repo, since, tip, as_json)
     return _report(_lint(repo, None, tip, history=True), as_json)
@@ -48,6 +51,14 @@ def _lint_since(repo: pygit2.Repository, since: str, tip: str, as_json: bool) ->
     start = f" since {base[:12]}" if base is not None else ""
     click.echo(f"hz state lint: {_count(run.commits, 'commit')}, {_count(run.events, 'event')}{start}", err=True)
     return _report(run.found, as_json)
+
+
+def _whole_history(repo: pygit2.Repository, tip: str) -> None:
+    """Refuse a clone that holds hz/state or a lease chain only from a shallow boundary on."""
+    from hz.gitstate.lint_since import CUT, CUT_HINT, cut_short
+
+    if cut_short(repo, tip):
+        raise HzError(f"{STATE_BRANCH}: {CUT}", hint=CUT_HINT)
 
 
 def _count(n: int, noun: str) -> str:

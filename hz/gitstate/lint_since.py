@@ -73,3 +73,33 @@ def _added(repo: pygit2.Repository, commit: Any) -> int:
     parent: Any = commit.parents[0].tree if commit.parents else repo[repo.TreeBuilder().write()]
     diff: Any = repo.diff(parent, commit.tree)
     return sum(1 for delta in diff.deltas if delta.status_char() == "A" and is_event_path(delta.new_file.path))
+
+
+CUT = (
+    "this clone holds hz/state and the leases from their newest commits on, without the history before them "
+    "(a tick's first fetch in a fresh clone takes only their tips): the lint would judge the oldest commit here "
+    "without what came before it"
+)
+CUT_HINT = (
+    "lint where the whole branch is (the state-lint workflow, a member's clone), or fetch it here: git fetch "
+    "--unshallow origin '+refs/heads/hz/state:refs/remotes/origin/hz/state' '+refs/hz/lease/*:refs/hz/lease/*'"
+)
+
+
+def cut_short(repo: pygit2.Repository, tip: str) -> bool:
+    """Whether this clone's history of hz/state (from `tip`) or of a lease chain it holds ends at a shallow
+    boundary (hz.review.sync.take_tips): a commit there looks like the branch's first and every token before
+    it looks never given, so a lint would report what is not wrong and could not see what is."""
+    from hz.gitstate.layout import LEASE_PREFIX
+    from hz.gitstate.lint_fence import SYNC_PREFIX
+    from hz.sources.gitshallow import boundary_ids
+
+    cut = boundary_ids(repo)
+    if not cut:
+        return False
+    lease_part = "/" + LEASE_PREFIX.removeprefix("refs/")
+    tips = {tip}
+    for name in repo.references:
+        if name.startswith(LEASE_PREFIX) or (name.startswith(SYNC_PREFIX) and lease_part in name):
+            tips.add(str(repo.references[name].resolve().target))
+    return any(top == edge or repo.descendant_of(top, edge) for top in tips for edge in cut)

@@ -123,27 +123,28 @@ class Git:
             found[ref] = oid
         return found
 
-    def fetch(self, remote: str, refspecs: Sequence[str], *, prune: bool = False) -> None:
+    def fetch(self, remote: str, refspecs: Sequence[str], *, prune: bool = False, depth: int | None = None) -> None:
         """Fetch into local (hz-private) refs; a refspec whose source is missing on the remote fails.
         `prune`: drop the copies (under the refspecs' destinations) of refs the remote no longer has.
+        `depth`: the refs' newest commits alone (`--depth`), their history left out (the clone is shallow there).
 
         Two hz processes of one clone (a daemon's tick and a `hz drafts`) may fetch the same refs at once;
         git then refuses the one that finds the other's ref lock. That fetch is tried once more after a
         moment (the other one has usually finished, and fetched the same); a second refusal is `RefsBusy`."""
         try:
-            self._fetch(remote, refspecs, prune=prune)
+            self._fetch(remote, refspecs, prune=prune, depth=depth)
         except TransportError as exc:
             if not _lock_race(exc.message):
                 raise
             time.sleep(LOCK_RETRY_S)
             try:
-                self._fetch(remote, refspecs, prune=prune)
+                self._fetch(remote, refspecs, prune=prune, depth=depth)
             except TransportError as again:
                 if _lock_race(again.message):
                     raise RefsBusy(BUSY, hint="run it again in a moment; nothing was lost") from None
                 raise
 
-    def _fetch(self, remote: str, refspecs: Sequence[str], *, prune: bool) -> None:
+    def _fetch(self, remote: str, refspecs: Sequence[str], *, prune: bool, depth: int | None) -> None:
         self.run(
             *read_protocol(remote),
             "-c",
@@ -154,6 +155,7 @@ class Git:
             "--no-write-fetch-head",
             "--no-recurse-submodules",  # a submodule's URL is not the team's remote: nothing else is fetched
             *(["--prune"] if prune else []),
+            *([f"--depth={depth}"] if depth else []),
             "--",
             _checked(remote),
             *refspecs,

@@ -13,6 +13,10 @@ the claims look at `main`'s owners and maintainers, the slot's receipts and the 
 consistent advertisement; the lease push that follows is guarded by the lease tip seen, so a view grown
 stale during the tick costs a refused push, never a second run), approvals compare drafts with `main`.
 
+A clone with no copy of `hz/state` yet (an Actions run's checkout of main) first takes the newest commit of
+`hz/state` and of each lease alone (`take_tips`): their history is never read by a tick, and after a year
+it is most of what the remote holds.
+
 A missing `main` or `hz/state` is normal on a new remote: the globs never fail, and a missing `main`
 is asked again as `master`, then left out (a second process only then).
 """
@@ -26,6 +30,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
+from hz.gitdir import holds_ref
 from hz.gitstate.layout import LEASE_PREFIX, STATE_REF
 from hz.gitstate.remote import TeamRemote
 from hz.gitstate.shapes import MAX_KEY
@@ -33,6 +38,7 @@ from hz.gitstate.transport import TransportError
 
 MAIN_REFS = ("refs/heads/main", "refs/heads/master")
 HZ_BRANCHES = "refs/heads/hz/"
+TIPS_DEPTH = 1  # a fresh clone's hz/state and leases: their tips alone (`take_tips`)
 DRAFT_PREFIX = "refs/heads/hz/draft/"
 # trailers of a draft commit (see hz.review.branches); a value longer than a key is no hz trailer
 TRAILER_MAX = MAX_KEY
@@ -106,6 +112,8 @@ def fetch_view(team: TeamRemote) -> TeamView:
     """Fetch and read the view; the remote then answers its looks (`TeamRemote.current`) from it.
 
     Git alone, no pygit2 or pydantic: an idle tick pays this fetch and one local listing, nothing heavy."""
+    if not holds_state(team):
+        take_tips(team)
     globs = [f"+{prefix}*:{team.tracking(prefix)}*" for prefix in (HZ_BRANCHES, LEASE_PREFIX)]
     main_ref: str | None = None
     for candidate in (*MAIN_REFS, None):
@@ -121,6 +129,27 @@ def fetch_view(team: TeamRemote) -> TeamView:
     view = read_view(team, main_ref)
     team.seen, team.seen_prefixes = view.tips(), (HZ_BRANCHES, LEASE_PREFIX)
     return view
+
+
+def holds_state(team: TeamRemote) -> bool:
+    """Whether this clone has some copy of `hz/state` already: hz's own, or a branch `git clone` brought.
+    Refs laid out where hz cannot read them count as a copy (the usual fetch, as before)."""
+    return holds_ref(team.root, (team.tracking(STATE_REF), "refs/remotes/*/hz/state")) is not False
+
+
+def take_tips(team: TeamRemote) -> None:
+    """The newest commit of `hz/state` and of each lease alone, into hz's copies, for a clone that has none.
+
+    An Actions run checks out `main` alone and starts from nothing every time: `hz/state` and the lease
+    chains grow by every slot the team ever ran, and none of that history is read by a tick (receipts and
+    leases are read at their tips, and a push only needs the tip it builds on). The fetch that follows
+    then brings only what is newer than these tips. A remote without `hz/state` yet has nothing to take."""
+    specs = [f"+{STATE_REF}:{team.tracking(STATE_REF)}", f"+{LEASE_PREFIX}*:{team.tracking(LEASE_PREFIX)}*"]
+    try:
+        team.git.fetch(team.remote, specs, depth=TIPS_DEPTH)
+    except TransportError as exc:
+        if "couldn't find remote ref" not in exc.message:
+            raise
 
 
 # one record per ref: name, object, its type, commit time, its trailers unfolded (for a commit)

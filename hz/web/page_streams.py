@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import urlencode
 
 from hz.errors import HzError
+from hz.gitdir import git_dir
 from hz.web.live import Event, signature
 
 if TYPE_CHECKING:
@@ -102,25 +103,6 @@ def watched(ctx: Context) -> list[Path]:
     if refs is not None:
         found += [refs / "refs" / "hz", refs / "refs" / "heads" / "hz", refs / "packed-refs"]
     return found
-
-
-def git_dir(root: Path) -> Path | None:
-    """Where the repository's refs live: `.git`, or for a linked work tree the common folder it names."""
-    dot = root / ".git"
-    if dot.is_dir():
-        return dot
-    try:
-        text = dot.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
-    if not text.startswith("gitdir:"):
-        return None
-    own = (root / text.removeprefix("gitdir:").strip()).resolve()
-    try:
-        common = (own / "commondir").read_text(encoding="utf-8").strip()
-    except OSError:
-        return own
-    return (own / common).resolve()
 
 
 class PageSource:

@@ -116,11 +116,35 @@ def pulse_team(tmp_path: Path, bare: Path, url: str, *names: str, forge: dict[st
     return members
 
 
+def actions_checkout(url: str, clone: Path, branch: str = "main") -> None:
+    """The clone the generated tick workflow starts from: what actions/checkout does for a scheduled run (a
+    new repository, `origin` with git's default refspec, the default branch's newest commit alone), then
+    the workflow's own steps before `hz tick`, run as written (they fetch the branch's history)."""
+    from ruamel.yaml import YAML
+
+    from hz.commands.init_files import TICK_WORKFLOW
+
+    git("init", "-q", str(clone))
+    git("remote", "add", "origin", url, cwd=clone)
+    tracking = f"refs/remotes/origin/{branch}"
+    git("fetch", "-q", "--no-tags", "--depth=1", "origin", f"+refs/heads/{branch}:{tracking}", cwd=clone)
+    git("checkout", "-q", "-B", branch, tracking, cwd=clone)
+    steps = YAML(typ="safe").load(TICK_WORKFLOW)["jobs"]["tick"]["steps"]
+    before = steps[: next(i for i, s in enumerate(steps) if s.get("name") == "Install hz")]
+    for step in [s for s in before if "run" in s]:
+        environ = {**os.environ, **{k: v.replace("${{ github.event.repository.default_branch }}", branch)
+                                    for k, v in step.get("env", {}).items()}}  # fmt: skip
+        done = subprocess.run(["bash", "-e", "-c", step["run"]], cwd=clone, env=environ, capture_output=True,
+                              text=True, check=False)  # fmt: skip
+        assert done.returncode == 0, f"{step.get('name')}: {done.stderr}"
+
+
 def actions_run(tmp_path: Path, url: str, run_id: int) -> tuple[Path, dict[str, str]]:
-    """An Actions-like runner: a fresh clone, an empty HZ_HOME, GITHUB_ACTIONS=true and no git identity."""
+    """An Actions-like runner: the tick workflow's checkout (`actions_checkout`), an empty HZ_HOME,
+    GITHUB_ACTIONS=true and no git identity."""
     folder = tmp_path / f"actions-{run_id}"
     clone = folder / "repo"
-    git("clone", "-q", url, str(clone))
+    actions_checkout(url, clone)
     git("config", "user.useConfigOnly", "true", cwd=clone)
     environ = base_environ(folder / "hz", GITHUB_ACTIONS="true", GITHUB_RUN_ID=str(run_id))
     return clone, no_identity(environ, folder / "home")

@@ -60,6 +60,11 @@ class TeamRemote:
         except (KeyError, ValueError, pygit2.GitError):  # no such remote, or no repository: git says so later
             return self.remote
 
+    @property
+    def in_actions(self) -> bool:
+        """Whether this is a GitHub Actions run (a fresh clone and an empty home every time)."""
+        return self._environ.get("GITHUB_ACTIONS") == "true"
+
     @cached_property
     def repo(self) -> pygit2.Repository:
         return objects.open_repo(self.root)

@@ -137,16 +137,17 @@ def adopt_team_from_main(
     given main's text at the same version when only unfingerprinted keys or wording changed
     (`hz.heinzel.main_text`). This repository's agent of a contract is found by its `id:` first."""
     from hz.heinzel.main_text import by_contract_id
-    from hz.heinzel.main_versions import contracts_at_tip, versions_on_main
+    from hz.heinzel.main_versions import Seen, contracts_at_tip, versions_on_main
 
     here = Here(root)
-    tip = contracts_at_tip(root, commit)
+    seen: Seen = {}  # each contract blob compiled once, for the tip, the history and the agent it makes
+    tip = contracts_at_tip(root, commit, seen)
     if not tip:
         return []
     known = by_contract_id(store, here, now=now)
     rows = {cid: _team_row(store, known, found.contract, here, now) for cid, found in tip.items()}
     behind = {cid for cid, row in rows.items() if row is None or _behind(row, tip[cid].contract)}
-    counted = versions_on_main(root, commit, lambda c: str(c.frontmatter.id) in behind) if behind else {}
+    counted = versions_on_main(root, commit, lambda c: str(c.frontmatter.id) in behind, seen) if behind else {}
     adopted: list[Adopted] = []
     for cid, found in sorted(tip.items(), key=lambda item: item[1].label):
         renamed = _follow(store, known.get(cid), found.contract, here, now)
@@ -196,7 +197,7 @@ def _adopt_main_version(
         agent_id = create(
             store, version.text, label=version.label, namespace=namespace, handle=handle,
             origin=Origin("adopted", version.label, here.identity()), now=now, approve=first, default_tz=tz,
-            name=named,
+            name=named, compiled=version.contract,
         )  # fmt: skip
         row = store.index.agent(agent_id)
         if first or row is None:

@@ -93,10 +93,12 @@ def create(
     name: str | None = None,
     approve: bool = False,
     default_tz: str = "UTC",
+    compiled: Contract | None = None,
 ) -> str:
-    """Compile `text` as version 1 of a new agent (proposed, or asleep when `approve`); return its id."""
+    """Compile `text` as version 1 of a new agent (proposed, or asleep when `approve`); return its id.
+    `compiled`: `text` compiled already, with this label and namespace (adoption compiled main's blob)."""
     check_namespace(namespace)
-    contract = compile_text(text, label=label, namespace=namespace)
+    contract = compiled or compile_text(text, label=label, namespace=namespace)
     agent_name = check_name(name or contract.name)
     taken = store.index.agent(agent_name, namespace)
     if taken is not None:

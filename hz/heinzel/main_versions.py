@@ -45,7 +45,7 @@ class MainVersion:
 
 
 def versions_on_main(
-    root: Path, commit: str, wanted: Callable[[Contract], bool] = lambda contract: True
+    root: Path, commit: str, wanted: Callable[[Contract], bool] = lambda contract: True, seen: Seen | None = None
 ) -> dict[str, MainVersion]:
     """The contracts with an `id:` at `commit` of main that `wanted` asks for (contract id -> its version
     there, counted on history). The tip's contracts are compiled first and the history is walked only
@@ -54,7 +54,7 @@ def versions_on_main(
 
     repo = pygit2.Repository(str(root))
     try:
-        compiled = _Compiled(repo)
+        compiled = _Compiled(repo, seen)
         tip = repo[commit]
         found_at_tip = compiled.contracts(_folder(repo, tip.tree))
         at_tip = {cid: found for cid, found in found_at_tip.items() if wanted(found.contract)}
@@ -80,13 +80,13 @@ class AtTip:
     contract: Contract
 
 
-def contracts_at_tip(root: Path, commit: str) -> dict[str, AtTip]:
+def contracts_at_tip(root: Path, commit: str, seen: Seen | None = None) -> dict[str, AtTip]:
     """Every contract with an `id:` at `commit` of main, compiled, with no history read."""
     import pygit2
 
     repo = pygit2.Repository(str(root))
     try:
-        found = _Compiled(repo).contracts(_folder(repo, repo[commit].tree))
+        found = _Compiled(repo, seen).contracts(_folder(repo, repo[commit].tree))
     finally:
         repo.free()
     return {cid: AtTip(cid, one.label, one.text, one.contract) for cid, one in found.items()}
@@ -152,12 +152,17 @@ class _Found:
     contract: Contract
 
 
+Seen = dict[tuple[str, str | None], tuple[str, _Found] | None]
+"""Compiled contract blobs by (`workflows/<file>:<blob id>`, defaults blob id): one reader of main (a
+tick's adoption: the tip, then the history, then the agents) passes it along to compile each text once."""
+
+
 class _Compiled:
     """Contract blobs compiled once each, keyed by (blob, defaults blob)."""
 
-    def __init__(self, repo: pygit2.Repository) -> None:
+    def __init__(self, repo: pygit2.Repository, seen: Seen | None = None) -> None:
         self.repo = repo
-        self.seen: dict[tuple[Any, Any], tuple[str, _Found] | None] = {}
+        self.seen: Seen = {} if seen is None else seen
         self.defaults: dict[Any, Mapping[str, Any] | None] = {}
 
     def contracts(self, folder: Any | None) -> dict[str, _Found]:
@@ -167,7 +172,7 @@ class _Compiled:
         defaults_id = _defaults_id(folder)
         found: dict[str, _Found] = {}
         for name, blob_id in _contract_blobs(self.repo, folder):
-            key = (blob_id, defaults_id)
+            key = (f"{FOLDER}/{name}:{blob_id}", None if defaults_id is None else str(defaults_id))
             if key not in self.seen:
                 self.seen[key] = self._compile(f"{FOLDER}/{name}", blob_id, defaults_id)
             one = self.seen[key]

@@ -13,9 +13,10 @@ the claims look at `main`'s owners and maintainers, the slot's receipts and the 
 consistent advertisement; the lease push that follows is guarded by the lease tip seen, so a view grown
 stale during the tick costs a refused push, never a second run), approvals compare drafts with `main`.
 
-A clone with no copy of `hz/state` yet (an Actions run's checkout of main) first takes the newest commit of
-`hz/state` and of each lease alone (`take_tips`): their history is never read by a tick, and after a year
-it is most of what the remote holds.
+An Actions run whose clone has no copy of `hz/state` yet (the tick workflow checks out main alone) first
+takes the newest commit of `hz/state` and of each lease alone (`take_tips`): their history is never read
+by a tick, and after a year it is most of what the remote holds. A member's clone is never cut short: the
+lint and a member's readers of history run there.
 
 A missing `main` or `hz/state` is normal on a new remote: the globs never fail, and a missing `main`
 is asked again as `master`, then left out (a second process only then).
@@ -112,7 +113,7 @@ def fetch_view(team: TeamRemote) -> TeamView:
     """Fetch and read the view; the remote then answers its looks (`TeamRemote.current`) from it.
 
     Git alone, no pygit2 or pydantic: an idle tick pays this fetch and one local listing, nothing heavy."""
-    if not holds_state(team):
+    if team.in_actions and not holds_state(team):
         take_tips(team)
     globs = [f"+{prefix}*:{team.tracking(prefix)}*" for prefix in (HZ_BRANCHES, LEASE_PREFIX)]
     main_ref: str | None = None
@@ -138,7 +139,8 @@ def holds_state(team: TeamRemote) -> bool:
 
 
 def take_tips(team: TeamRemote) -> None:
-    """The newest commit of `hz/state` and of each lease alone, into hz's copies, for a clone that has none.
+    """The newest commit of `hz/state` and of each lease alone, into hz's copies, for an Actions run's clone
+    that has none.
 
     An Actions run checks out `main` alone and starts from nothing every time: `hz/state` and the lease
     chains grow by every slot the team ever ran, and none of that history is read by a tick (receipts and

@@ -1,0 +1,419 @@
+"""A team-year: what a tick, an Actions run and a lint cost after a year of history, beside one day of it.
+
+Run: .venv/bin/python bench/year.py [--scale 1.0] [--contracts 50] [--keep]
+
+Two hook-guarded remotes served on 127.0.0.1 by `git daemon`, each with `main` holding `--contracts` hourly
+team contracts (10 owned by @priya, the rest by @omar) and a history written with `git fast-import`: for
+every hour and contract one turn (turn.started, turn.finished, draft.placed, and the draft.superseded of the
+hour before: 4 events), one lease commit per acquisition, and the last hour's drafts pending on their
+branches. One remote holds a day of that, the other a year (`--scale` shrinks the year: 0.1 is 36.5 days).
+Event paths come from `hz.gitstate.layout.event_path` and draft branches from `hz.review.branches`, so the
+history follows the layout hz writes.
+
+Then, on each remote, with real `hz` processes (the offline runner drafts):
+- priya's drafting tick of 10 slots (her clone made as the tick workflow makes one: main, then the tips),
+  its guarded push (the git push it made, timed by a `git` shim), an idle tick after it;
+- an Actions run: the tick workflow's checkout and steps, then its first tick (adopting every contract):
+  bytes in the clone and seconds;
+- `hz state lint --since <tip before priya's next tick>` in a whole clone, `hz state log --since 1d` and
+  `hz drafts` in priya's clone, and the spine bytes her agents added per turn in the next hour's tick;
+- the cron-and-script baseline: write a file, commit, push, per slot, to a plain remote.
+Figures only; nothing here fails on time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import orjson
+
+from hz.canonical import canonical_json
+from hz.gitstate.layout import LEASE_FILE, event_path, lease_ref
+from hz.review.branches import branch_name
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from loopback import serve
+
+END = datetime(2026, 10, 26, 11, 0, tzinfo=UTC)  # the first hour the history does not hold
+OWN = 10  # contracts of @priya: her drafting tick's slots
+FP = "sha256:" + "c" * 64
+CONTRACT = """---
+name: pulse-{n}
+kind: responsibility
+id: {cid}
+description: An hourly pulse for the year benchmark.
+hz:
+  schema: 1
+  title: Pulse {n}
+  owner: "{owner}"
+  scope: team
+  schedule: "0 * * * *"
+  outputs:
+    pulse:
+      target: "state:pulse/{n}/{{slot:%Y%m%dT%H%M}}.md"
+      facets: [summary]
+---
+
+# Pulse {n}
+
+### Goal
+
+The team's pulse is drafted every hour.
+
+### Maintains
+
+- `pulse`: the pulse.
+
+#### summary
+
+Material: what moved.
+
+### Done when
+
+- [ ] the hour is covered
+"""
+ROSTER = '[team.members]\n"@priya" = ["priya@example.com"]\n"@omar" = ["omar@example.com"]\n'
+
+
+def cid(n: int) -> str:
+    return f"01KD{n:022d}"
+
+
+def turn_id(n: int) -> str:
+    alphabet = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+    digits = ""
+    while True:
+        n, r = divmod(n, 32)
+        digits = alphabet[r] + digits
+        if n == 0:
+            return "01M" + digits.rjust(23, "0")
+
+
+def git(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> str:
+    done = subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"git {' '.join(args)}: {done.stderr}")
+    return done.stdout
+
+
+def stamp(when: datetime) -> int:
+    return int(when.timestamp())
+
+
+def minute(when: datetime) -> str:
+    return when.strftime("%Y-%m-%dT%H:%MZ")
+
+
+def second(when: datetime) -> str:
+    return when.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def line(value: dict[str, object]) -> bytes:
+    """The event's stored line. orjson with sorted keys writes these values (ASCII text, integers, one
+    decimal that is its shortest form) byte for byte as hz's canonical JSON does, ~20x faster; checked once
+    at the start (`main`)."""
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS) + b"\n"
+
+
+# ---------------------------------------------------------------------------------------------- history
+
+
+def turn_events(n: int, hour: datetime, index: int) -> list[tuple[str, bytes]]:
+    """The 4 events one hourly turn of contract `n` leaves on hz/state: (path, line)."""
+    hz_id, token, turn = f"hz-{cid(n)}", index + 1, turn_id(index * 1000 + n)
+    slot_key = f"{hz_id}@{minute(hour)}"
+    asset = f"state:pulse/{n}/{hour:%Y%m%dT%H%M}.md"
+    draft_key = f"{hz_id}@v1@{minute(hour)}@{asset}"
+    ts, done = second(hour + timedelta(minutes=1)), second(hour + timedelta(minutes=1, seconds=20))
+    draft_hash = "sha256:" + f"{index:032x}{n:032x}"
+    base = {"cause": "schedule", "causes": ["schedule"], "contract_fp": FP, "keys": [slot_key], "turn": turn}
+    ended = {**base, "disposition": "drafted", "draft_hash": draft_hash, "duration_s": 20.5}
+    envelope = {"id": hz_id, "lease": hz_id, "token": token, "v": 1}
+    found = [
+        ("turn.started", slot_key, ts, {**base, "contract_version": 1, "role": "owner", "token": token}),
+        ("turn.finished", slot_key, done, ended),
+        ("draft.placed", draft_key, done, {"asset": asset, "hash": draft_hash, "key": draft_key, "turn": turn}),
+    ]
+    if index:
+        before = hour - timedelta(hours=1)
+        old_asset = f"state:pulse/{n}/{before:%Y%m%dT%H%M}.md"
+        old_key = f"{hz_id}@v1@{minute(before)}@{old_asset}"
+        found.append(("draft.superseded", old_key, done, {"asset": old_asset, "by": draft_key, "key": old_key}))
+    return [(event_path(hz_id, kind, key), line({**envelope, "kind": kind, "key": key, "ts": when, "data": data}))
+            for kind, key, when, data in found]  # fmt: skip
+
+
+def lease_line(n: int, hour: datetime, index: int) -> bytes:
+    owner = "@priya/m-0000000a" if n < OWN else "@omar/m-0000000b"
+    ts = second(hour + timedelta(minutes=1))
+    return line({"acquired": ts, "expires": second(hour + timedelta(minutes=2)), "holder": owner,
+                 "lease": f"hz-{cid(n)}", "role": "owner", "slot": second(hour), "state": "released",
+                 "token": index + 1, "v": 1})  # fmt: skip
+
+
+def history_stream(contracts: int, hours: int, main: str) -> Iterator[bytes]:
+    """A fast-import stream: hz/state (one commit per member and hour), the lease chains, the last
+    hour's pending drafts on their branches (each a commit on `main`)."""
+    start = END - timedelta(hours=hours)
+    for index in range(hours):
+        hour = start + timedelta(hours=index)
+        for members in (range(OWN), range(OWN, contracts)):
+            changed = [event for n in members for event in turn_events(n, hour, index)]
+            yield commit("refs/heads/hz/state", hour + timedelta(minutes=2), f"hz-state: {len(changed)} events",
+                         changed)  # fmt: skip
+    for n in range(contracts):
+        ref = lease_ref(f"hz-{cid(n)}")
+        for index in range(hours):
+            hour = start + timedelta(hours=index)
+            yield commit(ref, hour + timedelta(minutes=1), f"lease hz-{cid(n)} token {index + 1} released",
+                         [(LEASE_FILE, lease_line(n, hour, index))], replace=True)  # fmt: skip
+    last = END - timedelta(hours=1)
+    for n in range(contracts):
+        asset = f"state:pulse/{n}/{last:%Y%m%dT%H%M}.md"
+        key = f"hz-{cid(n)}@v1@{minute(last)}@{asset}"
+        trailers = f"Hz-Draft: {key}\nHz-Slot: {minute(last)}\nHz-Contract: {cid(n)}\nHz-Output: pulse"
+        message = f"hz draft: pulse-{n} · pulse for {minute(last)}\n\n{trailers}"
+        page = f"# Pulse {n} at {minute(last)}\n\nWhat moved.\n".encode()
+        yield commit(f"refs/heads/{branch_name(cid(n), 'pulse', key)}", last + timedelta(minutes=2), message,
+                     [(asset.removeprefix("state:"), page)], parent=main)  # fmt: skip
+
+
+def commit(ref: str, when: datetime, message: str, files: list[tuple[str, bytes]], *, replace: bool = False,
+           parent: str | None = None) -> bytes:  # fmt: skip
+    text = message.encode() + b"\n"
+    parts = [f"commit {ref}\nauthor hz <hz> {stamp(when)} +0000\ncommitter hz <hz> {stamp(when)} +0000\n".encode(),
+             f"data {len(text)}\n".encode(), text]  # fmt: skip
+    if parent is not None:
+        parts.append(f"from {parent}\n".encode())
+    if replace:
+        parts.append(b"deleteall\n")
+    for path, data in files:
+        parts.append(f"M 100644 inline {path}\ndata {len(data)}\n".encode() + data + b"\n")
+    parts.append(b"\n")
+    return b"".join(parts)
+
+
+def make_remote(base: Path, name: str, url: str, contracts: int, hours: int) -> tuple[Path, float]:
+    """The bare remote `name` with main, the hook and `hours` of history; seconds the history took."""
+    bare = base / f"{name}.git"
+    git("init", "-q", "--bare", str(bare))
+    git("--git-dir", str(bare), "symbolic-ref", "HEAD", "refs/heads/main")
+    seed = base / f"{name}-seed"
+    git("init", "-q", str(seed))
+    (seed / "hz.toml").write_text(f'[state]\nremote = "{url}"\ntick_interval_s = 300\nlease_ttl_s = 600\n\n{ROSTER}')
+    (seed / "workflows").mkdir()
+    for n in range(contracts):
+        owner = "@priya" if n < OWN else "@omar"
+        (seed / "workflows" / f"pulse-{n}.prose.md").write_text(CONTRACT.format(n=n, cid=cid(n), owner=owner))
+    git("add", "-A", cwd=seed)
+    when = (END - timedelta(hours=hours + 1)).isoformat()
+    who = {**os.environ, "GIT_AUTHOR_DATE": when, "GIT_COMMITTER_DATE": when, "GIT_AUTHOR_NAME": "rita",
+           "GIT_AUTHOR_EMAIL": "rita@example.com", "GIT_COMMITTER_NAME": "rita",
+           "GIT_COMMITTER_EMAIL": "rita@example.com"}  # fmt: skip
+    git("commit", "-q", "-m", "the team's contracts", cwd=seed, env=who)
+    git("push", "-q", str(bare), "HEAD:main", cwd=seed)
+    main = git("rev-parse", "HEAD", cwd=seed).strip()
+    began = time.perf_counter()
+    importer = subprocess.Popen(["git", "--git-dir", str(bare), "fast-import", "--quiet"], stdin=subprocess.PIPE)
+    assert importer.stdin is not None
+    for chunk in history_stream(contracts, hours, main):
+        importer.stdin.write(chunk)
+    importer.stdin.close()
+    if importer.wait() != 0:
+        raise SystemExit("fast-import failed")
+    git("--git-dir", str(bare), "repack", "-adq")
+    took = time.perf_counter() - began
+    hz(["state", "install-hook", str(bare)], base, environ(base / f"{name}-installer"))
+    return bare, took
+
+
+# ---------------------------------------------------------------------------------------------- runs
+
+
+def environ(home: Path, **extra: str) -> dict[str, str]:
+    kept = {k: v for k, v in os.environ.items() if k not in ("HZ_HANDLE", "HZ_HOME", "GITHUB_ACTIONS", "GITHUB_RUN_ID")}
+    return {**kept, "HZ_HOME": str(home), "GIT_AUTHOR_NAME": "hz", "GIT_AUTHOR_EMAIL": "hz@localhost",
+            "GIT_COMMITTER_NAME": "hz", "GIT_COMMITTER_EMAIL": "hz@localhost", **extra}  # fmt: skip
+
+
+def hz(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, subprocess.CompletedProcess[str]]:
+    began = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "hz", *argv], cwd=cwd, env=env, capture_output=True, text=True,
+                          check=False)  # fmt: skip
+    return time.perf_counter() - began, done
+
+
+def shimmed(env: dict[str, str], folder: Path) -> tuple[dict[str, str], Path]:
+    """`env` with a `git` that logs each process's start, end and arguments, then runs the real one."""
+    folder.mkdir(parents=True, exist_ok=True)
+    log = folder / "git.log"
+    real = shutil.which("git")
+    script = folder / "git"
+    script.write_text(f'#!/bin/sh\ns=$(date +%s.%N)\n"{real}" "$@"\nrc=$?\n'
+                      f'printf "%s %s %s\\n" "$s" "$(date +%s.%N)" "$*" >> "{log}"\nexit $rc\n')  # fmt: skip
+    script.chmod(0o755)
+    return {**env, "PATH": f"{folder}{os.pathsep}{env['PATH']}"}, log
+
+
+def pushes(log: Path) -> list[float]:
+    found = []
+    for entry in log.read_text().splitlines() if log.exists() else []:
+        parts = entry.split(" ", 2)  # a commit message's later lines are lines of their own: skipped
+        if len(parts) == 3 and parts[0].replace(".", "").isdigit() and " push " in f" {parts[2]} ":
+            found.append(float(parts[1]) - float(parts[0]))
+    return found
+
+
+def workflow_checkout(url: str, clone: Path) -> None:
+    """What the tick workflow does before `hz tick`: actions/checkout of main alone, then its own steps."""
+    from ruamel.yaml import YAML
+
+    from hz.commands.init_files import TICK_WORKFLOW
+
+    git("init", "-q", str(clone))
+    git("remote", "add", "origin", url, cwd=clone)
+    git("fetch", "-q", "--no-tags", "--depth=1", "origin", "+refs/heads/main:refs/remotes/origin/main", cwd=clone)
+    git("checkout", "-q", "-B", "main", "refs/remotes/origin/main", cwd=clone)
+    steps = YAML(typ="safe").load(TICK_WORKFLOW)["jobs"]["tick"]["steps"]
+    for step in steps:
+        if step.get("name") == "Install hz":
+            break
+        if "run" in step:
+            env = {**os.environ, **{k: "main" for k in step.get("env", {})}}
+            subprocess.run(["bash", "-e", "-c", step["run"]], cwd=clone, env=env, check=True, capture_output=True)
+
+
+def clone_bytes(clone: Path) -> int:
+    return sum(p.stat().st_size for p in (clone / ".git" / "objects").rglob("*") if p.is_file())
+
+
+def spine_bytes(home: Path) -> int:
+    return sum(p.stat().st_size for p in home.rglob("*.jsonl") if p.is_file())
+
+
+def woken(done: subprocess.CompletedProcess[str]) -> list[str]:
+    try:
+        return [f"{e.get('action')}:{e.get('disposition') or e.get('reason') or ''}"[:40]
+                for e in json.loads(done.stdout)["woken"]]  # fmt: skip
+    except (ValueError, KeyError):
+        return [f"failed: {done.stdout[-300:]}{done.stderr[-300:]}"]
+
+
+def measure(base: Path, name: str, url: str, bare: Path) -> dict[str, str]:
+    """Every figure on one remote."""
+    out: dict[str, str] = {}
+    folder = base / f"{name}-run"
+    priya = folder / "priya"
+    workflow_checkout(url, priya)
+    env = environ(folder / "priya-hz", HZ_HANDLE="@priya")
+    hz(["tick", "--now", (END - timedelta(minutes=30)).isoformat(), "--json"], priya, env)  # adopts, nothing due
+    shim_env, log = shimmed(env, folder / "shim1")
+    took, done = hz(["tick", "--now", (END + timedelta(minutes=1)).isoformat(), "--json"], priya, shim_env)
+    drafted = sum(1 for w in woken(done) if w == "started:drafted")
+    out["drafting tick (10 slots)"] = f"{took:.2f} s ({drafted} drafted, {took / max(drafted, 1):.2f} s/slot)"
+    pushed = pushes(log)
+    total = f"{len(pushed)} pushes, {sum(pushed):.2f} s"
+    out["guarded push"] = f"{pushed[-1]:.2f} s the state's; {total}" if pushed else "none"
+    took, done = hz(["tick", "--now", (END + timedelta(minutes=2)).isoformat(), "--json"], priya, env)
+    out["idle tick"] = f"{took:.2f} s"
+
+    actions = folder / "actions"
+    began = time.perf_counter()
+    workflow_checkout(url, actions)
+    run_env = environ(folder / "actions-hz", GITHUB_ACTIONS="true", GITHUB_RUN_ID="900")
+    _, done = hz(["tick", "--now", (END + timedelta(minutes=3)).isoformat(), "--json"], actions, run_env)
+    took = time.perf_counter() - began
+    out["Actions clone + first tick"] = f"{clone_bytes(actions) / 1e6:.2f} MB, {took:.2f} s"
+
+    before = git("--git-dir", str(bare), "rev-parse", "refs/heads/hz/state").strip()
+    spine_before = spine_bytes(folder / "priya-hz")
+    took, done = hz(["tick", "--now", (END + timedelta(minutes=61)).isoformat(), "--json"], priya, env)
+    turns = sum(1 for w in woken(done) if w.startswith("started:"))
+    grown = spine_bytes(folder / "priya-hz") - spine_before
+    out["spine bytes per turn"] = f"{grown / max(turns, 1):.0f} B ({turns} turns)"
+
+    whole = folder / "whole"
+    git("clone", "-q", url, str(whole))
+    git("fetch", "-q", "origin", "+refs/hz/lease/*:refs/hz/lease/*", cwd=whole)
+    took, done = hz(["state", "lint", "--since", before], whole, environ(folder / "whole-hz"))
+    out["lint of the last push"] = f"{took:.2f} s (exit {done.returncode}: {done.stderr.strip()[-80:]})"
+    took, done = hz(["state", "log", "--since", "1d", "--no-fetch"], priya, env)
+    if done.returncode == 2:  # no --since in this hz yet: the whole log
+        took, done = hz(["state", "log", "--no-fetch"], priya, env)
+        out["hz state log --since 1d"] = f"{took:.2f} s, {len(done.stdout) / 1e3:.0f} KB (whole log: no --since)"
+    else:
+        out["hz state log --since 1d"] = f"{took:.2f} s, {len(done.stdout) / 1e3:.0f} KB"
+    took, done = hz(["drafts"], priya, env)
+    out["hz drafts"] = f"{took:.2f} s (exit {done.returncode})"
+    return out
+
+
+def cron_baseline(base: Path, url_of: str, slots: int) -> float:
+    """Seconds per slot for a script that writes a page, commits and pushes it (a plain remote)."""
+    bare = base / "cron.git"
+    git("init", "-q", "--bare", str(bare))
+    work = base / "cron"
+    git("init", "-q", str(work))
+    env = environ(base / "cron-home")
+    (work / "README").write_text("cron\n")
+    git("add", "-A", cwd=work, env=env)
+    git("commit", "-q", "-m", "start", cwd=work, env=env)
+    git("push", "-q", url_of, "HEAD:main", cwd=work, env=env)
+    began = time.perf_counter()
+    for n in range(slots):
+        (work / f"page-{n}.md").write_text(f"slot {n}\n")
+        git("add", f"page-{n}.md", cwd=work, env=env)
+        git("commit", "-q", "-m", f"slot {n}", cwd=work, env=env)
+        git("push", "-q", url_of, "HEAD:main", cwd=work, env=env)
+    return (time.perf_counter() - began) / slots
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scale", type=float, default=1.0, help="the year's length: 1.0 is 365 days")
+    parser.add_argument("--contracts", type=int, default=50)
+    parser.add_argument("--keep", action="store_true", help="leave the repositories in the temporary folder")
+    args = parser.parse_args()
+    for _, sample in [*turn_events(3, END, 7), ("", lease_line(3, END, 7))]:
+        assert sample == canonical_json(json.loads(sample)) + b"\n", sample
+    base = Path(tempfile.mkdtemp(prefix="hz-year-"))
+    daemon, port = serve(base)
+    try:
+        year_hours = max(25, int(365 * 24 * args.scale))
+        figures: dict[str, dict[str, str]] = {}
+        sizes: dict[str, str] = {}
+        for name, hours in (("day", 24), ("year", year_hours)):
+            url = f"git://127.0.0.1:{port}/{name}.git"
+            bare, took = make_remote(base, name, url, args.contracts, hours)
+            events = hours * args.contracts * 4 - args.contracts
+            packed = sum(p.stat().st_size for p in (bare / "objects").rglob("*") if p.is_file())
+            sizes[name] = f"{hours} h, {events:,} events, {packed / 1e6:.1f} MB packed, built in {took:.1f} s"
+            figures[name] = measure(base, name, url, bare)
+        cron = cron_baseline(base, f"git://127.0.0.1:{port}/cron.git", 10)
+    finally:
+        daemon.terminate()
+        daemon.wait()
+        if not args.keep:
+            shutil.rmtree(base, ignore_errors=True)
+    print(f"history: day = {sizes['day']}; year = {sizes['year']}")
+    width = max(len(k) for k in figures["day"])
+    print(f"{'':{width}}  {'one day':<45}  a year (scale {args.scale})")
+    for what in figures["day"]:
+        print(f"{what:{width}}  {figures['day'][what]:<45}  {figures['year'].get(what, '')}")
+    print(f"{'cron-and-script baseline':{width}}  {cron:.2f} s per slot (write, commit, push)")
+    if args.keep:
+        print(f"kept in {base}")
+
+
+if __name__ == "__main__":
+    main()

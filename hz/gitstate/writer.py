@@ -75,6 +75,7 @@ class StateWriter(LeaseSteps):
         self._clock = clock
         self._landed: str | None = None  # the hz/state commit this writer's last push put on the remote
         self._looked = False  # whether the tip the tick's fetch saw (TeamRemote.looked) was guessed already
+        self._idle: set[str] = set()  # leases this flush releases though no turn of theirs ends in it
 
     def queue(self, *events: Event) -> int:
         """Queue events for the next flush, with one fsync; returns how many were new (not queued already)."""
@@ -86,6 +87,7 @@ class StateWriter(LeaseSteps):
         renew: Iterable[str] = (),
         claims: Iterable[lease.Claim] = (),
         publish: Mapping[str, Draft] | None = None,
+        release: Iterable[str] = (),
     ) -> FlushResult:
         """Push what is queued, renew the named leases and take the claimed ones, all in one atomic push.
 
@@ -94,7 +96,8 @@ class StateWriter(LeaseSteps):
         draft branches (ref -> Draft, see there) to carry along, each tied to a lease only in a push that
         renews its lease under its token (so that lease is renewed even with no events of its own): one
         whose lease was taken over is `withheld`, one the remote refuses for its own reason is reported
-        in `unpublished` and left out of the retry, like a lost claim. See the module docstring for the rest.
+        in `unpublished` and left out of the retry, like a lost claim. `release` names held leases to release
+        rather than renew (taken for a turn that did not run). See the module docstring for the rest.
         """
         result = FlushResult()
         events = self.outbox.events()
@@ -102,7 +105,8 @@ class StateWriter(LeaseSteps):
         refs = dict(publish or {})
         events = self._drop_unheld(events, result)
         self._withhold_unheld(refs, result)
-        extra = set(renew) | {draft.lease for draft in refs.values() if draft.lease}
+        self._idle = set(release)
+        extra = set(renew) | self._idle | {draft.lease for draft in refs.values() if draft.lease}
         attempt = 0
         while (events or extra or wanted or refs) and attempt < max(1, self.settings.push_attempts):
             attempt += 1
@@ -196,7 +200,7 @@ class StateWriter(LeaseSteps):
         if fresh:
             updates[STATE_REF] = self._commit(tip, fresh, now)
             expected[STATE_REF] = tip or ZERO
-        moved = self._lease_updates(leases, plans, now, result, updates, expected, ended(fresh))
+        moved = self._lease_updates(leases, plans, now, result, updates, expected, ended(fresh), self._idle)
         self._tied(refs, {lid: step for lid, step in moved.items() if lid not in plans}, result)
         updates.update({ref: draft.commit for ref, draft in refs.items()})
         expected.update({ref: draft.expected for ref, draft in refs.items() if draft.expected is not None})

@@ -65,16 +65,18 @@ class LeaseSteps:
         updates: dict[str, str],
         expected: dict[str, str],
         finished: AbstractSet[tuple[str, int]] = frozenset(),
+        idle: AbstractSet[str] = frozenset(),
     ) -> dict[str, tuple[str, LeaseRecord]]:
         """Add a renewal of every held lease and an acquisition of every planned claim to the push; a held
-        lease whose turn ends in this push (`finished`, see `ended`) is released instead of renewed."""
+        lease whose turn ends in this push (`finished`, see `ended`) or that no turn used (`idle`) is
+        released instead of renewed."""
         moved: dict[str, tuple[str, LeaseRecord]] = {}
         for lease_id in leases:
             mine = lease.held(self.team, lease_id)
             if mine is None:
                 result.fenced.add(lease_id)
                 continue
-            release = (lease_id, mine.record.token) in finished
+            release = (lease_id, mine.record.token) in finished or lease_id in idle
             moved[lease_id] = lease.renewal(self.team, mine, now, self.settings.ttl, release=release)
             expected[lease_ref(lease_id)] = mine.tip
         for lease_id, step in plans.items():

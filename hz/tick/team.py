@@ -64,6 +64,9 @@ class Team:
     environ: Mapping[str, str] = field(default_factory=dict)
     forge: Any = False  # hz.review.forge.Forge | None | why it failed, set up at first need (`_forge`)
     proposed: dict[str, Any] = field(default_factory=dict)  # draft ref -> hz.review.auto_publish.Proposal
+    batched: set[str] = field(default_factory=set)  # lease ids the tick's one acquisition push took (team_batch)
+    lost: dict[str, Any] = field(default_factory=dict)  # lease id -> (slot stamp, team_claim.Claim) lost in it
+    used: set[str] = field(default_factory=set)  # lease ids a turn of this tick ran under
 
     def pull_book(self) -> Any:
         """The pull requests asked for and not yet answered (hz.review.pulls.PullBook)."""

@@ -85,6 +85,13 @@ def decide(
     return _decided(team, plan, slot, now, asked, key)[0]
 
 
+def wish(
+    team: Team, plan: Plan, slot: datetime, now: datetime, *, asked: bool = False, key: str | None = None
+) -> tuple[Claim, Any]:
+    """`decide`'s answer, with the lease commit to push when it is won (hz.gitstate.lease.Plan, else None)."""
+    return _decided(team, plan, slot, now, asked, key)
+
+
 def team_key(lease: str, key: str) -> str:
     """A local key (`<agent id>@…`) as the team files it: `<lease>@…` (hz.tick.team_receipts)."""
     return lease + "@" + key.split("@", 1)[1]
@@ -131,14 +138,23 @@ def claim(
 ) -> Claim:
     """Take the lease for `plan`'s `slot` (see `decide`); a race for it lost reads as held by the winner.
 
+    The tick's acquisition push (hz.tick.team_batch) took most leases before any turn ran: such a lease is
+    won already (`_again`), or was lost in that push; one that push did not try is taken here with a push
+    of its own.
+
     Held by someone else (or a race for it lost), or too early for this role: nothing is settled here.
     The holder may die mid-turn (kill -9) and leave the slot undone; the next tick looks again and finds
     the slot done (ran-elsewhere) or the lease expired (taken over). Looking costs fetches, no model call."""
     from hz.gitstate.lease import push_plan
-    from hz.slots import lease_stamp
+    from hz.slots import lease_stamp, same_slot
 
+    lost = team.lost.get(lease_id(plan) or "")
+    if lost is not None and same_slot(lost[0], lease_stamp(slot)):  # lost in the tick's acquisition push
+        return lost[1]  # type: ignore[no-any-return]
     decided, step = _decided(team, plan, slot, now, asked, key)
     if step is None:
+        if decided.won and decided.lease is not None:
+            team.used.add(decided.lease)
         return decided
     assert decided.lease is not None
     outcome = push_plan(team.remote, step, now)
@@ -150,10 +166,15 @@ def claim(
             lease_stamp(slot),
             plan,
         )
+        team.used.add(decided.lease)
         return Claim(True, decided.lease, token, "won", decided.role, team.identity.handle)
-    record = outcome.record
+    return held_claim(decided.lease, decided.role, outcome.record)
+
+
+def held_claim(lease: str, role: str, record: Any) -> Claim:
+    """A race for `lease` lost: held by whoever holds it now (`record`, the winner's), pending till then."""
     holder = getattr(record, "holder", None)
-    return Claim(False, decided.lease, 0, f"held by {holder}", decided.role, pending=True, holder_now=holder,
+    return Claim(False, lease, 0, f"held by {holder}", role, pending=True, holder_now=holder,
                  until=getattr(record, "expires", None), held_slot=getattr(record, "slot", None))  # fmt: skip
 
 

@@ -75,7 +75,10 @@ def flush(team: Team, now: datetime) -> dict[str, Any]:
     if not team.queued and not team.held and not team.drafts and not drops and not team.writer.outbox.waiting():
         return {"pushed": False, **_pulls(team, {})}  # asks a failed forge left go out now
     try:
-        result = team.writer.flush(now, renew=tuple(team.held), publish={**drops, **team.drafts})
+        from hz.tick.team_batch import idle
+
+        release = idle(team)  # taken before the turns by the acquisition push, and no turn ran under it
+        result = team.writer.flush(now, renew=tuple(team.held), publish={**drops, **team.drafts}, release=release)
         again = _stale(team, result.unpublished)
         renew = tuple({draft.lease for draft in again.values()})
         retried = team.writer.flush(now, renew=renew, publish=again) if again else None

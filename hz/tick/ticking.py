@@ -60,6 +60,10 @@ def run_tick(
         report.team.extend(unreached_entry(c) for c in candidates if c.plan.scope == "team")
         candidates = [c for c in candidates if c.plan.scope != "team"]
     budget = settings.max_wakes_per_tick
+    if team is not None:  # every lease this tick's turns need, in one push before any of them spends
+        from hz.tick.team_batch import claim_due
+
+        claim_due(team, candidates, budget, now, {str(row["agent"]) for row in store.index.running_turns()})
     clock = running_from(now)  # events are stamped when they happen, from the tick's moment on
     for candidate in candidates:
         if budget <= 0:

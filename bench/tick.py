@@ -1,9 +1,11 @@
 """Tick figures: an idle tick over many asleep agents, a busy tick, one turn's bookkeeping, spine growth.
 
-Run: .venv/bin/python bench/tick.py [--quick]
+Run: .venv/bin/python bench/tick.py [--quick] [--team]
 Prints medians and p95; never asserts on time. Goals (issue 6): a tick over 10,000 asleep agents with
 nothing due under 5 ms in process and under 100 ms median as a fresh `hz tick` process; the bookkeeping
 of one turn without its runner under 5 ms; a turn adds at most 1.5 KB to its spine.
+Issue 22 (bench/team_slots.py): a drafting tick of 5 team slots, in seconds per slot and git processes per
+turn, beside a cron job's script that commits and pushes a file, in the same run; `--team` runs it alone.
 """
 
 from __future__ import annotations
@@ -238,9 +240,17 @@ def main() -> None:
     quick = "--quick" in sys.argv
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch)
+        if "--team" in sys.argv:
+            from team_slots import bench_team
+
+            bench_team(folder / "team", 5)
+            return
         bench_idle(folder, 1_000 if quick else 10_000, 5 if quick else 21)
         bench_busy(folder, 990, 10)
         bench_turn(folder, 10 if quick else 40)
+        from team_slots import bench_team
+
+        bench_team(folder / "team", 5)
 
 
 if __name__ == "__main__":

@@ -114,3 +114,30 @@ def test_a_lease_taken_since_the_fetch_is_the_takers_and_the_other_slots_run(
     assert _lease(3) not in pushes[2] + pushes[3]  # the lost lease took no push of its own
     chain = git("--git-dir", str(bare), "log", "--format=%s", f"refs/hz/lease/{_lease(3)}").splitlines()
     assert chain[0] == f"lease {_lease(3)} token 2 held"  # omar's hold, untouched
+
+
+def test_a_lease_taken_for_a_turn_that_did_not_run_is_released_in_the_finishing_push(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import fcntl
+    import os
+
+    bare, clone, environ, log = _team(tmp_path, monkeypatch)
+    with Store.from_environ(environ) as store:
+        row = store.index.agent("team-pulse-2", "team")
+        assert row is not None
+        lock = store.agent_dir(str(row["id"])) / "lock"
+    fd = os.open(lock, os.O_RDWR)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)  # a person's session holds team-pulse-2's spine through the tick
+        report = tick(root=clone, environ=environ, now=HOUR)
+    finally:
+        os.close(fd)
+    assert "team-pulse-2" in report.busy or any(e["agent"] == "team-pulse-2" for e in report.woken), report
+    assert len(_pushes(log)) == 2
+    chain = git("--git-dir", str(bare), "log", "--format=%s", f"refs/hz/lease/{_lease(2)}").splitlines()
+    assert chain[:2] == [f"lease {_lease(2)} token 2 released", f"lease {_lease(2)} token 2 held"]
+    again = tick(root=clone, environ=environ, now=HOUR + timedelta(minutes=5))  # free at once: it runs now
+    assert [(e["agent"], e.get("disposition")) for e in again.woken if e["action"] == "started"] == [
+        ("team-pulse-2", "drafted")
+    ]

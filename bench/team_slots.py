@@ -1,0 +1,161 @@
+"""A drafting tick of team slots, per slot, beside a cron job's script (issue 22): `bench/tick.py --team`.
+
+A bare remote (with hz's pre-receive hook for the guarded figure) whose `main` holds N hourly team contracts
+owned by one member; the member's clone and `$HZ_HOME` have them adopted and their created turns run. Then
+one tick at the next hour drafts every slot (the offline runner: no model), timed in process, with every git
+process it starts noted by a `git` first on PATH. The baseline, in the same run: a script that writes the
+slot's file in a clone, commits it and pushes it, once per slot.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections import Counter
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+HOUR = datetime(2026, 10, 26, 10, 0, tzinfo=UTC)
+CONTRACT = """---
+name: team-pulse-{n}
+kind: responsibility
+id: 01KC3333333333333333333{n:03d}
+description: The team's hourly pulse, drafted on a branch for review.
+hz:
+  schema: 1
+  title: Team pulse
+  owner: "@bench"
+  scope: team
+  schedule: "0 * * * *"
+  outputs:
+    pulse:
+      target: "state:pulse{n}/{{slot:%Y%m%dT%H%M}}.md"
+      facets: [summary]
+---
+
+# Team pulse
+
+### Goal
+
+The team's pulse is drafted every hour.
+
+### Maintains
+
+- `pulse`: the pulse.
+
+#### summary
+
+Material: what moved.
+
+### Done when
+
+- [ ] the hour is covered
+"""
+IDENTITY = {
+    "GIT_AUTHOR_NAME": "bench",
+    "GIT_AUTHOR_EMAIL": "bench@example.invalid",
+    "GIT_COMMITTER_NAME": "bench",
+    "GIT_COMMITTER_EMAIL": "bench@example.invalid",
+}
+
+
+def git(*args: str, cwd: Path | None = None) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
+
+
+def team(folder: Path, slots: int, *, guarded: bool) -> tuple[Path, dict[str, str]]:
+    """The remote and the member's clone, the contracts adopted and their created turns run."""
+    from hz.heinzel.lifecycle import Origin, create
+    from hz.session.store import Store
+    from hz.tick.daemon import tick
+
+    bare = folder / "team.git"
+    git("init", "-q", "--bare", str(bare))
+    git("--git-dir", str(bare), "symbolic-ref", "HEAD", "refs/heads/main")
+    seed = folder / "seed"
+    git("init", "-q", "-b", "main", str(seed))
+    roster = '[team.members]\n"@bench" = ["bench@example.invalid"]\n'
+    (seed / "hz.toml").write_text(f'[state]\nremote = "{bare}"\ntick_interval_s = 300\n{roster}')
+    (seed / "workflows").mkdir()
+    texts = [CONTRACT.format(n=n) for n in range(slots)]
+    for n, text in enumerate(texts):
+        (seed / "workflows" / f"team-pulse-{n}.prose.md").write_text(text)
+    git("add", ".", cwd=seed)
+    git("commit", "-q", "-m", "team repo", cwd=seed)
+    git("push", "-q", str(bare), "HEAD:main", cwd=seed)
+    environ = {**os.environ, "HZ_HOME": str(folder / "home"), "HZ_HANDLE": "@bench"}
+    if guarded:
+        done = subprocess.run([sys.executable, "-m", "hz", "state", "install-hook", str(bare)], env=environ,
+                              capture_output=True, text=True, check=False)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+    clone = folder / "clone"
+    git("clone", "-q", str(bare), str(clone))
+    adopted = HOUR - timedelta(hours=1, minutes=10)
+    with Store.from_environ(environ) as store:
+        for n, text in enumerate(texts):
+            create(store, text, label=f"workflows/team-pulse-{n}.prose.md", namespace="team", handle="@bench",
+                   origin=Origin("adopted"), now=adopted, approve=True)  # fmt: skip
+    tick(root=clone, environ=environ, now=HOUR - timedelta(hours=1))
+    return clone, environ
+
+
+def drafting_tick(folder: Path, slots: int, *, guarded: bool) -> tuple[float, Counter[str], int]:
+    """(seconds, git processes by verb, slots drafted) of one tick at the next hour."""
+    from hz.tick.daemon import tick
+
+    folder.mkdir(parents=True)
+    clone, environ = team(folder, slots, guarded=guarded)
+    log = folder / "git.log"
+    wrapper = folder / "bin"
+    wrapper.mkdir()
+    (wrapper / "git").write_text(f'#!/bin/sh\necho "$*" >> "{log}"\nexec {shutil.which("git")} "$@"\n')
+    (wrapper / "git").chmod(0o755)
+    path = os.environ["PATH"]
+    os.environ["PATH"] = f"{wrapper}:{path}"
+    try:
+        started = time.perf_counter()
+        report = tick(root=clone, environ={**environ, "PATH": os.environ["PATH"]}, now=HOUR)
+        took = time.perf_counter() - started
+    finally:
+        os.environ["PATH"] = path
+    drafted = sum(1 for e in report.woken if e.get("disposition") == "drafted")
+    verbs: Counter[str] = Counter()
+    for line in log.read_text().splitlines():
+        if not line.startswith("-"):  # the rest of a multi-line argument (a commit message)
+            continue
+        words = line.split()[2:] if line.startswith("-C ") else line.split()
+        verbs[next((w for w in words if not w.startswith("-") and "=" not in w), "?")] += 1
+    return took, verbs, drafted
+
+
+def script_per_slot(folder: Path, slots: int) -> float:
+    """Seconds per slot of a cron job's script: write the slot's file, commit it, push it."""
+    bare = folder / "script.git"
+    git("init", "-q", "--bare", str(bare))
+    clone = folder / "script"
+    git("init", "-q", "-b", "main", str(clone))
+    environ = {**os.environ, **IDENTITY}
+    started = time.perf_counter()
+    for n in range(slots):
+        (clone / f"pulse{n}.md").write_text(f"# pulse {n}\n")
+        for args in (["add", f"pulse{n}.md"], ["commit", "-q", "-m", f"pulse {n}"], ["push", "-q", str(bare), "main"]):
+            subprocess.run(["git", *args], cwd=clone, env=environ, check=True, capture_output=True)
+    return (time.perf_counter() - started) / slots
+
+
+def bench_team(folder: Path, slots: int) -> None:
+    os.environ.update(IDENTITY, HZ_CONFIG_HOME=str(folder / "config"))  # the seed's commit; no user config
+    print(f"a drafting tick of {slots} team slots (goal: <= 0.15 s a slot unguarded, <= 10 git processes a turn)")
+    baseline = script_per_slot(folder, slots)
+    print(f"  cron and script (write, commit, push): {baseline:.3f} s a slot")
+    for guarded in (False, True):
+        took, verbs, drafted = drafting_tick(folder / ("guarded" if guarded else "unguarded"), slots, guarded=guarded)
+        total = sum(verbs.values())
+        label = "guarded  " if guarded else "unguarded"
+        per = took / slots
+        print(f"  {label}: {took:.2f} s, {per:.3f} s a slot ({per / baseline:.1f}x the script), {drafted} drafted,"
+              f" {total} git processes, {total / slots:.1f} a turn, {verbs['push']} pushes")  # fmt: skip
+        print(f"    by verb: {', '.join(f'{verb} {count}' for verb, count in verbs.most_common())}")

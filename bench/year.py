@@ -10,7 +10,8 @@ branches. One remote holds a day of that, the other a year (`--scale` shrinks th
 Event paths come from `hz.gitstate.layout.event_path` and draft branches from `hz.review.branches`, so the
 history follows the layout hz writes.
 
-Then, on each remote, with real `hz` processes (the offline runner drafts):
+Then, on each remote, with real `hz` processes (the offline runner drafts), after the team's `hz state
+compact` (`--keep 35`, or 7 where the history is shorter than two months) from a member's whole clone:
 - priya's drafting tick of 10 slots (her clone made as the tick workflow makes one: main, then the tips),
   its guarded push (the git push it made, timed by a `git` shim), an idle tick after it;
 - an Actions run: the tick workflow's checkout and steps, then its first tick (adopting every contract):
@@ -44,7 +45,9 @@ from hz.review.branches import branch_name
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from loopback import serve
 
-END = datetime(2026, 10, 26, 11, 0, tzinfo=UTC)  # the first hour the history does not hold
+# the first hour the history does not hold: two hours ago, so the ticks at END + 61 minutes are in the past of
+# the hook's clock (events ahead of it are refused) and `hz state compact`'s horizon counts from today
+END = datetime.now(UTC).replace(minute=0, second=0, microsecond=0) - timedelta(hours=2)
 OWN = 10  # contracts of @priya: her drafting tick's slots
 FP = "sha256:" + "c" * 64
 CONTRACT = """---
@@ -293,6 +296,12 @@ def workflow_checkout(url: str, clone: Path) -> None:
             subprocess.run(["bash", "-e", "-c", step["run"]], cwd=clone, env=env, check=True, capture_output=True)
 
 
+def first_hour(bare: Path) -> datetime:
+    """When the remote's main began (the history starts an hour after it)."""
+    when = git("--git-dir", str(bare), "log", "-1", "--format=%ct", "refs/heads/main").strip()
+    return datetime.fromtimestamp(int(when), UTC)
+
+
 def clone_bytes(clone: Path) -> int:
     return sum(p.stat().st_size for p in (clone / ".git" / "objects").rglob("*") if p.is_file())
 
@@ -313,6 +322,12 @@ def measure(base: Path, name: str, url: str, bare: Path) -> dict[str, str]:
     """Every figure on one remote."""
     out: dict[str, str] = {}
     folder = base / f"{name}-run"
+    # a member's whole clone: the team's weekly `hz state compact` runs there first, the lint at the end
+    whole = folder / "whole"
+    git("clone", "-q", url, str(whole))
+    keep = "35" if (END - first_hour(bare)).days > 60 else "7"
+    took, done = hz(["state", "compact", "--keep", keep], whole, environ(folder / "whole-hz"))
+    out["hz state compact (once)"] = f"{took:.2f} s, --keep {keep}: {done.stdout.strip()[-60:] or done.stderr[-90:]}"
     priya = folder / "priya"
     workflow_checkout(url, priya)
     env = environ(folder / "priya-hz", HZ_HANDLE="@priya")
@@ -342,9 +357,7 @@ def measure(base: Path, name: str, url: str, bare: Path) -> dict[str, str]:
     grown = spine_bytes(folder / "priya-hz") - spine_before
     out["spine bytes per turn"] = f"{grown / max(turns, 1):.0f} B ({turns} turns)"
 
-    whole = folder / "whole"
-    git("clone", "-q", url, str(whole))
-    git("fetch", "-q", "origin", "+refs/hz/lease/*:refs/hz/lease/*", cwd=whole)
+    git("fetch", "-q", "origin", "+refs/heads/*:refs/remotes/origin/*", "+refs/hz/lease/*:refs/hz/lease/*", cwd=whole)
     took, done = hz(["state", "lint", "--since", before], whole, environ(folder / "whole-hz"))
     out["lint of the last push"] = f"{took:.2f} s (exit {done.returncode}: {done.stderr.strip()[-80:]})"
     took, done = hz(["state", "log", "--since", "1d", "--no-fetch"], priya, env)
@@ -386,6 +399,8 @@ def main() -> None:
     args = parser.parse_args()
     for _, sample in [*turn_events(3, END, 7), ("", lease_line(3, END, 7))]:
         assert sample == canonical_json(json.loads(sample)) + b"\n", sample
+    # git's automatic gc runs in the foreground: none is left writing into the folder removed at the end
+    os.environ.update(GIT_CONFIG_COUNT="1", GIT_CONFIG_KEY_0="gc.autoDetach", GIT_CONFIG_VALUE_0="false")
     base = Path(tempfile.mkdtemp(prefix="hz-year-"))
     daemon, port = serve(base)
     try:
@@ -407,7 +422,7 @@ def main() -> None:
             shutil.rmtree(base, ignore_errors=True)
     print(f"history: day = {sizes['day']}; year = {sizes['year']}")
     width = max(len(k) for k in figures["day"])
-    print(f"{'':{width}}  {'one day':<45}  a year (scale {args.scale})")
+    print(f"{'':{width}}  {'one day':<45}  a year (scale {args.scale}), history ending {END:%Y-%m-%dT%H:%MZ}")
     for what in figures["day"]:
         print(f"{what:{width}}  {figures['day'][what]:<45}  {figures['year'].get(what, '')}")
     print(f"{'cron-and-script baseline':{width}}  {cron:.2f} s per slot (write, commit, push)")

@@ -192,8 +192,13 @@ class Judge:
 
         approved = self.main.file_at(point, self.path)
         parent = self.main.first_parent(point)
-        if approved is None or (parent is not None and self.main.file_at(parent, self.path) == approved):
-            return None  # it did not bring the path anywhere (a trailer on some other commit, a deletion)
+        if approved is None or (
+            merger is None and parent is not None and self.main.file_at(parent, self.path) == approved
+        ):
+            # it did not bring the path anywhere (a trailer on some other commit, a deletion). The forge's
+            # merge of the draft's own pull request is judged even so: someone (an outsider pasting the
+            # text first) may have brought the path there before the member merged it
+            return None
         approver = self._approver(point, merger)
         if approver is None:
             if merger is None and self.forge is None and self.main.by_the_forge(point, self.now, FORGE_WAIT):

@@ -7,13 +7,16 @@ loopback remote (tests/turn/team_harness).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
 from tests.gitstate.conftest import bare, loopback  # noqa: F401  (the fixtures, fetched by name below)
+from tests.review.fake_forge import FakeForge
 from tests.review.test_approval_bookkeeping import START, edit, fates, lint_clean, team
+from tests.review.test_approval_forge import drafted
 from tests.turn.team_harness import Member, Reviewer, draft_branches, state_events
 
 
@@ -74,3 +77,28 @@ def test_an_outsiders_fast_forward_or_merge_approves_nothing_and_a_members_squas
     )
     lint_clean(omar)
     assert fates(remote, "draft.rejected") == []
+
+
+@pytest.mark.parametrize("method", ["merge", "squash"])
+def test_an_outsider_pasting_the_draft_first_does_not_swallow_the_members_merge_of_its_pull_request(
+    tmp_path: Path, request: pytest.FixtureRequest, fake_forge: Callable[..., FakeForge], method: str
+) -> None:
+    """Sam, whom the roster does not list, pastes the draft's text onto main while its pull request is open
+    (no approval: he is no member, and it is under review). Rita then merges the pull request on the forge:
+    her merge brings the path nowhere new, since Sam's paste got there first, yet it is the merge of the
+    draft's own pull request by a member: her approval. Before, nothing was recorded, ever."""
+    remote, fake, omar, placed, branch, number = drafted(tmp_path, request, fake_forge)
+    path = str(placed["data"]["asset"]).partition(":")[2]  # type: ignore[index]
+    sam = Reviewer.join(tmp_path, str(request.getfixturevalue("loopback")), "Sam", "sam@elsewhere.example")
+    sam.git("fetch", "-q", "origin")
+    sam.git("checkout", "-q", f"origin/{branch}", "--", path)
+    sam.git("commit", "-q", "-m", "Pulse")
+    sam.git("push", "-q", "origin", "HEAD:main")
+    omar.tick(START + timedelta(minutes=10))
+    assert every_fate(remote) == []
+
+    fake.merge(number, by="rita-gh", method=method)
+    omar.tick(START + timedelta(minutes=20))
+    assert every_fate(remote) == [("approval.observed", str(placed["key"]), "@rita")]
+    (approval,) = fates(remote)
+    assert approval["data"]["share_changed"] == 0.0

@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -159,14 +160,22 @@ contracts (pygit2 and ruamel on its path), measured by this bench on the project
 def run_hook(bare: Path, stdin: str, hz: str | None = None) -> float:
     """One run of the installed hook as git starts it (`hz`: a checkout to run instead of this one); its wall
     time in seconds (it must accept)."""
+    return _run(bare, stdin, hz)[0]
+
+
+def _run(bare: Path, stdin: str, hz: str | None = None) -> tuple[float, float]:
+    """(wall, CPU) seconds of one hook run; CPU is the hook's and its git processes' user and system time,
+    which other work on a busy machine does not inflate as it does the wall time."""
     env = {**os.environ, "GIT_DIR": str(bare)} | ({"PYTHONPATH": hz} if hz else {})
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     done = subprocess.run([str(bare / "hooks" / "pre-receive")], input=stdin, capture_output=True, text=True,
                           env=env, cwd=bare, check=False)  # fmt: skip
     took = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
         raise SystemExit(f"the hook refused the bench's push:\n{done.stderr}")
-    return took
+    return took, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def _in_process(bare: Path, one: str, many: str, runs: int) -> float:
@@ -220,13 +229,17 @@ def main() -> None:
         theirs = _figures(bare, one, many, runs, baseline) if baseline else None
         push_s = timed(max(3, runs // 3), _pusher(Path(tmp), bare))
         inside = _in_process(bare, one, many, runs)
-    print(f"{'':48} {'this hz':>18}  {'baseline' if theirs else 'before (stored)':>18}")
-    for label, name in (("fixed cost per push, 1 event, main kept", "fixed"),
-                        ("first push after main moved (nothing kept)", "cold")):  # fmt: skip
-        other = _cell(*theirs[name]) if theirs else (f"{BEFORE['fixed']:7.1f} ms" if name == "fixed" else "")
-        print(f"{label + ':':48} {_cell(*ours[name]):>18}  {other:>18}")
-    other = f"{theirs['event'][0] * 1000:7.3f} ms" if theirs else f"{BEFORE['event']:7.3f} ms"
-    print(f"{'per event (one commit of 1,000 events):':48} {ours['event'][0] * 1000:7.3f} ms{'':7}  {other:>18}")
+    print(f"{'median / p90':48} {'this hz':>18}  {'baseline' if theirs else 'before (stored)':>18}")
+    for prefix in ("", "cpu "):
+        for label, name in ((f"{prefix}fixed cost per push, 1 event, main kept", "fixed"),
+                            (f"{prefix}first push after main moved (nothing kept)", "cold")):  # fmt: skip
+            stored = f"{BEFORE['fixed']:7.1f} ms" if name == "fixed" and not prefix else ""
+            other = _cell(*theirs[prefix + name]) if theirs else stored
+            print(f"{label + ':':48} {_cell(*ours[prefix + name]):>18}  {other:>18}")
+        stored = f"{BEFORE['event']:7.3f} ms" if not prefix else ""
+        other = f"{theirs[prefix + 'event'][0] * 1000:7.3f} ms" if theirs else stored
+        label = f"{prefix}per event (one commit of 1,000 events):"
+        print(f"{label:48} {ours[prefix + 'event'][0] * 1000:7.3f} ms{'':7}  {other:>18}")
     print(f"{'  the same in this process (imports done):':48} {inside * 1000:7.3f} ms")
     print(f"a whole `git push` of 1 event, with the hook: median {statistics.median(push_s) * 1000:7.1f} ms")
     for what, code in (("python alone", "pass"), ("python and pygit2", "import pygit2")):
@@ -236,19 +249,27 @@ def main() -> None:
 
 
 def _figures(bare: Path, one: str, many: str, runs: int, hz: str | None) -> dict[str, tuple[float, float]]:
-    """(median, p90) in seconds of the fixed cost with main kept and without, and per event (median twice)."""
+    """(median, p90) in seconds of the fixed cost with main kept and without, per event (its median twice),
+    each in wall time and (`cpu …`) in CPU time."""
+
+    def batch(n: int, stdin: str, forget: bool = False) -> tuple[list[float], list[float]]:
+        pairs = [_run(bare, stdin, hz) for _ in range(n) if not forget or _forget(bare)]
+        return sorted(wall for wall, _ in pairs), sorted(cpu for _, cpu in pairs)
+
     run_hook(bare, one, hz)  # the first push under this main keeps what it read of it
-    fixed = timed(runs, lambda: run_hook(bare, one, hz))
-    cold = timed(max(3, runs // 3), lambda: _forgetting(bare, one, hz))
-    thousand = timed(max(3, runs // 3), lambda: run_hook(bare, many, hz))
-    per_event = (statistics.median(thousand) - statistics.median(fixed)) / 999
-    return {"fixed": _spread(fixed), "cold": _spread(cold), "event": (per_event, per_event)}
+    figures: dict[str, tuple[float, float]] = {}
+    fixed, cold, thousand = batch(runs, one), batch(max(3, runs // 3), one, True), batch(max(3, runs // 3), many)
+    for index, prefix in ((0, ""), (1, "cpu ")):
+        per_event = (statistics.median(thousand[index]) - statistics.median(fixed[index])) / 999
+        figures |= {prefix + "fixed": _spread(fixed[index]), prefix + "cold": _spread(cold[index]),
+                    prefix + "event": (per_event, per_event)}  # fmt: skip
+    return figures
 
 
-def _forgetting(bare: Path, stdin: str, hz: str | None) -> float:
-    """A push as the first after main moved: nothing kept (hz.gitstate.main_cache's file removed first)."""
+def _forget(bare: Path) -> bool:
+    """Make the next push the first after main moved: what hz.gitstate.main_cache kept is removed."""
     (bare / "hz" / "hook-main.json").unlink(missing_ok=True)
-    return run_hook(bare, stdin, hz)
+    return True
 
 
 def _spread(sorted_runs: list[float]) -> tuple[float, float]:

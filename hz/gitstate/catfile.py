@@ -56,7 +56,7 @@ class CatFile(Objects):
 
     def _process(self) -> tuple[IO[bytes], IO[bytes]]:
         if self._proc is None:
-            command_line = ["git", "cat-file", "--batch-command"]
+            command_line = ["git", "cat-file", "--batch-command", "--buffer"]
             self._proc = subprocess.Popen(command_line, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                           env=git_env(self._env))  # fmt: skip
         assert self._proc.stdin is not None and self._proc.stdout is not None
@@ -66,7 +66,7 @@ class CatFile(Objects):
         """Ask about every id at once (a round trip to git costs more than git's work); the answers follow
         in order on the returned stream."""
         stdin, stdout = self._process()
-        stdin.write(b"".join(f"{command} {oid}\n".encode("ascii") for oid in oids))
+        stdin.write(b"".join(f"{command} {oid}\n".encode("ascii") for oid in oids) + b"flush\n")
         stdin.flush()
         return stdout
 

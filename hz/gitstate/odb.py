@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -28,13 +27,19 @@ MAX_TREES = 8192  # parsed trees kept at once: a whole-branch lint reads each ne
 MISSING = ("missing", b"")
 
 
-@dataclass(frozen=True, slots=True)
 class Entry:
-    """One entry of a tree: its raw name, its mode and the id of what it names."""
+    """One entry of a tree: its raw name, its mode and the id of what it names.
 
-    name: bytes
-    mode: int
-    oid: str
+    Plain classes with slots, not dataclasses, here: the hook imports this module on every push, and
+    building a dataclass costs about a millisecond of that start each."""
+
+    __slots__ = ("mode", "name", "oid")
+
+    def __init__(self, name: bytes, mode: int, oid: str) -> None:
+        self.name, self.mode, self.oid = name, mode, oid
+
+    def __repr__(self) -> str:
+        return f"Entry({self.name!r}, {self.mode:o}, {self.oid})"
 
     @property
     def kind(self) -> str:
@@ -65,28 +70,29 @@ class Tree:
         return self.by_name.get(name.encode() if isinstance(name, str) else name)
 
 
-@dataclass(frozen=True, slots=True)
 class Commit:
     """A commit as its bytes say: the raw object, its tree and its parents (in order)."""
 
-    oid: str
-    raw: bytes
-    tree: str
-    parents: tuple[str, ...]
+    __slots__ = ("oid", "parents", "raw", "tree")
+
+    def __init__(self, oid: str, raw: bytes, tree: str, parents: tuple[str, ...]) -> None:
+        self.oid, self.raw, self.tree, self.parents = oid, raw, tree, parents
 
     @property
     def message(self) -> bytes:
         return self.raw.partition(b"\n\n")[2]
 
 
-@dataclass(frozen=True, slots=True)
 class Change:
     """One file a diff of two trees shows: added (A), deleted (D) or modified (M), with both sides' ids."""
 
-    status: str
-    path: str
-    old: str | None
-    new: str | None
+    __slots__ = ("new", "old", "path", "status")
+
+    def __init__(self, status: str, path: str, old: str | None, new: str | None) -> None:
+        self.status, self.path, self.old, self.new = status, path, old, new
+
+    def __repr__(self) -> str:
+        return f"Change({self.status} {self.path})"
 
 
 class Objects(ABC):
@@ -129,11 +135,16 @@ class Objects(ABC):
     def tree(self, oid: str) -> Tree | None:
         """The tree `oid` parsed (None: not a tree here)."""
         if oid not in self._trees:
-            if len(self._trees) >= MAX_TREES:
-                self._trees.clear()
-            kind, data = self.read(oid)
-            self._trees[oid] = Tree(oid, parse_tree(data, len(oid) // 2)) if kind == "tree" else None
+            self.trees([oid])
         return self._trees[oid]
+
+    def trees(self, oids: list[str]) -> None:
+        """Read and keep the trees not kept yet, asking for them at once (`tree` then finds them)."""
+        wanted = [oid for oid in dict.fromkeys(oids) if oid not in self._trees]
+        if len(self._trees) + len(wanted) > MAX_TREES:
+            self._trees.clear()
+        for oid, (kind, data) in zip(wanted, self.read_many(wanted), strict=True):
+            self._trees[oid] = Tree(oid, parse_tree(data, len(oid) // 2)) if kind == "tree" else None
 
     def blob(self, oid: str) -> bytes | None:
         kind, data = self.read(oid)

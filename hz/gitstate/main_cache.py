@@ -65,10 +65,14 @@ class MainCache:
         data = _kept(self._key, contracts)
         if data == self._kept:
             return
+        from hz.errors import HzError
         from hz.fsio import atomic_write, private_dir
 
-        private_dir(self.path.parent)
-        atomic_write(self.path, json.dumps(data, sort_keys=True, separators=(",", ":")))
+        try:
+            private_dir(self.path.parent)
+            atomic_write(self.path, json.dumps(data, sort_keys=True, separators=(",", ":")))
+        except (OSError, HzError):
+            return  # a place the hook cannot write only costs the next push a read of main, never a refusal
 
     def _load(self) -> dict[str, Any] | None:
         try:

@@ -84,6 +84,14 @@ def test_a_damaged_kept_file_is_read_as_a_miss_and_written_anew(team: Team) -> N
     assert AGENT in json.loads(kept.read_text())["declared"]
 
 
+def test_a_place_the_hook_cannot_keep_main_in_refuses_nothing(team: Team) -> None:
+    (team.remote / FOLDER).write_text("a file where the folder belongs\n")
+    first, done = push_events(team, team.base, GOOD_DRAFT)
+    assert done.returncode == 0, done.stderr
+    _, done = push_events(team, first, APPROVED)
+    assert done.returncode == 0, done.stderr
+
+
 def test_refs_are_read_by_their_exact_names_never_guessed(team: Team) -> None:
     """`refs/hz/lease/<id>` that does not exist must not resolve to a branch spelled `refs/heads/refs/hz/lease/<id>`."""
     other = AGENT[:-1] + "9"

@@ -1,6 +1,8 @@
-"""Session store figures: append latency with fsync, `hz heinzel list`, full reindex, catch-up.
+"""Session store figures: spine bytes per drafted turn, append latency with fsync, `hz heinzel list`, full
+reindex, catch-up.
 
-Run: .venv/bin/python bench/sessions.py [--quick] [--reindex (only the rebuild figures)]
+Run: .venv/bin/python bench/sessions.py [--quick] [--reindex (only the rebuild figures)] [--bytes (only the
+spine's bytes per turn)]
 Prints medians and p95/p99; never asserts on time. Goals (issue 4): append < 0.5 ms median; list of
 500 agents < 10 ms and of 10,000 < 50 ms in process; reindex of 500 spines < 250 ms and of 10,000
 < 5 s; catching up after new lines reads only those lines.
@@ -21,6 +23,7 @@ from typing import Any
 
 from timing import ms, quantile, repeat
 
+from hz.session.compact import Context, encode
 from hz.session.envelope import Envelope, format_line, format_ts, line_hash
 from hz.session.index import INDEX, Index
 from hz.session.replay import processes_for, spine_rows
@@ -62,8 +65,9 @@ def _events(agent: str, n: int, count: int) -> list[tuple[str, dict[str, Any], s
     return out[:count]
 
 
-def make_spines(root: Path, agents: int, events: int) -> None:
-    """Write spines directly (formatted and chained like the writer does, without an fsync per line)."""
+def make_spines(root: Path, agents: int, events: int, *, compact: bool = True) -> None:
+    """Write spines directly (formatted and chained like the writer does, without an fsync per line), in the
+    compact line the writer writes, or (`compact=False`) in the line of format 1 older spines hold."""
     validated: dict[str, dict[str, Any]] = {}
     for n in range(agents):
         agent = f"hz-01JB{n:022d}"
@@ -71,15 +75,74 @@ def make_spines(root: Path, agents: int, events: int) -> None:
         directory.mkdir(parents=True, mode=0o700)
         prev: str | None = None
         lines = []
+        context = Context()
         for seq, (kind, data, turn, key) in enumerate(_events(agent, n, events), start=1):
             signature = f"{kind}:{sorted(data)}"
             if signature not in validated:
                 validated[signature] = validate_payload(kind, data)  # validate each shape once
-            envelope = Envelope(seq, format_ts(START), prev, kind, data, turn, key)
-            line = format_line(envelope)
+            envelope = Envelope(seq, format_ts(START), prev, kind, validated[signature] | data, turn, key)
+            line = encode(envelope, START, context) if compact else format_line(envelope)
             prev = line_hash(line)
             lines.append(line)
         (directory / SPINE).write_bytes(b"\n".join(lines) + b"\n")
+
+
+def bench_spine_bytes(folder: Path, turns: int) -> None:
+    """Bytes a drafted turn adds to its spine: the compact line the writer writes, beside the same events
+    in the line of format 1 (every envelope field on every line) that hz wrote before, in the same run."""
+    from hz.config import HeinzelSettings
+    from hz.runners.base import ThinkRequest, ThinkResult, Usage
+    from hz.runners.offline import offline_outcome
+    from hz.turn import engine
+    from hz.turn.causes import Cause, coalesce, schedule_key
+    from hz.turn.engine import Deps, Gathered
+    from hz.turn.journal import Journal
+    from hz.turn.plan import Plan
+
+    class Paid:
+        name = "paid"
+
+        def worst_case_usd(self, max_tokens: int) -> float:
+            return 0.0
+
+        def think(self, request: ThinkRequest) -> ThinkResult:
+            return ThinkResult(offline_outcome(request), Usage(input_tokens=9000, output_tokens=1300, usd=0.0421))
+
+    agent = "hz-01JC0000000000000000000000"
+    directory = folder / "bytes" / agent
+    directory.mkdir(parents=True, mode=0o700)
+    now = [START]
+
+    def clock() -> datetime:
+        now[0] += timedelta(seconds=1.7)  # the lines of a turn some seconds apart, as a model call makes them
+        return now[0]
+
+    plan = Plan(agent, "bench", 1, FP, "### Goal\n\nA note.\n", {"note": ("summary",)},
+                {"note": "file:notes/{slot:%G-W%V}.md"}, root=folder / "bytes")  # fmt: skip
+    gathered = Gathered({"tracker": {"issues": [{"title": "ship it", "url": "https://x.test/1"}]}}, {"tracker": FP})
+    deps = Deps(Paid(), HeinzelSettings(), {}, clock, lambda p, s, g=gathered: g)
+    with Journal.open(directory, clock=clock, timeout=1.0) as journal:
+        for hour in range(turns):
+            slot = START + timedelta(hours=hour)
+            now[0] = slot
+            engine.start(journal, plan, coalesce(agent, [Cause("schedule", schedule_key(agent, slot), slot)]), deps)
+    compact_lines = (directory / SPINE).read_bytes().split(b"\n")[:-1]
+    events = read_spine(directory / SPINE).events
+    by_turn_old: dict[str, int] = {}
+    by_turn_new: dict[str, int] = {}
+    prev: str | None = None
+    for envelope, line in zip(events, compact_lines, strict=True):
+        old = format_line(envelope._replace(prev=prev))
+        prev = line_hash(old)
+        if envelope.turn is not None:
+            by_turn_old[envelope.turn] = by_turn_old.get(envelope.turn, 0) + len(old) + 1
+            by_turn_new[envelope.turn] = by_turn_new.get(envelope.turn, 0) + len(line) + 1
+    old_sizes, new_sizes = list(by_turn_old.values())[5:], list(by_turn_new.values())[5:]
+    print(f"spine bytes per drafted turn over {len(new_sizes)} turns in steady state (the goal: 1,536):")
+    print(f"  format 1 (before): mean {statistics.mean(old_sizes):.0f}, median {statistics.median(old_sizes):.0f}, "
+          f"max {max(old_sizes)}")  # fmt: skip
+    print(f"  compact line (now): mean {statistics.mean(new_sizes):.0f}, median {statistics.median(new_sizes):.0f}, "
+          f"max {max(new_sizes)} (a turn that also writes the summary of the turns before it)")  # fmt: skip
 
 
 def bench_append(folder: Path, count: int) -> None:
@@ -204,6 +267,10 @@ def bench_catch_up(root: Path) -> None:
 
 def main() -> None:
     quick = "--quick" in sys.argv
+    with tempfile.TemporaryDirectory() as folder:
+        bench_spine_bytes(Path(folder), 50)
+    if "--bytes" in sys.argv:
+        return
     if "--reindex" in sys.argv:  # only the rebuild figures
         with tempfile.TemporaryDirectory() as folder:
             for agents in (500,) if quick else (500, 10_000):

@@ -31,15 +31,8 @@ import orjson
 
 from hz.errors import HzError
 from hz.fsio import FILE_MODE, fsync_dir
-from hz.session.envelope import (
-    ENVELOPE_VERSION,
-    Envelope,
-    EnvelopeError,
-    format_line,
-    format_ts,
-    line_hash,
-    parse_line,
-)
+from hz.session.compact import Context, context_before, decode, encode
+from hz.session.envelope import ENVELOPE_VERSION, Envelope, EnvelopeError, envelope_from_dict, format_ts, line_hash
 from hz.session.kinds import KINDS, REQUIRED, missing_fields
 from hz.session.lock import LOCK, PENDING, SPINE, clear_pending, lock, mark_pending, pending, try_lock
 from hz.session.migrate import MIGRATING, migrate, needs_migration
@@ -96,9 +89,10 @@ def read_spine(path: Path | str, *, offset: int = 0, head: str | None = None, la
         read.problems.append(exc.problem(last_seq + 1, offset))
         return read
     with open(fd, "rb") as handle:
+        context = context_before(handle.fileno(), offset) if offset > 0 else None
         handle.seek(offset)
         data = handle.read()
-    return parse_spine(data, offset=offset, head=head, last_seq=last_seq)
+    return parse_spine(data, offset=offset, head=head, last_seq=last_seq, context=context)
 
 
 class NotAFile(Exception):
@@ -133,31 +127,50 @@ def _open_spine(path: Path, flags: int) -> int:
     raise NotAFile(path, next((kind for test, kind in shapes if test(mode)), "a device"))
 
 
-def parse_spine(data: bytes, *, offset: int = 0, head: str | None = None, last_seq: int = 0) -> SpineRead:
+def parse_spine(
+    data: bytes, *, offset: int = 0, head: str | None = None, last_seq: int = 0, context: Context | None = None
+) -> SpineRead:
     """Verify and parse spine bytes that start at `offset`, continuing a chain that ends in `head`.
 
     A line is trusted once the next line's `prev` confirms it (or it is the last one): when a line's
     `prev` does not match, the line before it is the one that changed, and it is left out too.
+    `context` is the compact stretch the bytes start in (`hz.session.compact.context_before`).
     """
     lines = data.split(b"\n")
     torn = lines.pop()  # what follows the last newline: empty unless a write was cut short
-    result = _parse_intact(lines, offset, head, last_seq) if lines else None
+    start = context or Context()
+    result = _parse_intact(lines, offset, head, last_seq, start.copy()) if lines else None
     if result is not None:
         if torn:
             result.problems.append(Problem("torn", None, result.end, "torn last line ignored"))
         return result
-    return _parse_careful(lines, torn, offset, head, last_seq)
+    return _parse_careful(lines, torn, offset, head, last_seq, start.copy())
 
 
-def _parse_careful(lines: list[bytes], torn: bytes, offset: int, head: str | None, last_seq: int) -> SpineRead:
+def _parse_one(line: bytes, chain: str | None, context: Context) -> Envelope:
+    """One line of either format; a line of format 1 ends the compact stretch before it."""
+    try:
+        raw = orjson.loads(line)
+    except orjson.JSONDecodeError as exc:
+        raise EnvelopeError(f"not JSON: {exc}") from None
+    if type(raw) is dict and "v" not in raw:
+        return decode(raw, chain, context)
+    context.reset()
+    return envelope_from_dict(raw)
+
+
+def _parse_careful(
+    lines: list[bytes], torn: bytes, offset: int, head: str | None, last_seq: int, context: Context | None = None
+) -> SpineRead:
     """Line by line, finding and naming the first line that is not right."""
+    context = context or Context()
     result = SpineRead(end=offset, head=head, last_seq=last_seq)
     chain_head, chain_seq = head, last_seq
     held: tuple[Envelope, int, str] | None = None
     at = offset
     for line in lines:
         try:
-            envelope = parse_line(line)
+            envelope = _parse_one(line, chain_head, context)
         except EnvelopeError as exc:
             return _broken(result, held, chain_seq + 1, at, f"not a valid envelope ({exc.message})")
         if envelope.seq != chain_seq + 1:
@@ -189,7 +202,9 @@ def _parse_careful(lines: list[bytes], torn: bytes, offset: int, head: str | Non
 _new_envelope = tuple.__new__
 
 
-def _parse_intact(lines: list[bytes], offset: int, head: str | None, last_seq: int) -> SpineRead | None:
+def _parse_intact(
+    lines: list[bytes], offset: int, head: str | None, last_seq: int, context: Context
+) -> SpineRead | None:
     """The common case, every line a well-formed envelope continuing the chain, in one orjson call.
 
     Returns None at the first thing that is not so; the line-by-line reader above then finds and
@@ -210,6 +225,21 @@ def _parse_intact(lines: list[bytes], offset: int, head: str | None, last_seq: i
     seq, skipped, new, kinds, migrating, required = last_seq, 0, _new_envelope, KINDS, MIGRATING, REQUIRED
     for raw, chain in zip(raws, [head, *hashes[:-1]], strict=True):  # the hot loop of every reindex
         seq += 1
+        if type(raw) is dict and "v" not in raw:
+            try:
+                envelope = decode(raw, chain, context)
+            except EnvelopeError:
+                return None
+            if envelope.seq != seq or envelope.prev != chain:
+                return None
+            if envelope.kind in kinds:
+                if not required[envelope.kind] <= envelope.data.keys():
+                    return None
+                events.append(envelope)
+            else:
+                skipped += 1
+            continue
+        context.reset()
         if type(raw) is not dict or len(raw) != 8 or raw.get("v") != ENVELOPE_VERSION:
             return None
         try:
@@ -279,6 +309,7 @@ class SpineWriter:
         self.head: str | None = None
         self.listeners: list[Listener] = []
         self._repair: dict[str, Any] | None = None
+        self._context = Context()  # the compact stretch this writer continues (a new one at its first line)
 
     @classmethod
     def open(
@@ -341,8 +372,12 @@ class SpineWriter:
         payload = _validated(kind, data or {}) if self._validate else dict(data or {})
         moment = now if now is not None else datetime.now(UTC)
         envelope = Envelope(self.last_seq + 1, format_ts(moment), self.head, kind, payload, turn, key)
-        line = format_line(envelope)
-        _write_all(self._fd, line + b"\n")
+        try:
+            line = encode(envelope, moment, self._context)
+            _write_all(self._fd, line + b"\n")
+        except BaseException:
+            self._context.reset()  # what was written is not known: the next line starts a stretch
+            raise
         os.fdatasync(self._fd)
         if self._created:  # the new file's directory entry must be durable too, once
             fsync_dir(self.directory)
@@ -372,6 +407,7 @@ class SpineWriter:
         return tail
 
     def _load_tail(self) -> None:
+        self._context.reset()
         size = os.fstat(self._fd).st_size
         end, last_line = _last_line(self._fd, size)
         if end < size:
@@ -380,10 +416,8 @@ class SpineWriter:
         if last_line is None:
             return
         self.head = line_hash(last_line)
-        try:
-            self.last_seq = parse_line(last_line).seq
-        except EnvelopeError:
-            self.last_seq = _highest_seq(self.directory / SPINE)
+        seq = _seq_of(last_line)
+        self.last_seq = seq if seq is not None else _highest_seq(self.directory / SPINE)
 
     def _cut(self, end: int, size: int) -> None:
         torn = os.pread(self._fd, size - end, end)
@@ -447,11 +481,16 @@ def _last_line(fd: int, size: int) -> tuple[int, bytes | None]:
     return 0, None
 
 
+def _seq_of(line: bytes) -> int | None:
+    """The seq a line of either format holds, None when it holds none."""
+    try:
+        raw = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return None
+    seq = raw.get("n", raw.get("seq")) if type(raw) is dict else None
+    return seq if type(seq) is int and seq >= 1 else None
+
+
 def _highest_seq(path: Path) -> int:
-    seq = 0
-    for raw in path.read_bytes().split(b"\n")[:-1]:
-        try:
-            seq = max(seq, parse_line(raw).seq)
-        except EnvelopeError:
-            continue
-    return seq
+    seqs = (_seq_of(raw) for raw in path.read_bytes().split(b"\n")[:-1])
+    return max((seq for seq in seqs if seq is not None), default=0)

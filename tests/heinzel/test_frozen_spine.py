@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from hz.session.spine import SPINE
+from hz.session.spine import SPINE, read_spine
 from tests.turn.agents import adopt, contract_text
 
 MONDAY = "2026-10-26T09:00Z"
@@ -50,7 +50,7 @@ def _edit(agent: str, seq: int, change: Callable[[bytes], bytes | None]) -> None
 
 def _lose_field(line: bytes) -> bytes:
     raw = json.loads(line)
-    del raw["data"]["step"]  # still chained (its prev is right): a payload that lacks what its kind needs
+    del raw["d"]["step"]  # still chained (its prev is right): a payload that lacks what its kind needs
     return json.dumps(raw, separators=(",", ":")).encode()
 
 
@@ -155,7 +155,7 @@ def test_repair_sets_the_untrusted_lines_aside_and_the_agent_goes_on_once(repo: 
     assert kept + aside[0].read_bytes() == damaged  # nothing lost, nothing rewritten
     lines = _spine(agent).read_bytes().split(b"\n")
     assert lines[:13] == whole[:13]
-    assert json.loads(lines[13])["kind"] == "spine.repaired"
+    assert json.loads(lines[13])["k"] == 35  # spine.repaired's code in the compact line
     assert hz("heinzel", "repair", "weekly-note").out == "weekly-note: its spine is whole; nothing to repair\n"
     shown = hz("heinzel", "show", "weekly-note", "--json").out
     assert json.loads(shown)["state"] != "frozen"
@@ -200,5 +200,5 @@ def test_a_torn_last_line_is_a_crash_not_a_break_and_freezes_nothing(repo: Path,
     with _spine(agent).open("ab") as spine:
         spine.write(b'{"v":1,"seq":22,"ts":"2026-10-30T15:0')  # a write cut short by a crash
     assert hz("tick", "--now", NEXT_FRIDAY).out == "weekly-note: started -> drafted\n"
-    kinds = [json.loads(line)["kind"] for line in _spine(agent).read_bytes().splitlines()]
+    kinds = [e.kind for e in read_spine(_spine(agent)).events]
     assert kinds[21] == "spine.repaired"  # the writer cut the torn bytes off and said so

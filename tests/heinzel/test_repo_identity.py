@@ -82,8 +82,9 @@ def tick(repo: Path, environ: dict[str, str], now: str = NOW) -> list[dict[str, 
 
 
 def spine_kinds(environ: dict[str, str], agent: str) -> list[str]:
-    path = Path(environ["HZ_HOME"]) / "heinzel" / agent / "session.jsonl"
-    return [json.loads(line)["kind"] for line in path.read_text().splitlines()]
+    from hz.session.spine import read_spine
+
+    return [e.kind for e in read_spine(Path(environ["HZ_HOME"]) / "heinzel" / agent / "session.jsonl").events]
 
 
 def agents(repo: Path, environ: dict[str, str], *flags: str) -> list[dict[str, Any]]:

@@ -38,16 +38,18 @@ def _lines(directory: Path) -> list[bytes]:
 def test_append_chains_every_line_to_the_previous_one(tmp_path: Path) -> None:
     _append(tmp_path, 3)
     lines = _lines(tmp_path)
-    envelopes = [parse_line(line) for line in lines]
+    envelopes = read_spine(tmp_path / SPINE).events
     assert [e.seq for e in envelopes] == [1, 2, 3]
     assert envelopes[0].prev is None
     assert envelopes[1].prev == line_hash(lines[0])
     assert envelopes[2].prev == line_hash(lines[1])
     assert envelopes[0].ts == "2026-10-30T15:00:00.000Z"
-    assert orjson.loads(lines[0]) == {
-        "v": 1, "seq": 1, "ts": "2026-10-30T15:00:00.000Z", "prev": None, "turn": None, "kind": "usage",
-        "key": None, "data": {"kind": "summary", "tokens": 10, "tokens_cached": 0, "usd": 0.01},
-    }  # fmt: skip
+    assert envelopes[0].data == {"kind": "summary", "tokens": 10, "tokens_cached": 0, "usd": 0.01}
+    # the compact line (format 2): the first names its turn (none) and time; defaults are left out
+    assert orjson.loads(lines[0]) == {"n": 1, "t": 1793372400000, "u": None, "k": 19,
+                                      "d": {"kind": "summary", "tokens": 10, "usd": 0.01}}  # fmt: skip
+    assert orjson.loads(lines[1]) == {"n": 2, "p": line_hash(lines[0])[7:23], "k": 19,
+                                      "d": {"kind": "summary", "tokens": 10, "usd": 0.01}}  # fmt: skip
     assert oct((tmp_path / SPINE).stat().st_mode & 0o777) == "0o600"
 
 

@@ -153,3 +153,52 @@ def test_reading_needs_no_pydantic() -> None:
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]"
+
+
+# --- the compact line (format 2): what a line may leave out is pinned like the kinds ----------------------
+
+FROZEN_KIND_CODES = {
+    "turn.started": 1, "turn.step": 2, "turn.waiting": 3, "turn.resumed": 4, "turn.steered": 5,
+    "turn.requested": 6, "turn.skipped": 7, "turn.finished": 8, "effect.started": 9, "effect.done": 10,
+    "effect.failed": 11, "draft.placed": 12, "approval.observed": 13, "lesson.recorded": 14,
+    "lesson.dismissed": 15, "question.asked": 16, "question.answered": 17, "context.edit": 18, "usage": 19,
+    "summary.written": 20, "amendment.proposed": 21, "amendment.refused": 22, "amendment.declined": 23,
+    "contract.amended": 24, "heinzel.created": 25, "heinzel.bound": 26, "heinzel.renamed": 27,
+    "heinzel.paused": 28, "heinzel.unpaused": 29, "heinzel.retired": 30, "heinzel.unretired": 31,
+    "contract.proposed": 32, "contract.approved": 33, "contract.refreshed": 34, "spine.repaired": 35,
+}  # fmt: skip
+# What changed with the compact line: the kinds and their fields above did not; these are new, and each
+# entry is a promise (a line written under it reads the same for as long as spines are kept).
+FROZEN_LEFT_OUT = {
+    "stretch": {  # read from an earlier line of the same turn's stretch
+        "draft.placed": {"contract_version": "version", "hash": "hash", "key": "key"},
+        "effect.done": {"key": "key"},
+        "effect.failed": {"key": "key"},
+        "turn.finished": {"cause": "cause", "contract_version": "version", "inputs": "inputs", "output_hash": "hash"},
+    },
+    "derived": {"draft.placed": ("place",), "turn.finished": ("causes",), "turn.started": ("causes", "keys")},
+    "typical": {"effect.started": {"effect": "place_draft"}},
+}  # fmt: skip
+
+
+def test_the_compact_lines_codes_and_rules_are_frozen() -> None:
+    from hz.session import compact_rules as rules
+
+    assert rules.KIND_CODES == FROZEN_KIND_CODES
+    assert set(rules.KIND_CODES) <= kinds.KINDS and len(set(rules.KIND_CODES.values())) == len(rules.KIND_CODES)
+    assert {"stretch": rules.USES, "derived": rules.DERIVED, "typical": rules.TYPICAL} == FROZEN_LEFT_OUT
+    for kind, fields in {**rules.USES, **rules.SETS, **rules.HASHED, **rules.HASH_MAPS}.items():
+        assert set(fields) <= set(MODELS[kind].model_fields), kind
+
+
+def test_the_compact_lines_defaults_are_the_models() -> None:
+    from pydantic_core import PydanticUndefined
+
+    from hz.session.compact_rules import DEFAULTS
+
+    found = {}
+    for kind, model in MODELS.items():
+        defaults = {n: f.default for n, f in model.model_fields.items() if f.default not in (None, PydanticUndefined)}
+        if defaults:
+            found[kind] = defaults
+    assert found == DEFAULTS

@@ -115,12 +115,13 @@ def drafts(bare: Path) -> list[str]:
 
 def skips(environ: dict[str, str]) -> list[tuple[list[str], str]]:
     """(keys, reason) of every turn.skipped in the member's local sessions."""
+    from hz.session.spine import read_spine
+
     found = []
     for spine in Path(environ["HZ_HOME"]).glob("heinzel/*/session.jsonl"):
-        for line in spine.read_text(encoding="utf-8").splitlines():
-            event = json.loads(line)
-            if event["kind"] == "turn.skipped":
-                found.append((event["data"]["keys"], event["data"]["reason"]))
+        for event in read_spine(spine).events:
+            if event.kind == "turn.skipped":
+                found.append((event.data["keys"], event.data["reason"]))
     return found
 
 

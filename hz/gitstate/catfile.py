@@ -10,6 +10,7 @@ short names: an absent `refs/hz/lease/<id>` must read as absent, not as a branch
 
 from __future__ import annotations
 
+import contextlib
 import re
 import subprocess
 from collections.abc import Mapping
@@ -46,13 +47,19 @@ class CatFile(Objects):
         self.close()
 
     def close(self) -> None:
+        """End the cat-file process. Its output is closed before the wait: answers left unread (a check that
+        stopped halfway) would otherwise keep git blocked on a full pipe, and this wait with it."""
         if self._proc is not None:
             proc, self._proc = self._proc, None
-            assert proc.stdin is not None
-            proc.stdin.close()
-            proc.wait()
-            if proc.stdout is not None:
-                proc.stdout.close()
+            for stream in (proc.stdin, proc.stdout):
+                if stream is not None:
+                    with contextlib.suppress(OSError):  # git may be gone already (a broken pipe)
+                        stream.close()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
 
     def _process(self) -> tuple[IO[bytes], IO[bytes]]:
         if self._proc is None:

@@ -4,12 +4,12 @@ Judging a push needs the contracts on `main` (names, owners, maintainers, publis
 auto-approve policies and how many versions of each contract it has. Reading them means pygit2, a YAML
 parser and every contract file: most of what a push used to cost before any event was read. None of it
 changes until `main` does, so the hook keeps it in one file of the bare repository, `hz/hook-main.json`
-(a folder hz owns there, 0700; the file 0600, replaced atomically), keyed by the ref and the id `main`
-has before the push, the file's format and hz's version. A push under the same `main` rebuilds the
-contracts from that file; any other key, or a file that does not read, is a miss: the contracts are read
-from `main` as before and the file is written anew. Counts of versions grow as pushes ask for them (the
-walk is lazy), so the file is rewritten when a push proved more of them; history beyond what it holds
-is still read from the repository, when an event needs it.
+(a folder hz owns there, 0700; the file 0600, replaced by a rename, not fsynced: a lost file is a miss),
+keyed by the ref and the id `main` has before the push, the file's format and hz's version. A push under
+the same `main` rebuilds the contracts from that file; any other key, or a file that does not read, is a
+miss: the contracts are read from `main` as before and the file is written anew. Counts of versions grow
+as pushes ask for them (the walk is lazy), so the file is rewritten when a push proved more of them;
+history beyond what it holds is still read from the repository, when an event needs it.
 """
 
 from __future__ import annotations
@@ -66,11 +66,11 @@ class MainCache:
         if data == self._kept:
             return
         from hz.errors import HzError
-        from hz.fsio import atomic_write, private_dir
+        from hz.fsio import private_dir
 
         try:
             private_dir(self.path.parent)
-            atomic_write(self.path, json.dumps(data, sort_keys=True, separators=(",", ":")))
+            _replace(self.path, json.dumps(data, sort_keys=True, separators=(",", ":")).encode())
         except (OSError, HzError):
             return  # a place the hook cannot write only costs the next push a read of main, never a refusal
 
@@ -94,6 +94,23 @@ class MainCache:
         repo = open_repo(self.git_dir)
         tip = main_tip(repo)
         return repo, (() if tip is None else (tip,))
+
+
+def _replace(path: Path, data: bytes) -> None:
+    """Write `path` whole or not at all (a 0600 temporary file renamed over it), without fsync: a file lost
+    or cut short by a crash reads as a miss, and the push that waited for a disk would be every push after
+    a change of main."""
+    import os
+    import tempfile
+
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)  # 0600
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 def _kept(key: str, contracts: MainContracts) -> dict[str, Any]:

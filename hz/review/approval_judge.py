@@ -147,7 +147,7 @@ class Judge:
         witnesses = (draft, *named)  # commits that may hold the draft as placed
         base = self._base(draft)
         self.rival = None if newer is None else self._text_of(newer)
-        for point, merger in self._candidates(base, pull):
+        for point, merger in [*self._candidates(base, pull), *self._merged_here(draft)]:
             merged = merger is not None or self.main.merges(point, draft)
             receipt = self._approval_at(point, merger, witnesses, carrier is None or merged, merged)
             if receipt is not None or self.held:
@@ -172,6 +172,19 @@ class Judge:
         found += [(commit, None) for commit in listed if commit not in {c for c, _ in found}]
         return found
 
+    def _merged_here(self, draft: str | None) -> list[tuple[str, str | None]]:
+        """The merge commit of main's first-parent line that brought the draft commit in (`git merge
+        --no-ff` of its branch), when main holds the draft but no commit listed for its path is that merge:
+        its first parent already held the text (someone pasted it first). Read in process; a git process
+        only when main holds the draft commit."""
+        try:
+            if draft is None or draft == self.main.tip or not self.main.repo.descendant_of(self.main.tip, draft):
+                return []
+        except (KeyError, ValueError):  # an object this clone lacks: nothing to judge here
+            return []
+        point = self.main.merge_point(draft)
+        return [(point, None)] if point != draft and self.main.merges(point, draft) else []
+
     def _base(self, draft: str | None) -> str | None:
         if draft is not None:
             commit: Any = self.main.repo[draft]
@@ -193,11 +206,11 @@ class Judge:
         approved = self.main.file_at(point, self.path)
         parent = self.main.first_parent(point)
         if approved is None or (
-            merger is None and parent is not None and self.main.file_at(parent, self.path) == approved
+            not merged and parent is not None and self.main.file_at(parent, self.path) == approved
         ):
-            # it did not bring the path anywhere (a trailer on some other commit, a deletion). The forge's
-            # merge of the draft's own pull request is judged even so: someone (an outsider pasting the
-            # text first) may have brought the path there before the member merged it
+            # it did not bring the path anywhere (a trailer on some other commit, a deletion). A merge of the
+            # draft (the forge's of its pull request, a merge commit holding the draft commit) is judged even
+            # so: someone (an outsider pasting the text first) may have brought the path there before it
             return None
         approver = self._approver(point, merger)
         if approver is None:

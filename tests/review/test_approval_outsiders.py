@@ -102,3 +102,24 @@ def test_an_outsider_pasting_the_draft_first_does_not_swallow_the_members_merge_
     assert every_fate(remote) == [("approval.observed", str(placed["key"]), "@rita")]
     (approval,) = fates(remote)
     assert approval["data"]["share_changed"] == 0.0
+
+
+def test_an_outsider_pasting_the_draft_first_does_not_swallow_a_members_merge_of_its_branch(
+    tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """The same without a forge: Rita merges the draft's branch with `git merge --no-ff` after Sam's paste.
+    Her merge commit changes nothing at the path, so the walk of the commits that changed it never met it."""
+    remote, url, priya, _ = team(tmp_path, request)
+    nine, branch, path = placed(remote, priya, 0)
+    sam = Reviewer.join(tmp_path, url, "Sam", "sam@elsewhere.example")
+    sam.git("fetch", "-q", "origin")
+    sam.git("checkout", "-q", f"origin/{branch}", "--", path)
+    sam.git("commit", "-q", "-m", "Pulse")
+    sam.git("push", "-q", "origin", "HEAD:main")
+    rita = Reviewer.join(tmp_path, url, "Rita", "rita@example.com")
+    rita.git("fetch", "-q", "origin")
+    rita.git("checkout", "-q", "-B", "main", "origin/main")
+    rita.git("merge", "-q", "--no-ff", "-m", "Merge the pulse", f"origin/{branch}")
+    rita.git("push", "-q", "origin", "main")
+    priya.tick(START + timedelta(minutes=20))
+    assert every_fate(remote) == [("approval.observed", nine, "@rita")]

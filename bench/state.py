@@ -1,6 +1,8 @@
 """Team state on git: lease acquire latency, events per second, and a lease race, on real remotes.
 
 Run: .venv/bin/python bench/state.py [--quick]
+     .venv/bin/python bench/state.py --archive [--quick]   (the tip before and after the archive step,
+                                                           bench/state_archive.py)
 
 Against a local bare remote (a path) and the same remote served on 127.0.0.1 by `git daemon`
 (loopback) and by `git http-backend` behind a small HTTP server (http):
@@ -296,5 +298,10 @@ if __name__ == "__main__":
         worker(argv[2], argv[3], argv[4], argv[5], argv[6], int(argv[7]), int(argv[8]))
     elif argv[1:2] == ["--racer"]:
         racer(argv[2], argv[3], argv[4], argv[5], int(argv[6]), int(argv[7]))
+    elif "--archive" in argv:
+        from state_archive import run
+
+        with tempfile.TemporaryDirectory(prefix="hz-bench-archive-") as tmp:
+            run(Path(tmp), 50, 15 if "--quick" in argv else 60, timedelta(days=8))
     else:
         main("--quick" in sys.argv)

@@ -43,7 +43,7 @@ def log(hz_id: str | None, remote: str | None, no_fetch: bool, as_json: bool, si
     callback=remote_option,
     help="Remote name or URL (default: [state] remote of hz.toml, else origin).",
 )
-@click.option("--keep", "keep_days", type=int, default=35, show_default=True, metavar="DAYS",
+@click.option("--keep", "keep_days", type=int, default=8, show_default=True, metavar="DAYS",
               help="Closed work older than this many days moves to the archive (at least 7).")  # fmt: skip
 @click.option("--dry-run", is_flag=True, help="Say what would move; push nothing.")
 def compact(remote: str | None, keep_days: int, dry_run: bool) -> int:

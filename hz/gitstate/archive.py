@@ -2,9 +2,12 @@
 
 Live, and so always on the tip (what a tick, `hz drafts`, an Actions run or the hook read):
 - every event of the last `keep` days (recent slots, open turns, fresh fates and publishes);
-- every pending draft (a `draft.placed` with no fate), with whatever followed it, however old;
-- per contract, the newest draft that has a fate, with its receipts and the turn that placed it (what a
-  policy's "first draft after a change" and a lesson compare with), and the newest `contract.amended`.
+- every pending draft (a `draft.placed` with no fate), with whatever followed it, however old, and every
+  self-approved draft no second member approved yet, for `SECOND_WAIT`;
+- per contract, the newest turn of each kind of occasion (its last slot, the last wake of each input, …:
+  what a tick asks "is this done already?" about, however long ago a monthly slot was), the newest draft
+  that has a fate, with its receipts and the turn that placed it (what a policy's "first draft after a
+  change" and a lesson compare with), and the newest `contract.amended`.
 
 The rest moves as whole groups (a draft with its fate, approvals and publishes; a slot's turn events; one
 key otherwise), all of whose events are older than the horizon: midnight UTC `keep` days ago, never older
@@ -38,8 +41,11 @@ from hz.gitstate.times import format_utc, parse_utc
 if TYPE_CHECKING:
     import pygit2
 
-DEFAULT_KEEP = timedelta(days=35)
-"""A month and its edges: a monthly contract's last slot, its draft and its fate are still on the tip."""
+DEFAULT_KEEP = timedelta(days=8)
+"""A week and a day: an approval's publishes are retried for a week (hz.review.approval_publish.RETRY_FOR),
+so they never follow an approval that moved; the hook's floor is a week (archive_lint.MIN_KEEP)."""
+SECOND_WAIT = timedelta(days=35)
+"""How long a self-approved draft waits on the tip for a second member's approval (approval.seconded)."""
 DRAFT_KINDS = frozenset({"draft.placed", "approval.seconded", *FATES})
 
 Group = tuple[str, str]
@@ -81,7 +87,7 @@ def plan(repo: pygit2.Repository, tip: str, now: datetime, keep: timedelta = DEF
         read = read_plain(data) if data is not None else None
         if read is not None:  # a file hz cannot read stays where it is: the lint names it
             groups.setdefault(group_of(read), []).append((path, blob, read))
-    pinned = _pinned(groups)
+    pinned = _pinned(groups) | _turns(groups) | _unseconded(groups, now - SECOND_WAIT)
     found = Plan(tip, limit)
     for ident, members in groups.items():
         if ident in pinned or not _closed(members, limit):
@@ -118,6 +124,36 @@ def _pinned(groups: dict[Group, list[tuple[str, str, EventView]]]) -> set[Group]
         if any(e.kind == "turn.started" and (e.id, str(e.data["turn"])) in turns for _, _, e in members):
             kept.add(ident)
     return kept
+
+
+def _turns(groups: dict[Group, list[tuple[str, str, EventView]]]) -> set[Group]:
+    """Per contract, the newest turn of each kind of occasion: a tick asks whether its slot (or its wake's
+    key) ended already, and for a monthly contract that slot may be weeks old."""
+    from hz.gitstate.shapes import occasion
+
+    newest: dict[tuple[str, str], tuple[str, Group]] = {}
+    for ident, members in groups.items():
+        starts = [e for _, _, e in members if e.kind in ("turn.started", "turn.finished", "turn.skipped")]
+        if not starts:
+            continue
+        form, rest = occasion(starts[0].key)
+        kind = f"{form}:{rest.split(':', 1)[0]}" if form in ("input", "stale") else form
+        ts = max(e.ts for e in starts)
+        if (ident[0], kind) not in newest or ts > newest[(ident[0], kind)][0]:
+            newest[(ident[0], kind)] = (ts, ident)
+    return {ident for _, ident in newest.values()}
+
+
+def _unseconded(groups: dict[Group, list[tuple[str, str, EventView]]], since: datetime) -> set[Group]:
+    """Drafts approved by their own author's member, with no second approval yet, approved after `since`."""
+    found: set[Group] = set()
+    for ident, members in groups.items():
+        if any(e.kind == "approval.seconded" for _, _, e in members):
+            continue
+        for _, _, e in members:
+            if e.kind == "approval.observed" and e.data.get("self_approved") and parse_utc(e.ts) >= since:
+                found.add(ident)
+    return found
 
 
 def build(repo: pygit2.Repository, step: Plan, now: datetime) -> str:

@@ -36,7 +36,7 @@ from tests.gitstate.plumbing import remote_lines
 
 AGENT = hz_id(7)
 TODAY = datetime.now(UTC).replace(minute=0, second=0, microsecond=0)
-OLD = TODAY - timedelta(days=60)  # a slot well behind the default 35 days
+OLD = TODAY - timedelta(days=60)  # a slot well behind the default 8 days
 NEW = TODAY - timedelta(hours=3)
 SETTINGS = StateSettings(lease_ttl_s=3600, clock_skew_s=0)
 
@@ -128,7 +128,7 @@ def test_one_command_migrates_an_old_branch_and_every_reader_agrees(old: Old, hz
     os.chdir(old.clone)
     done = hz("state", "compact", "--remote", str(old.bare))
     period = utc(OLD)[:7]
-    cut = (TODAY - timedelta(days=35)).strftime("%Y-%m-%d")
+    cut = (TODAY - timedelta(days=8)).strftime("%Y-%m-%d")
     assert (done.exit_code, done.err) == (0, "")
     # moved: 5 approved drafts and 1 rejected one with their fates; kept: the pending draft, the newest draft
     # with a fate (the contract's last fate, a rejection) and the turn that placed it, and the new turn
@@ -161,6 +161,8 @@ def test_the_hook_and_the_writer_never_bring_an_archived_event_back(old: Old, hz
     os.chdir(old.clone)
     assert hz("state", "compact", "--remote", str(old.bare)).exit_code == 0
     repo = pygit2.Repository(str(old.clone))
+    # the hook on the new layout takes today's work as before
+    assert len(turn(old.team, TODAY, lambda token: [draft(60, token, TODAY, TODAY)])) == 3
     tip = old.team.fetch_tip(STATE_REF)
     assert tip is not None
     gone = next(e for e in old.landed if e.kind == "draft.rejected")
@@ -168,13 +170,13 @@ def test_the_hook_and_the_writer_never_bring_an_archived_event_back(old: Old, hz
     # a crash left it in an outbox: the writer sees it is behind the horizon and drops it without a push
     writer = StateWriter(old.team, SETTINGS)
     writer.queue(gone)
-    result = writer.flush(TODAY)
+    result = writer.flush(TODAY + timedelta(minutes=9))
     assert (result.pushes, result.dropped, result.pending) == (0, [gone], 0)
     # pushed by hand, the hook refuses it
     tree = objects.write_tree(repo, repo[tip].tree.id, {path_of(gone): gone.line()})  # type: ignore[attr-defined]
     again = objects.make_commit(repo, tree, [tip], "hz-state: 1 event\n", TODAY)
     pushed = git_push(old.clone, old.bare, f"{again}:refs/heads/hz/state")
-    cut = utc(TODAY - timedelta(days=35)).split("T")[0] + "T00:00:00Z"
+    cut = utc(TODAY - timedelta(days=8)).split("T")[0] + "T00:00:00Z"
     assert pushed == (1, [
         "hz: the hz/state lint refuses this push:",
         f"{path_of(gone)}:1:1  HZS027  {again[:12]}",
@@ -212,7 +214,7 @@ def test_an_archive_step_is_checked_against_what_it_moved(old: Old) -> None:
     pair = sorted([path_of(placed), path_of(fate)])
     moved = [(p, str(repo[tip].tree[p].id)) for p in pair]
     period = placed.ts[:7]
-    cut = utc(TODAY - timedelta(days=35)).split("T")[0] + "T00:00:00Z"
+    cut = utc(TODAY - timedelta(days=8)).split("T")[0] + "T00:00:00Z"
 
     def line(count: int = 2, digest: str = moved_digest(moved), at: str = cut, parent: str = tip) -> bytes:
         return f"{parent} {at} {count} {digest}\n".encode()

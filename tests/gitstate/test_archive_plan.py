@@ -1,0 +1,110 @@
+"""What an archive step leaves on the tip (hz.gitstate.archive.plan), on a branch written with plumbing.
+
+One commit holds a team's past: a monthly contract whose only slot is weeks old, an hourly one with a wake
+of an input, self-approved drafts with and without a second, decided drafts. The plan keeps exactly what a
+tick can still ask about, and the step it builds passes the lint.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pygit2
+from hypothesis import given
+from hypothesis import strategies as st
+
+from hz.gitstate import objects
+from hz.gitstate.archive import build, plan
+from hz.gitstate.events import (
+    ApprovalObserved,
+    ApprovalSeconded,
+    DraftPlaced,
+    DraftRejected,
+    Event,
+    TurnEnded,
+    TurnStarted,
+    path_of,
+)
+from hz.gitstate.layout import IndexLine, parse_index
+from hz.gitstate.lint import LintContext, check_commit
+from hz.gitstate.times import format_utc
+from tests.gitstate.factory import hz_id, sha, turn_id
+
+NOW = datetime(2026, 11, 30, 12, tzinfo=UTC)
+MONTHLY, HOURLY = hz_id(1), hz_id(2)
+
+
+def turn(agent: str, key: str, at: datetime, n: int) -> list[Event]:
+    started = TurnStarted(turn=turn_id(n), cause="schedule", keys=[key], contract_version=1, contract_fp=sha("c"),
+                          token=1, role="owner")  # fmt: skip
+    ended = TurnEnded(turn=turn_id(n), cause="schedule", keys=[key], disposition="skipped", reason="nothing-moved")
+    ts = format_utc(at)
+    return [
+        Event.make("turn.started", id=agent, key=key, ts=ts, lease=agent, token=1, data=started),
+        Event.make("turn.skipped", id=agent, key=key, ts=ts, lease=agent, token=1, data=ended),
+    ]
+
+
+def drafted(agent: str, at: datetime, n: int, fate: str, *, seconded: bool = False) -> list[Event]:
+    asset = f"state:r/{n}.md"
+    key = f"{agent}@v1@{format_utc(at).replace(':00Z', 'Z')}@{asset}"
+    ts = format_utc(at)
+    found = [Event.make("draft.placed", id=agent, key=key, ts=ts, lease=agent, token=1,
+                        data=DraftPlaced(turn=turn_id(n), key=key, asset=asset, hash=sha(str(n))))]  # fmt: skip
+    if fate == "rejected":
+        found.append(Event.make("draft.rejected", id=agent, key=key, ts=ts, lease=agent, token=1,
+                                data=DraftRejected(key=key, asset=asset, by="@rita")))  # fmt: skip
+    elif fate in ("approved", "self"):
+        data = ApprovalObserved(key=key, asset=asset, approver="@rita", share_changed=0.5, output_fp=sha("o"),
+                                self_approved=fate == "self")  # fmt: skip
+        found.append(Event.make("approval.observed", id=agent, key=key, ts=ts, lease=agent, token=1, data=data))
+    if seconded:
+        found.append(Event.make("approval.seconded", id=agent, key=key, ts=ts, lease=agent, token=1,
+                                data=ApprovalSeconded(key=key, asset=asset, approver="@bob")))  # fmt: skip
+    return found
+
+
+def test_the_tip_keeps_what_a_tick_can_still_ask_about(tmp_path: Path) -> None:
+    month = NOW - timedelta(days=29)
+    old = NOW - timedelta(days=20)
+    events = {
+        "monthly slot": turn(MONTHLY, f"{MONTHLY}@{format_utc(month)}", month, 1),
+        "older slot": turn(HOURLY, f"{HOURLY}@{format_utc(old)}", old, 2),
+        "old slot": turn(HOURLY, f"{HOURLY}@{format_utc(old + timedelta(hours=1))}", old, 3),
+        "input wake": turn(HOURLY, f"{HOURLY}@prs:{sha('p')}", old, 4),
+        "rejected": drafted(HOURLY, old, 5, "rejected"),
+        "self-approved": drafted(HOURLY, old, 6, "self"),
+        "seconded": drafted(HOURLY, old, 7, "self", seconded=True),
+        "approved last": drafted(HOURLY, old + timedelta(hours=2), 8, "approved"),
+        "pending": drafted(HOURLY, old - timedelta(days=5), 9, "none"),
+        "recent": turn(HOURLY, f"{HOURLY}@{format_utc(NOW - timedelta(days=2))}", NOW - timedelta(days=2), 10),
+    }
+    repo = pygit2.init_repository(str(tmp_path / "state.git"), bare=True)
+    files = {path_of(e): e.line() for group in events.values() for e in group}
+    tip = objects.make_commit(repo, objects.write_tree(repo, None, files), [], f"hz-state: {len(files)} events\n",
+                              NOW - timedelta(days=1))  # fmt: skip
+    step = plan(repo, tip, NOW)
+    moved = {name for name, group in events.items() if all(path_of(e) in step.moved for e in group)}
+    kept = {name for name, group in events.items() if not any(path_of(e) in step.moved for e in group)}
+    assert moved == {"older slot", "old slot", "rejected", "seconded"}
+    assert kept == set(events) - moved  # groups move whole
+    assert (step.horizon, step.live) == (datetime(2026, 11, 22, tzinfo=UTC), len(files) - 9)
+    commit = build(repo, step, NOW)
+    assert check_commit(repo, repo[commit], LintContext(now=NOW)) == []
+
+
+LINE = IndexLine("a" * 40, "2026-11-22T00:00:00Z", 12, sha("x"))
+
+
+@given(st.binary(max_size=300))
+def test_any_bytes_read_as_an_index_or_as_none(data: bytes) -> None:
+    found = parse_index(data)
+    assert found is None or b"".join(line.render() for line in found) == data
+
+
+@given(st.lists(st.builds(IndexLine, st.sampled_from(["a" * 40, "b" * 64]),
+                          st.sampled_from(["2026-11-22T00:00:00Z", "2099-01-01T00:00:00Z"]),
+                          st.integers(1, 10**9 - 1), st.just(sha("x"))), min_size=1, max_size=5))  # fmt: skip
+def test_an_index_reads_back_as_written(lines: list[IndexLine]) -> None:
+    assert parse_index(b"".join(line.render() for line in lines)) == lines

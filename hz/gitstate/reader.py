@@ -80,7 +80,7 @@ def history(
     unread: list[str] | None = None,
     since: datetime | None = None,
 ) -> Iterator[Landed]:
-    from hz.gitstate.archive_lint import is_archive_step
+    from hz.gitstate.archive_lint import ARCHIVE_MESSAGE
     from hz.gitstate.double_run import read_event
     from hz.gitstate.lint_fence import LeaseBook
     from hz.gitstate.times import parse_utc
@@ -88,7 +88,7 @@ def history(
     book = leases or LeaseBook.local(repo)
     latest: dict[str, int] = {}
     for commit in window_commits(repo, tip, since):
-        if is_archive_step(commit):
+        if ARCHIVE_MESSAGE.fullmatch(commit.raw_message):
             continue  # it only moves events out of the tip: nothing landed (no diff of what it moved is made)
         seen: dict[str, int] = {}
         added: list[tuple[str, Event]] = []

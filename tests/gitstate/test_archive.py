@@ -165,7 +165,7 @@ def test_the_hook_and_the_writer_never_bring_an_archived_event_back(old: Old, hz
     assert len(turn(old.team, TODAY, lambda token: [draft(60, token, TODAY, TODAY)])) == 3
     tip = old.team.fetch_tip(STATE_REF)
     assert tip is not None
-    gone = next(e for e in old.landed if e.kind == "draft.rejected")
+    gone = next(e for e in old.landed if e.kind == "draft.rejected" and e.key.endswith("r5.md"))  # r6 is the last fate
     assert objects.read_path(repo, tip, path_of(gone)) is None
     # a crash left it in an outbox: the writer sees it is behind the horizon and drops it without a push
     writer = StateWriter(old.team, SETTINGS)

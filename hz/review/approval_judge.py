@@ -166,6 +166,8 @@ class Judge:
         found: list[tuple[str, str | None]] = []
         if pull is not None and pull.merged and pull.merge_commit and self.main.holds(pull.merge_commit):
             found.append((str(pull.merge_commit), str(pull.merged_by or "") or None))
+        if base == self.main.tip:  # main has not moved since the draft branched off it: nothing to list
+            return found
         span = f"{base}..{self.main.tip}" if base is not None else self.main.tip
         listed = self.main.git("rev-list", "--first-parent", "--reverse", f"--max-count={MAX_CANDIDATES}", span,
                                "--", self.path).split()  # fmt: skip

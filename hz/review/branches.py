@@ -2,8 +2,9 @@
 
 A team contract's `state:<path>` output is reviewed truth on `main`, so its draft never touches the
 work tree: it is one commit on top of `main` (as the tick's fetch saw it, hz.review.sync) that changes
-that one file, made with a private index (`GIT_INDEX_FILE`) and `git commit-tree`. The branch is named
-for the draft's idempotency key (`hz.idempotency`, default `{memo_key}`, see `draft_key`), so one key has
+that one file, written in process (pygit2, as `hz/state`'s commits are), its branch moved by `git update-ref`
+guarded by the tip it had. The branch is named for the draft's idempotency key (`hz.idempotency`, default
+`{memo_key}`, see `draft_key`), so one key has
 one pending draft: a newer draft of the same key is a new commit on `main` and the branch moves there
 (the tick's push forces it, guarded by the tip it saw), and its pull request follows; a draft of another
 key (another slot of a `{slot}` target) waits on its own branch beside it. The key's slug follows an
@@ -28,28 +29,20 @@ the forge. Who ran the slot is on `hz/state`, in the turn's receipts and the lea
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 import subprocess
-import tempfile
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 from hz.errors import HzError
 from hz.gitenv import git_env
-from hz.gitstate.objects import SIGNATURE_NAME
 from hz.repo_paths import MAX_FILE_BYTES, fill_slot
 from hz.review import drafts
 
 ZERO = "0" * 40
-# git's identity for the draft commit, set for that one process: no user.name/user.email is consulted
-HZ_IDENTITY = {
-    "GIT_AUTHOR_NAME": SIGNATURE_NAME,
-    "GIT_AUTHOR_EMAIL": SIGNATURE_NAME,
-    "GIT_COMMITTER_NAME": SIGNATURE_NAME,
-    "GIT_COMMITTER_EMAIL": SIGNATURE_NAME,
-}
 # a contract id and an output name as one component of a ref name (what git allows, and no more)
 _PART = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$")
 
@@ -132,31 +125,55 @@ def _git_bytes(root: Path, *args: str) -> bytes:
     return done.stdout
 
 
-def _rev(root: Path, ref: str) -> str | None:
-    done = subprocess.run(
-        ["git", "-C", str(root), "rev-parse", "-q", "--verify", f"{ref}^{{commit}}"],
-        capture_output=True,
-        env=git_env(),
-        check=False,
-    )
-    return done.stdout.decode().strip() if done.returncode == 0 else None
+def _repo(root: Path) -> Any:
+    """The repository at `root`, read in process (pygit2): a draft's bookkeeping reads refs and objects many
+    times a turn, and a git process for each read was most of a team turn's git processes (issue 22).
+    None where there is none: every read then finds nothing, as git's did."""
+    import pygit2
+
+    from hz.gitstate.objects import open_repo
+
+    try:
+        return open_repo(root)
+    except (pygit2.GitError, KeyError, ValueError):
+        return None
+
+
+def _rev(root: Path, ref: str, repo: Any = None) -> str | None:
+    """The commit `ref` names (peeled, as `rev-parse <ref>^{commit}`), None when it names none."""
+    import pygit2
+
+    repo = repo or _repo(root)
+    if repo is None:
+        return None
+    try:
+        return str(repo.revparse_single(f"{ref}^{{commit}}").id)
+    except (KeyError, ValueError, pygit2.GitError):
+        return None
+
+
+def _ancestor(repo: Any, commit: str, of: str | None) -> bool:
+    """Whether `commit` is `of` or one of its ancestors (`merge-base --is-ancestor`)."""
+    if of is None or repo is None:
+        return False
+    return commit == of or bool(repo.descendant_of(of, commit))
 
 
 def branch_moved(root: Path, branch: str, key: str) -> bool:
     """A draft branch was deleted or merged into main (a cheap check the idle tick can afford). A team
     draft's fate is read from hz/state by the tick (hz.review.approval_sweep); a superseded one's branch
     holds the newer draft and does not count as moved here: the decision is recorded there first."""
-    tip = _rev(root, f"refs/heads/{branch}")
+    repo = _repo(root)
+    tip = _rev(root, f"refs/heads/{branch}", repo)
     if tip is None:
         return True
-    merged = subprocess.run(["git", "-C", str(root), "merge-base", "--is-ancestor", tip, main_ref(root)],
-                            capture_output=True, env=git_env(), check=False)  # fmt: skip
-    return merged.returncode == 0
+    return _ancestor(repo, tip, _rev(root, main_ref(root, repo), repo))
 
 
-def main_ref(root: Path) -> str:
+def main_ref(root: Path, repo: Any = None) -> str:
+    repo = repo or _repo(root)
     for ref in ("refs/heads/main", "refs/heads/master"):
-        if _rev(root, ref):
+        if _rev(root, ref, repo):
             return ref
     return "HEAD"
 
@@ -171,14 +188,18 @@ def base_ref(root: Path) -> str:
 
 def _tip_key(root: Path, ref: str) -> tuple[str | None, str | None]:
     """(the commit at `ref`, its `Hz-Draft` trailer), (None, None) when there is no such branch."""
-    said = "--format=%(objectname) %(trailers:key=Hz-Draft,valueonly,separator=%x20)"
-    done = subprocess.run(["git", "-C", str(root), "for-each-ref", said, ref], capture_output=True, env=git_env(),
-                          check=False)  # fmt: skip
-    line = done.stdout.decode("utf-8", errors="replace").strip()
-    if done.returncode != 0 or not line:
+    import pygit2
+
+    repo = _repo(root)
+    try:
+        commit = repo.references[ref].peel(pygit2.Commit)
+    except (AttributeError, KeyError, ValueError, pygit2.GitError):  # AttributeError: no repository
         return None, None
-    commit, _, key = line.partition(" ")
-    return commit, (key.split()[-1] if key.split() else None)
+    try:
+        named = str(commit.message_trailers.get("Hz-Draft") or "").split()
+    except (ValueError, pygit2.GitError):
+        named = []
+    return str(commit.id), (named[-1] if named else None)
 
 
 @dataclass(frozen=True)
@@ -198,7 +219,7 @@ class BranchTarget:
         drafts.target_path(root, asset, slot, team=True)  # the repository's path rule, `.github/` included
         branch = place or branch_name(contract, output)
         target = cls(root, asset, branch, asset.partition(":")[2], contract, output)
-        target._folders_on(base_ref(root))  # the draft's tree is main's, which may differ from the work tree
+        target._folders_on(target._main)  # the draft's tree is main's, which may differ from the work tree
         return target
 
     @classmethod
@@ -207,7 +228,7 @@ class BranchTarget:
         contract with no `id:` still drafts this way, on main's tree too: its folders are checked there)."""
         drafts.target_path(root, asset, slot, team=True)
         target = cls(root, asset, branch, asset.partition(":")[2])
-        target._folders_on(base_ref(root))
+        target._folders_on(target._main)
         return target
 
     def _folders_on(self, rev: str) -> None:
@@ -254,22 +275,44 @@ class BranchTarget:
             raise self._refused(f"is a {'folder' if kind == 'tree' else 'submodule'} on {rev}, not a file")
         if size > MAX_FILE_BYTES:
             raise self._refused(f"is larger than {MAX_FILE_BYTES // 1024} KiB on {rev}")
-        data = _git_bytes(self.root, "cat-file", "blob", spec)
+        data = bytes(self._repo[self._entry(spec).id].data)
         try:
             return data.decode("utf-8")
         except UnicodeDecodeError:
             raise self._refused(f"holds no UTF-8 text on {rev}") from None
 
+    @cached_property
+    def _repo(self) -> Any:
+        return _repo(self.root)
+
+    @cached_property
+    def _main(self) -> str:
+        """`base_ref`, read once a target: finding it reads `hz.toml` and the team's refs each time."""
+        return base_ref(self.root)
+
+    def _entry(self, spec: str) -> Any:
+        """The tree entry `<rev>:<path>` names (None: none), read from the tree itself: a submodule's commit
+        is named there though it is never in this repository."""
+        rev, _, path = spec.partition(":")
+        if self._repo is None:
+            return None
+        commit = _rev(self.root, rev, self._repo)
+        if commit is None:
+            return None
+        try:
+            return self._repo[commit].tree[path]
+        except (KeyError, ValueError):
+            return None
+
     def _object(self, spec: str) -> tuple[str | None, int]:
         """(type, size) of the object `spec` names, (None, 0) when it names none."""
-        done = subprocess.run(
-            ["git", "-C", str(self.root), "cat-file", "--batch-check=%(objecttype) %(objectsize)"],
-            input=spec.encode("utf-8") + b"\n", capture_output=True, env=git_env(), check=False,
-        )  # fmt: skip
-        kind, _, size = done.stdout.decode("utf-8", errors="replace").strip().partition(" ")
-        if done.returncode != 0 or not size.isdigit():  # "<spec> missing"
+        entry = self._entry(spec)
+        if entry is None:
             return None, 0
-        return kind, int(size)
+        if entry.type_str != "blob":
+            return entry.type_str, 0
+        blob = self._repo.get(entry.id)
+        return ("blob", int(blob.size)) if blob is not None else (None, 0)
 
     def _refused(self, reason: str) -> drafts.DraftTargetError:
         return drafts.DraftTargetError(f"the target {self.asset!r} {reason}", hint="fix the file on main by hand")
@@ -280,40 +323,33 @@ class BranchTarget:
         return None if text is None else drafts.draft_hash(text)
 
     def current(self) -> str | None:
-        return self._file_at(base_ref(self.root))
+        return self._file_at(self._main)
 
     def write(self, tag: drafts.Tag, text: str) -> str:
         """One commit on main holding the draft; the branch moves there, whatever draft it held before."""
         body = text if text.endswith("\n") else text + "\n"
-        old = _rev(self.root, f"refs/heads/{self.place}")
-        base = _rev(self.root, base_ref(self.root))
-        blob = _git(self.root, "hash-object", "-w", "--stdin", stdin=body.encode("utf-8"))
-        with tempfile.TemporaryDirectory() as scratch:
-            env = {**os.environ, "GIT_INDEX_FILE": str(Path(scratch) / "index")}
-            if base:
-                _git(self.root, "read-tree", base, env=env)
-            _git(self.root, "update-index", "--add", "--cacheinfo", f"100644,{blob},{self.path}", env=env)
-            tree = _git(self.root, "write-tree", env=env)
-        parents = ["-p", base] if base else []
+        from hz.gitstate.objects import make_commit, write_tree
+
+        if self._repo is None:
+            raise GitFailed(f"{self.root} is not a git repository: the draft branch {self.place} has none to live in")
+        old = _rev(self.root, f"refs/heads/{self.place}", self._repo)
+        base = _rev(self.root, self._main, self._repo)
+        tree = write_tree(self._repo, self._repo[base].tree_id if base else None, {self.path: body.encode("utf-8")})
         said = message(tag, self.contract, self.output) if self.contract else tag.line()
-        commit = _git(self.root, "commit-tree", tree, *parents, "-m", said, env={**os.environ, **HZ_IDENTITY})
+        said = said if said.endswith("\n") else said + "\n"
+        commit = make_commit(self._repo, tree, [base] if base else [], said, datetime.now(UTC))
+        # the branch moves by git, guarded by the tip read above: another process of this clone may move it too
         _git(self.root, "update-ref", f"refs/heads/{self.place}", commit, old or ZERO)
         return drafts.draft_hash(body)
 
     def observe(self, key: str) -> drafts.Observation:
         commit = self._commit_of(key)
-        main = base_ref(self.root)
+        main = self._main
         if commit is not None:
-            merged = subprocess.run(
-                ["git", "-C", str(self.root), "merge-base", "--is-ancestor", commit, main],
-                capture_output=True,
-                env=git_env(),
-                check=False,
-            )
-            if merged.returncode == 0:
+            if _ancestor(self._repo, commit, _rev(self.root, main, self._repo)):
                 return drafts.Observation("approved", self._file_at(main))
             return drafts.Observation("pending")
-        if _rev(self.root, f"refs/heads/{self.place}") is not None:
+        if _rev(self.root, f"refs/heads/{self.place}", self._repo) is not None:
             return drafts.Observation("superseded")  # the branch holds a newer draft of the same key
         return drafts.Observation("rejected")
 

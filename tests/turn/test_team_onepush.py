@@ -79,6 +79,8 @@ def test_a_drafting_tick_of_five_slots_takes_every_lease_in_one_push(
     assert [(e["action"], e.get("disposition")) for e in report.woken] == [("started", "drafted")] * SLOTS
     pushes = _pushes(log)
     assert len(pushes) == 2, pushes  # the acquisitions, then the receipts, drafts and releases
+    calls = [line for line in log.read_text().splitlines() if line.startswith("-")]  # not a message's lines
+    assert len(calls) <= 10 * SLOTS, calls  # the goal: at most 10 git processes a turn
     assert pushes[0].count("refs/hz/lease/") == 2 * SLOTS  # each lease: its guard and its update
     for n in range(SLOTS):
         chain = git("--git-dir", str(bare), "log", "--format=%s", f"refs/hz/lease/{_lease(n)}").splitlines()

@@ -11,7 +11,7 @@ every fourth rejected), and the last day's drafts still pending. Then the same r
 - a tick's read of the tip: the event files listed and the pending drafts found (hz.review.approval_state,
   what `hz drafts` and the approval watch read), median of 5;
 - `hz state log --since 1d`: commits walked and events given, and its time;
-- the archive step itself: the events it moves and the time the lint (the hook's check) takes to verify it.
+- the archive steps themselves: the events each moves and the time the lint (the hook's check) takes on it.
 Figures only.
 """
 
@@ -145,14 +145,21 @@ def run(root: Path, contracts: int, days: int, keep: timedelta) -> None:
     print(f"synthesized {total:,} events of {contracts} hourly contracts over {days} days "
           f"in {time.perf_counter() - began:.1f} s")  # fmt: skip
     began = time.perf_counter()
-    step = plan(repo, old, now, keep)
-    new = build(repo, step, now)
-    planned = time.perf_counter() - began
-    began = time.perf_counter()
-    found = check_commit(repo, repo[new], LintContext(now=now))
-    checked = time.perf_counter() - began
-    print(f"archive step: {len(step.moved):,} events moved, {step.live:,} stay live; built in {planned:.1f} s, "
-          f"verified by the lint in {checked:.1f} s ({len(found)} findings)")  # fmt: skip
+    new, steps, live = old, [], 0
+    while True:  # a migration is a series of steps of at most archive.STEP_MOST events
+        step = plan(repo, new, now, keep)
+        if not step.moved:
+            break
+        new, live = build(repo, step, now), step.live
+        checked = time.perf_counter()
+        found = check_commit(repo, repo[new], LintContext(now=now))
+        steps.append((len(step.moved), time.perf_counter() - checked, len(found)))
+        if not step.more:
+            break
+    spent = time.perf_counter() - began
+    print(f"archive: {len(steps)} step(s) moved {sum(n for n, _, _ in steps):,} events, {live:,} stay live, in "
+          f"{spent:.1f} s; the lint (the hook's check) of each step: "
+          + ", ".join(f"{n:,} events in {t:.1f} s ({f} findings)" for n, t, f in steps))  # fmt: skip
     since = now - timedelta(days=1)
     print(f"{'':36}{'before: every event on the tip':>34}{'after the archive step':>34}")
     rows: list[tuple[str, Callable[[str], str]]] = [

@@ -44,6 +44,9 @@ if TYPE_CHECKING:
 DEFAULT_KEEP = timedelta(days=8)
 """A week and a day: an approval's publishes are retried for a week (hz.review.approval_publish.RETRY_FOR),
 so they never follow an approval that moved; the hook's floor is a week (archive_lint.MIN_KEEP)."""
+STEP_MOST = 50_000
+"""Events one archive step moves at most: the hook recomputes a step on the push (~0.1 ms an event), so a
+migration of a year is a series of steps the hook checks in seconds each, not one it checks for minutes."""
 SECOND_WAIT = timedelta(days=35)
 """How long a self-approved draft waits on the tip for a second member's approval (approval.seconded)."""
 DRAFT_KINDS = frozenset({"draft.placed", "approval.seconded", *FATES})
@@ -60,6 +63,7 @@ class Plan:
     moved: dict[str, str] = field(default_factory=dict)
     periods: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
     live: int = 0  # event files the tip keeps
+    more: bool = False  # closed work is left for another step (a step holds at most `STEP_MOST` events)
 
 
 def group_of(event: EventView) -> Group:
@@ -73,8 +77,11 @@ def group_of(event: EventView) -> Group:
     return event.id, event.key
 
 
-def plan(repo: pygit2.Repository, tip: str, now: datetime, keep: timedelta = DEFAULT_KEEP) -> Plan:
-    """Which events of `tip`'s tree an archive step made `now` moves (see the module docstring)."""
+def plan(
+    repo: pygit2.Repository, tip: str, now: datetime, keep: timedelta = DEFAULT_KEEP, most: int = STEP_MOST
+) -> Plan:
+    """Which events of `tip`'s tree an archive step made `now` moves (see the module docstring): the oldest
+    closed groups, whole, until the step holds `most` events (`Plan.more` says that more would move)."""
     tree: Any = repo[tip].tree
     cut = datetime.combine((now - keep).astimezone(UTC).date(), time(), UTC)
     before = horizon(repo, tree)
@@ -89,9 +96,11 @@ def plan(repo: pygit2.Repository, tip: str, now: datetime, keep: timedelta = DEF
             groups.setdefault(group_of(read), []).append((path, blob, read))
     pinned = _pinned(groups) | _turns(groups) | _unseconded(groups, now - SECOND_WAIT)
     found = Plan(tip, limit)
-    for ident, members in groups.items():
-        if ident in pinned or not _closed(members, limit):
-            continue
+    movable = [members for ident, members in groups.items() if ident not in pinned and _closed(members, limit)]
+    for members in sorted(movable, key=lambda group: min(e.ts for _, _, e in group)):
+        if len(found.moved) + len(members) > most and found.moved:
+            found.more = True
+            break
         for path, blob, event in members:
             found.moved[path] = blob
             found.periods.setdefault(period_of(event.ts), []).append((path, blob))

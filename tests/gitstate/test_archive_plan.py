@@ -90,8 +90,13 @@ def test_the_tip_keeps_what_a_tick_can_still_ask_about(tmp_path: Path) -> None:
     assert moved == {"older slot", "old slot", "rejected", "seconded"}
     assert kept == set(events) - moved  # groups move whole
     assert (step.horizon, step.live) == (datetime(2026, 11, 22, tzinfo=UTC), len(files) - 9)
+    assert not step.more
     commit = build(repo, step, NOW)
     assert check_commit(repo, repo[commit], LintContext(now=NOW)) == []
+    # a step holds at most `most` events, whole groups, the oldest first: a migration is a series of steps
+    first = plan(repo, tip, NOW, most=3)
+    assert (len(first.moved), first.more) == (2, True)
+    assert check_commit(repo, repo[build(repo, first, NOW)], LintContext(now=NOW)) == []
 
 
 LINE = IndexLine("a" * 40, "2026-11-22T00:00:00Z", 12, sha("x"))

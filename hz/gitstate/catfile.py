@@ -22,6 +22,7 @@ from hz.gitenv import git_env
 from hz.gitstate.odb import MISSING, Objects
 
 _OID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+SHORT_RANGE = 64  # commits a push's range is walked for by parents before `rev-list` is asked
 BATCH = 256  # requests written before their answers are read: 256 short lines stay far below a pipe's 64 KiB
 
 
@@ -122,11 +123,28 @@ class CatFile(Objects):
         if (tip, base) not in self._ranges:
             if not _OID.fullmatch(tip) or (base is not None and not _OID.fullmatch(base)):
                 raise GitReadFailure("a commit range named by something other than object ids")
-            hidden = ["--not", base] if base is not None else []
-            listing = self._git("rev-list", "--topo-order", "--reverse", "--parents", tip, *hidden, "--")
-            rows = [line.split() for line in listing.splitlines() if line]
-            self._ranges[tip, base] = [(row[0], tuple(row[1:])) for row in rows]
+            line = self._line(tip, base)
+            if line is None:
+                hidden = ["--not", base] if base is not None else []
+                listing = self._git("rev-list", "--topo-order", "--reverse", "--parents", tip, *hidden, "--")
+                rows = [line.split() for line in listing.splitlines() if line]
+                line = [(row[0], tuple(row[1:])) for row in rows]
+            self._ranges[tip, base] = line
         return self._ranges[tip, base]
+
+    def _line(self, tip: str, base: str | None) -> list[tuple[str, tuple[str, ...]]] | None:
+        """The range when it is a short line of single-parent commits ending at `base` (or at a root, when
+        there is no base): what nearly every push is, read without starting `rev-list`. None: ask rev-list."""
+        found: list[tuple[str, tuple[str, ...]]] = []
+        oid: str | None = tip
+        while oid is not None and oid != base and len(found) < SHORT_RANGE:
+            commit = self.commit(oid)
+            if commit is None or len(commit.parents) > 1:
+                return None
+            found.append((oid, commit.parents))
+            oid = commit.parents[0] if commit.parents else None
+        reached = oid == base if base is not None else oid is None
+        return found[::-1] if reached else None
 
     def _git(self, *args: str) -> str:
         command = ["git", *args]

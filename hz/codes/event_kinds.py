@@ -259,6 +259,15 @@ SPINE: tuple[Kind, ...] = (
         "set damaged lines aside. Records where, how many bytes and their hash.",
         ("offset", "dropped_bytes", "dropped_hash"),
     ),
+    Kind(
+        "spine.compacted",
+        "spine",
+        "The first line of a compacted spine: the lines of turns older than `[heinzel] retention_days` were "
+        "folded into it (`hz heinzel prune`). Records the hash of the last folded line (the next line "
+        "continues from it) and of all their bytes, the folded turns by disposition, their spend by cause, "
+        "the inputs' last fingerprints, and the events among them that are still live.",
+        ("head", "folded_hash", "folded_bytes", "folded_lines", "turns?", "usd?", "inputs?", "kept?"),
+    ),
 )
 
 STATE: tuple[Kind, ...] = (

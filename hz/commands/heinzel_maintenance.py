@@ -21,11 +21,14 @@ def prune_command(out: TextIO, *, json_output: bool, environ: Mapping[str, str],
 
     days = load_user_config(environ).heinzel.retention_days
     moment = now or datetime.now(UTC)
+    compacted: list[str] = []
     with Store.from_environ(environ) as store:
-        deleted = [str(path.relative_to(store.root)) for path in prune(store, now=moment, retention_days=days)]
+        pruned = prune(store, now=moment, retention_days=days, compacted=compacted)
+        deleted = [str(path.relative_to(store.root)) for path in pruned]
     sources = prune_sources(environ, moment)
     if json_output:
-        out.write(json.dumps({"retention_days": days, "deleted": deleted, "source_files": sources}, indent=2) + "\n")
+        found = {"retention_days": days, "deleted": deleted, "source_files": sources, "compacted": compacted}
+        out.write(json.dumps(found, indent=2) + "\n")
     elif days <= 0:
         out.write("retention_days is 0: bodies are kept forever, nothing pruned\n")
     else:

@@ -54,6 +54,7 @@ KIND_CODES: dict[str, int] = {
     "contract.approved": 33,
     "contract.refreshed": 34,
     "spine.repaired": 35,
+    "spine.compacted": 36,
 }
 KIND_NAMES: dict[int, str] = {code: kind for kind, code in KIND_CODES.items()}
 
@@ -65,6 +66,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     "contract.proposed": {"version": 1, "assets": [], "inputs": {}},
     "heinzel.paused": {"reason": "user"},
     "lesson.recorded": {"hunks": []},
+    "spine.compacted": {"turns": {}, "usd": {}, "inputs": {}, "kept": []},
     "summary.written": {"decisions": [], "open_questions": [], "sources": [], "kept_turns": 5},
     "turn.finished": {"causes": [], "usd": 0.0, "tokens": 0, "tokens_cached": 0, "duration_s": 0.0, "inputs": {},
                       "flags": []},
@@ -111,11 +113,13 @@ HASHED: dict[str, tuple[str, ...]] = {
     "draft.placed": ("hash",),
     "effect.done": ("hash",),
     "question.answered": ("hash",),
+    "spine.compacted": ("head", "folded_hash"),
     "spine.repaired": ("dropped_hash",),
     "turn.finished": ("contract_fingerprint", "output_hash"),
     "turn.steered": ("hash",),
 }
 HASH_MAPS: dict[str, tuple[str, ...]] = {
+    "spine.compacted": ("inputs",),
     "turn.finished": ("inputs",),
     "turn.skipped": ("inputs",),
     "turn.started": ("skills",),

@@ -274,6 +274,12 @@ def _step(f: Fold, e: Envelope) -> None:
         f._fingerprints(e.data["inputs"])
 
 
+@_on("spine.compacted")
+def _compacted(f: Fold, e: Envelope) -> None:
+    if e.data.get("inputs"):  # what the folded turns last saw of each input
+        f._fingerprints(e.data["inputs"])
+
+
 @_on("turn.waiting")
 def _waiting(f: Fold, e: Envelope) -> None:
     if e.turn is None:

@@ -56,6 +56,7 @@ LIFECYCLE_KINDS: tuple[str, ...] = (
     "contract.approved",
     "contract.refreshed",
     "spine.repaired",
+    "spine.compacted",
 )
 
 KINDS: frozenset[str] = frozenset(SPEC_KINDS + LIFECYCLE_KINDS)
@@ -91,6 +92,7 @@ REQUIRED: dict[str, frozenset[str]] = {
     "lesson.recorded": frozenset({"lesson_id", "sentence"}),
     "question.answered": frozenset({"key"}),
     "question.asked": frozenset({"key", "question"}),
+    "spine.compacted": frozenset({"folded_bytes", "folded_hash", "folded_lines", "head"}),
     "spine.repaired": frozenset({"dropped_bytes", "dropped_hash", "offset"}),
     "summary.written": frozenset({"asset", "wants"}),
     "turn.finished": frozenset({"cause", "disposition"}),

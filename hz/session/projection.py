@@ -246,6 +246,12 @@ def _fingerprints(db: sqlite3.Connection, agent: str, inputs: dict[str, str]) ->
     )
 
 
+@_on("spine.compacted")
+def _compacted(db: sqlite3.Connection, agent: str, e: Envelope) -> None:
+    if e.data.get("inputs"):  # what the folded turns last saw of each input
+        _fingerprints(db, agent, e.data["inputs"])
+
+
 @_on("turn.waiting")
 def _waiting(db: sqlite3.Connection, agent: str, e: Envelope) -> None:
     if e.turn is None:

@@ -33,6 +33,7 @@ from hz.errors import HzError
 from hz.fsio import FILE_MODE, fsync_dir
 from hz.session.compact import Context, context_before, decode, encode
 from hz.session.envelope import ENVELOPE_VERSION, Envelope, EnvelopeError, envelope_from_dict, format_ts, line_hash
+from hz.session.folded import COMPACTED, kept_events
 from hz.session.kinds import KINDS, REQUIRED, missing_fields
 from hz.session.lock import LOCK, PENDING, SPINE, clear_pending, lock, mark_pending, pending, try_lock
 from hz.session.migrate import MIGRATING, migrate, needs_migration
@@ -166,11 +167,14 @@ def _parse_careful(
     context = context or Context()
     result = SpineRead(end=offset, head=head, last_seq=last_seq)
     chain_head, chain_seq = head, last_seq
-    held: tuple[Envelope, int, str] | None = None
+    held: Held | None = None
     at = offset
     for line in lines:
+        kept: list[Envelope] = []
         try:
             envelope = _parse_one(line, chain_head, context)
+            if envelope.kind == COMPACTED and chain_head is None and chain_seq == 0:  # a compacted spine's start
+                kept, chain_seq = kept_events(envelope), envelope.seq - 1
         except EnvelopeError as exc:
             return _broken(result, held, chain_seq + 1, at, f"not a valid envelope ({exc.message})")
         if envelope.seq != chain_seq + 1:
@@ -189,13 +193,15 @@ def _parse_careful(
             _accept(result, held)
         at += len(line) + 1
         chain_head, chain_seq = _PREFIX + sha256(line).hexdigest(), envelope.seq
-        held = (envelope, at, chain_head)
+        held = (envelope, at, chain_head, kept)
     if held is not None:
         _accept(result, held)
     if torn:
         result.problems.append(Problem("torn", None, at, "torn last line ignored"))
     return result
 
+
+Held = tuple[Envelope, int, str, list[Envelope]]  # a line read, not yet vouched for: its end, hash, kept events
 
 # The C constructor of the named tuple, all eight fields given: the generated `Envelope(...)` is a Python
 # function, and this runs once per line of every spine a reindex reads.
@@ -228,6 +234,9 @@ def _parse_intact(
         if type(raw) is dict and "v" not in raw:
             try:
                 envelope = decode(raw, chain, context)
+                if envelope.kind == COMPACTED and chain is None and seq == 1:  # a compacted spine's start
+                    events.extend(kept_events(envelope))
+                    seq = envelope.seq
             except EnvelopeError:
                 return None
             if envelope.seq != seq or envelope.prev != chain:
@@ -271,15 +280,16 @@ def _parse_intact(
     return SpineRead(events=events, end=end, head=hashes[-1], last_seq=seq, skipped=skipped)
 
 
-def _broken(result: SpineRead, held: tuple[Envelope, int, str] | None, seq: int, at: int, why: str) -> SpineRead:
+def _broken(result: SpineRead, held: Held | None, seq: int, at: int, why: str) -> SpineRead:
     if held is not None:
         _accept(result, held)
     result.problems.append(Problem("broken", seq, at, why))
     return result
 
 
-def _accept(result: SpineRead, held: tuple[Envelope, int, str]) -> None:
-    envelope, result.end, result.head = held
+def _accept(result: SpineRead, held: Held) -> None:
+    envelope, result.end, result.head, kept = held
+    result.events.extend(kept)
     result.last_seq = envelope.seq
     if needs_migration(envelope.kind, envelope.data):
         kind, data = migrate(envelope.kind, envelope.data)
@@ -405,6 +415,16 @@ class SpineWriter:
             "spine.repaired", {"offset": end, "dropped_bytes": len(tail), "dropped_hash": line_hash(tail)}, now=now
         )
         return tail
+
+    def replace(self, data: bytes) -> None:
+        """Replace the whole spine by `data` atomically (`hz.session.compaction`), and go on after it."""
+        from hz.fsio import atomic_write
+
+        atomic_write(self.directory / SPINE, data)
+        os.close(self._fd)
+        self._fd = _open_spine(self.directory / SPINE, os.O_RDWR | os.O_APPEND)
+        self.size, self.head, self.last_seq = 0, None, 0
+        self._load_tail()
 
     def _load_tail(self) -> None:
         self._context.reset()

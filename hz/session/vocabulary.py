@@ -381,6 +381,33 @@ class SpineRepaired(Payload):
     dropped_hash: Hash
 
 
+class KeptEvent(Payload):
+    """An event of the folded lines that is still live (a contract version, a lesson, a pending draft …),
+    kept whole inside the line that folded them: the same seq, time, turn, kind, key and payload."""
+
+    seq: int = Field(ge=1)
+    ts: Ident
+    turn: Ident | None = None
+    kind: Ident
+    key: Key | None = None
+    data: dict[str, Any]
+
+
+class SpineCompacted(Payload):
+    """The first line of a compacted spine: the lines up to seq (this line's seq) folded away, `head` the
+    hash of the last of them and `folded_hash` of all their bytes, what the folded turns added up to, the
+    last fingerprint of each input they saw, and the events among them that are still live."""
+
+    head: Hash
+    folded_hash: Hash
+    folded_bytes: Count
+    folded_lines: Count
+    turns: dict[Ident, Count] = {}  # folded turns by disposition (`skipped` for skips)
+    usd: dict[Ident, Money] = {}  # what they spent, by cause
+    inputs: dict[Ident, Hash] = {}
+    kept: list[KeptEvent] = []
+
+
 MODELS: dict[str, type[Payload]] = {
     "heinzel.created": HeinzelCreated,
     "heinzel.bound": HeinzelBound,
@@ -417,6 +444,7 @@ MODELS: dict[str, type[Payload]] = {
     "usage": Usage,
     "summary.written": SummaryWritten,
     "spine.repaired": SpineRepaired,
+    "spine.compacted": SpineCompacted,
 }
 
 assert set(MODELS) == KINDS, "every kind needs a model and every model a kind"

@@ -175,3 +175,89 @@ def test_a_changed_compact_line_breaks_the_chain_there_and_the_rest_before_it_re
     read = read_spine(tmp_path / SPINE)
     assert [e.data["tokens"] for e in read.events] == [1, 2, 3]
     assert [p.render() for p in read.problems] == ["seq 4: the line was changed after it was written"]
+
+
+# --- compaction ------------------------------------------------------------------------------------------
+
+
+def _live_rows(home: Path) -> dict[str, list[Any]]:
+    """The index's rows that carry the agent's state (not the history of turns older than the retention)."""
+    from hz.session.index import Index
+
+    with Index.open(home / "heinzel") as index:
+        index.rebuild()
+        db = index.db
+        return {
+            table: [tuple(row) for row in db.execute(f"SELECT * FROM {table} ORDER BY 1, 2")]
+            for table in ("agents", "versions", "amendments", "lessons", "summaries", "watched", "assets")
+        } | {"pending": [tuple(r) for r in db.execute("SELECT * FROM drafts WHERE status = 'pending'")]}
+
+
+def test_compaction_bounds_the_spine_by_its_retention_and_keeps_the_agents_state(tmp_path: Path) -> None:
+    from hz.session.compaction import compact
+
+    directory = tmp_path / "heinzel" / AGENT
+    sizes = _drafted_turns(tmp_path, 60)  # hourly: 60 hours
+    before_rows = _live_rows(tmp_path)
+    before = read_spine(directory / SPINE)
+    late = FRIDAY + timedelta(hours=60)  # a retention of one day keeps the turns of the last 24 hours
+    with SpineWriter.open(directory) as writer:
+        done = compact(writer, now=late, retention_days=1)
+    assert done is not None and done.after < done.before
+    assert oct((directory / SPINE).stat().st_mode & 0o777) == "0o600"
+    after = read_spine(directory / SPINE)
+    assert after.problems == []
+    first = after.events[[e.kind for e in after.events].index("spine.compacted")]
+    folded_turns = sum(first.data["turns"].values())
+    assert folded_turns == 36 and first.data["turns"] == {"drafted": 36}
+    # the turns' own spend by cause, and the summary one of them wrote of the turns before it
+    assert first.data["usd"] == {"schedule": round(0.0421 * 36, 6), "summary": 0.0421}
+    assert [e for e in after.events if e.seq > first.seq] == [
+        e for e in before.events if e.seq > first.seq
+    ] or all(  # the lines after the fold are written again (new prev), with the same events
+        a._replace(prev=None) == b._replace(prev=None)
+        for a, b in zip([e for e in after.events if e.seq > first.seq], [e for e in before.events if e.seq > first.seq],
+                        strict=True)
+    )  # fmt: skip
+    assert _live_rows(tmp_path) == before_rows
+    assert (directory / SPINE).stat().st_size < 26 * max(sizes)  # bounded by a day of turns, not 60 hours
+    with SpineWriter.open(directory) as writer:  # nothing more to fold: it changes nothing
+        assert compact(writer, now=late, retention_days=1) is None
+
+
+def test_a_compacted_spine_goes_on_and_a_changed_line_after_it_is_contained(tmp_path: Path) -> None:
+    from hz.session.compaction import compact
+
+    directory = tmp_path / "heinzel" / AGENT
+    _drafted_turns(tmp_path, 30)
+    with SpineWriter.open(directory) as writer:
+        assert compact(writer, now=FRIDAY + timedelta(days=2), retention_days=1) is not None
+        writer.append("usage", {"kind": "summary", "tokens": 5, "usd": 0.01}, now=FRIDAY + timedelta(days=2))
+    whole = read_spine(directory / SPINE)
+    assert whole.problems == [] and whole.events[-1].kind == "usage"
+    lines = (directory / SPINE).read_bytes().split(b"\n")
+    lines[3] = lines[3][:-2] + b"9}"  # a line after the compacted one changed
+    (directory / SPINE).write_bytes(b"\n".join(lines))
+    damaged = read_spine(directory / SPINE)
+    broken = damaged.broken_at
+    assert broken is not None and damaged.events and damaged.events[-1].seq == broken - 1
+    assert [p.kind for p in damaged.problems] == ["broken"]
+
+
+def test_hz_heinzel_prune_compacts_the_spines_past_the_retention(hz: Any, tmp_path: Path) -> None:
+    import json
+
+    from hz.config import config_home, hz_home
+
+    home = hz_home()
+    _drafted_turns(home, 12)  # hourly turns from 2026-10-30; the retention below is a day
+    config_home().mkdir(parents=True, exist_ok=True)
+    (config_home() / "config.toml").write_text("[heinzel]\nretention_days = 1\n")
+    spine = home / "heinzel" / AGENT / SPINE
+    size = spine.stat().st_size
+    result = hz("heinzel", "prune", "--json")
+    assert result.exit_code == 0 and json.loads(result.out)["compacted"] == [AGENT]
+    assert spine.stat().st_size < size / 4
+    assert read_spine(spine).problems == []
+    assert hz("heinzel", "reindex").out == "rebuilt the index from 1 spine(s)\n"
+    assert json.loads(hz("heinzel", "prune", "--json").out)["compacted"] == []

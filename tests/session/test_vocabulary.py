@@ -47,6 +47,7 @@ FROZEN_FIELDS: dict[str, list[str]] = {
     "lesson.recorded": ["approval_key", "hunks", "lesson_id", "sentence"],
     "question.answered": ["hash", "key", "request_id"],
     "question.asked": ["key", "question"],
+    "spine.compacted": ["folded_bytes", "folded_hash", "folded_lines", "head", "inputs", "kept", "turns", "usd"],
     "spine.repaired": ["dropped_bytes", "dropped_hash", "offset"],
     "summary.written": [
         "asset", "decisions", "kept_turns", "next_deadline", "open_questions", "previous_seq", "sources", "wants",
@@ -166,6 +167,7 @@ FROZEN_KIND_CODES = {
     "contract.amended": 24, "heinzel.created": 25, "heinzel.bound": 26, "heinzel.renamed": 27,
     "heinzel.paused": 28, "heinzel.unpaused": 29, "heinzel.retired": 30, "heinzel.unretired": 31,
     "contract.proposed": 32, "contract.approved": 33, "contract.refreshed": 34, "spine.repaired": 35,
+    "spine.compacted": 36,
 }  # fmt: skip
 # What changed with the compact line: the kinds and their fields above did not; these are new, and each
 # entry is a promise (a line written under it reads the same for as long as spines are kept).

@@ -143,6 +143,17 @@ def bench_spine_bytes(folder: Path, turns: int) -> None:
           f"max {max(old_sizes)}")  # fmt: skip
     print(f"  compact line (now): mean {statistics.mean(new_sizes):.0f}, median {statistics.median(new_sizes):.0f}, "
           f"max {max(new_sizes)} (a turn that also writes the summary of the turns before it)")  # fmt: skip
+    from hz.session.compaction import compact
+
+    size = (directory / SPINE).stat().st_size
+    with SpineWriter.open(directory) as writer:
+        began = time.perf_counter()
+        done = compact(writer, now=START + timedelta(hours=turns), retention_days=1)
+        took = time.perf_counter() - began
+    after = (directory / SPINE).stat().st_size
+    folded = "nothing folded" if done is None else f"{done.folded_lines} lines folded, {done.kept} events kept"
+    print(f"compaction with a retention of one day after {turns} hourly turns: {size} -> {after} bytes "
+          f"({folded}) in {ms(took)}")  # fmt: skip
 
 
 def bench_append(folder: Path, count: int) -> None:

@@ -5,9 +5,10 @@ API (others build on it, keep it stable):
 - `read_spine(path, offset=0, head=None, last_seq=0) -> SpineRead`: the events (unknown kinds skipped,
   old kinds migrated) and the problems found. Reading from `offset` with the `head` hash and `last_seq`
   seen so far continues a chain without rereading it (the index's catch-up).
-- `SpineWriter.open(agent_dir, timeout=…)`: takes the exclusive flock on `<agent dir>/lock`, waiting at
-  most `timeout` seconds before raising `LockTimeout`; `append(kind, data, turn=, key=, now=)` writes
-  one line, fsyncs it and returns its `Envelope`; `close()` releases the lock.
+- `SpineWriter` (`hz.session.writer`, re-exported here): the one writer, under the spine's flock.
+
+Lines are written in the compact line (`hz.session.compact`); lines of format 1 still read. A compacted
+spine starts with a `spine.compacted` line (`hz.session.compaction`, `hz.session.folded`).
 
 The lock and the index's pending marks are in `hz.session.lock` (re-exported here).
 
@@ -20,31 +21,24 @@ is frozen (`hz.session.frozen`) until `set_aside` moves the untrusted lines into
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from hashlib import sha256
 from pathlib import Path
-from typing import Any
 
 import orjson
 
-from hz.errors import HzError
-from hz.fsio import FILE_MODE, fsync_dir
-from hz.session.compact import Context, context_before, decode, encode
-from hz.session.envelope import ENVELOPE_VERSION, Envelope, EnvelopeError, envelope_from_dict, format_ts, line_hash
+from hz.session.compact import Context, context_before, decode
+from hz.session.envelope import ENVELOPE_VERSION, Envelope, EnvelopeError, envelope_from_dict
 from hz.session.folded import COMPACTED, kept_events
 from hz.session.kinds import KINDS, REQUIRED, missing_fields
-from hz.session.lock import LOCK, PENDING, SPINE, clear_pending, lock, mark_pending, pending, try_lock
+from hz.session.lock import LOCK, PENDING, SPINE, clear_pending, mark_pending, pending, try_lock
 from hz.session.migrate import MIGRATING, migrate, needs_migration
+from hz.session.spine_file import NotAFile, SpineError, open_spine
+from hz.session.writer import SpineWriter
 
-__all__ = ["LOCK", "PENDING", "SPINE", "Problem", "SpineError", "SpineRead", "SpineWriter", "clear_pending",
+__all__ = ["LOCK", "PENDING", "SPINE", "NotAFile", "Problem", "SpineError", "SpineRead", "SpineWriter", "clear_pending",
            "mark_pending", "parse_spine", "pending", "read_spine", "try_lock"]  # fmt: skip
 _PREFIX = "sha256:"  # line hashes, as hz.canonical.fingerprint_bytes writes them
-
-
-class SpineError(HzError):
-    """An event could not be appended (bad payload, unwritable file)."""
 
 
 @dataclass(frozen=True)
@@ -82,7 +76,7 @@ class SpineRead:
 
 def read_spine(path: Path | str, *, offset: int = 0, head: str | None = None, last_seq: int = 0) -> SpineRead:
     try:
-        fd = _open_spine(Path(path), os.O_RDONLY)
+        fd = open_spine(Path(path), os.O_RDONLY)
     except FileNotFoundError:
         return SpineRead(end=offset, head=head, last_seq=last_seq)
     except NotAFile as exc:  # read as a spine that breaks before its first line: the agent is frozen
@@ -94,38 +88,6 @@ def read_spine(path: Path | str, *, offset: int = 0, head: str | None = None, la
         handle.seek(offset)
         data = handle.read()
     return parse_spine(data, offset=offset, head=head, last_seq=last_seq, context=context)
-
-
-class NotAFile(Exception):
-    """Something other than a regular file hz wrote is where the spine belongs (a link, a FIFO, a folder)."""
-
-    def __init__(self, path: Path, kind: str) -> None:
-        super().__init__(f"{path.name} is {kind}, not a file hz wrote")
-        self.why = str(self)
-
-    def problem(self, seq: int, offset: int) -> Problem:
-        return Problem("broken", seq, offset, self.why)
-
-
-def _open_spine(path: Path, flags: int) -> int:
-    """The spine's descriptor, opened without following a link or waiting on a FIFO, and only when it
-    is a regular file: a link may lead to another agent's spine or to /dev/zero, a FIFO never ends."""
-    import errno
-    import stat
-
-    try:
-        fd = os.open(path, flags | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, FILE_MODE)
-    except OSError as exc:
-        kinds = {errno.ELOOP: "a symbolic link", errno.EISDIR: "a folder"}
-        if exc.errno not in kinds:
-            raise
-        raise NotAFile(path, kinds[exc.errno]) from None
-    mode = os.fstat(fd).st_mode
-    if stat.S_ISREG(mode):
-        return fd
-    os.close(fd)
-    shapes = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe"), (stat.S_ISSOCK, "a socket"))
-    raise NotAFile(path, next((kind for test, kind in shapes if test(mode)), "a device"))
 
 
 def parse_spine(
@@ -298,219 +260,3 @@ def _accept(result: SpineRead, held: Held) -> None:
         result.skipped += 1
         return
     result.events.append(envelope)
-
-
-# --- the writer ----------------------------------------------------------------------------------
-
-Listener = Callable[[Envelope, int, str], None]
-
-
-class SpineWriter:
-    """The one writer of a spine, holding its lock from `open` to `close`."""
-
-    def __init__(self, directory: Path, lock_fd: int, fd: int, *, created: bool, validate: bool) -> None:
-        self.directory = directory
-        self._lock_fd = lock_fd
-        self._fd = fd
-        self._created = created
-        self._validate = validate
-        self.size = 0
-        self.last_seq = 0
-        self.head: str | None = None
-        self.listeners: list[Listener] = []
-        self._repair: dict[str, Any] | None = None
-        self._context = Context()  # the compact stretch this writer continues (a new one at its first line)
-
-    @classmethod
-    def open(
-        cls,
-        directory: Path,
-        *,
-        timeout: float = 10.0,
-        validate: bool = True,
-        listeners: list[Listener] | None = None,
-        now: datetime | None = None,
-    ) -> SpineWriter:
-        """Lock, read the tail, cut a torn line off and record that (through `listeners` too)."""
-        lock_fd = lock(directory / LOCK, timeout)
-        try:
-            mark_pending(directory)
-            path = directory / SPINE
-            created = not os.path.lexists(path)
-            fd = _open_spine(path, os.O_RDWR | os.O_CREAT | os.O_APPEND)
-        except NotAFile as exc:
-            os.close(lock_fd)
-            from hz.session.frozen import FrozenSpine
-
-            raise FrozenSpine(directory.name, exc.problem(1, 0).render()) from None
-        except BaseException:
-            os.close(lock_fd)
-            raise
-        writer = cls(directory, lock_fd, fd, created=created, validate=validate)
-        try:
-            writer.listeners.extend(listeners or [])
-            writer._load_tail()
-            if writer._repair is not None:
-                writer.append("spine.repaired", writer._repair, now=now)
-                writer._repair = None
-        except BaseException:
-            writer.close()
-            raise
-        return writer
-
-    def close(self) -> None:
-        if self._fd >= 0:
-            os.close(self._fd)
-            os.close(self._lock_fd)  # closing the descriptor releases the flock
-            self._fd = self._lock_fd = -1
-
-    def __enter__(self) -> SpineWriter:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def append(
-        self,
-        kind: str,
-        data: dict[str, Any] | None = None,
-        *,
-        turn: str | None = None,
-        key: str | None = None,
-        now: datetime | None = None,
-    ) -> Envelope:
-        payload = _validated(kind, data or {}) if self._validate else dict(data or {})
-        moment = now if now is not None else datetime.now(UTC)
-        envelope = Envelope(self.last_seq + 1, format_ts(moment), self.head, kind, payload, turn, key)
-        try:
-            line = encode(envelope, moment, self._context)
-            _write_all(self._fd, line + b"\n")
-        except BaseException:
-            self._context.reset()  # what was written is not known: the next line starts a stretch
-            raise
-        os.fdatasync(self._fd)
-        if self._created:  # the new file's directory entry must be durable too, once
-            fsync_dir(self.directory)
-            self._created = False
-        self.size += len(line) + 1
-        self.last_seq, self.head = envelope.seq, line_hash(line)
-        for listener in self.listeners:
-            listener(envelope, self.size, self.head)
-        return envelope
-
-    def set_aside(self, end: int, keep: Path, *, now: datetime | None = None) -> bytes:
-        """Move every byte after `end` into the new file `keep` (0600), cut the spine there, record it.
-
-        `end` is where the trusted lines stop (`SpineRead.end`). The moved bytes are durable in `keep`
-        before the spine loses them; `spine.repaired` then continues the chain from the last kept line.
-        """
-        size = os.fstat(self._fd).st_size
-        tail = os.pread(self._fd, size - end, end)
-        _write_new(keep, tail)
-        os.ftruncate(self._fd, end)
-        os.fsync(self._fd)
-        self.size, self.head, self.last_seq = end, None, 0
-        self._load_tail()
-        self.append(
-            "spine.repaired", {"offset": end, "dropped_bytes": len(tail), "dropped_hash": line_hash(tail)}, now=now
-        )
-        return tail
-
-    def replace(self, data: bytes) -> None:
-        """Replace the whole spine by `data` atomically (`hz.session.compaction`), and go on after it."""
-        from hz.fsio import atomic_write
-
-        atomic_write(self.directory / SPINE, data)
-        os.close(self._fd)
-        self._fd = _open_spine(self.directory / SPINE, os.O_RDWR | os.O_APPEND)
-        self.size, self.head, self.last_seq = 0, None, 0
-        self._load_tail()
-
-    def _load_tail(self) -> None:
-        self._context.reset()
-        size = os.fstat(self._fd).st_size
-        end, last_line = _last_line(self._fd, size)
-        if end < size:
-            self._cut(end, size)
-        self.size = end
-        if last_line is None:
-            return
-        self.head = line_hash(last_line)
-        seq = _seq_of(last_line)
-        self.last_seq = seq if seq is not None else _highest_seq(self.directory / SPINE)
-
-    def _cut(self, end: int, size: int) -> None:
-        torn = os.pread(self._fd, size - end, end)
-        os.ftruncate(self._fd, end)
-        os.fsync(self._fd)
-        self._repair = {"offset": end, "dropped_bytes": size - end, "dropped_hash": line_hash(torn)}
-
-
-def _validated(kind: str, data: dict[str, Any]) -> dict[str, Any]:
-    from pydantic import ValidationError
-
-    from hz.session.vocabulary import validate_payload
-
-    try:
-        return validate_payload(kind, data)
-    except (ValueError, ValidationError) as exc:
-        raise SpineError(f"refused to append {kind}: {_first_error(exc)}") from None
-
-
-def _first_error(exc: Exception) -> str:
-    errors = getattr(exc, "errors", None)
-    if callable(errors):
-        first = errors()[0]
-        loc = ".".join(str(part) for part in first["loc"])
-        return f"{loc}: {first['msg']}" if loc else str(first["msg"])
-    return str(exc)
-
-
-def _write_new(path: Path, data: bytes) -> None:
-    """A new private file holding `data`, durable with its directory entry; never overwrites one."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, FILE_MODE)
-    try:
-        _write_all(fd, data)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    fsync_dir(path.parent)
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        written = os.write(fd, view)
-        view = view[written:]
-
-
-def _last_line(fd: int, size: int) -> tuple[int, bytes | None]:
-    """(offset after the last newline, the last complete line) reading backwards in chunks."""
-    chunk = 65536
-    start = size
-    tail = b""
-    while start > 0:
-        start = max(0, start - chunk)
-        tail = os.pread(fd, size - start, start)
-        last_nl = tail.rfind(b"\n")
-        if last_nl < 0:
-            continue
-        before = tail.rfind(b"\n", 0, last_nl)
-        if before >= 0 or start == 0:
-            return start + last_nl + 1, tail[before + 1 : last_nl]
-    return 0, None
-
-
-def _seq_of(line: bytes) -> int | None:
-    """The seq a line of either format holds, None when it holds none."""
-    try:
-        raw = orjson.loads(line)
-    except orjson.JSONDecodeError:
-        return None
-    seq = raw.get("n", raw.get("seq")) if type(raw) is dict else None
-    return seq if type(seq) is int and seq >= 1 else None
-
-
-def _highest_seq(path: Path) -> int:
-    seqs = (_seq_of(raw) for raw in path.read_bytes().split(b"\n")[:-1])
-    return max((seq for seq in seqs if seq is not None), default=0)

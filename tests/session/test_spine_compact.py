@@ -180,12 +180,16 @@ def test_a_changed_compact_line_breaks_the_chain_there_and_the_rest_before_it_re
 # --- compaction ------------------------------------------------------------------------------------------
 
 
-def _live_rows(home: Path) -> dict[str, list[Any]]:
-    """The index's rows that carry the agent's state (not the history of turns older than the retention)."""
+def _live_rows(home: Path, *, rebuild: bool = True) -> dict[str, list[Any]]:
+    """The index's rows that carry the agent's state (not the history of turns older than the retention),
+    rebuilt from the spine or (`rebuild=False`) as the index caught up with it."""
     from hz.session.index import Index
 
     with Index.open(home / "heinzel") as index:
-        index.rebuild()
+        if rebuild:
+            index.rebuild()
+        else:
+            index.refresh(full=True)
         db = index.db
         return {
             table: [tuple(row) for row in db.execute(f"SELECT * FROM {table} ORDER BY 1, 2")]
@@ -198,7 +202,7 @@ def test_compaction_bounds_the_spine_by_its_retention_and_keeps_the_agents_state
 
     directory = tmp_path / "heinzel" / AGENT
     sizes = _drafted_turns(tmp_path, 60)  # hourly: 60 hours
-    before_rows = _live_rows(tmp_path)
+    before_rows = _live_rows(tmp_path)  # and the index has read the whole spine
     before = read_spine(directory / SPINE)
     late = FRIDAY + timedelta(hours=60)  # a retention of one day keeps the turns of the last 24 hours
     with SpineWriter.open(directory) as writer:
@@ -219,6 +223,7 @@ def test_compaction_bounds_the_spine_by_its_retention_and_keeps_the_agents_state
         for a, b in zip([e for e in after.events if e.seq > first.seq], [e for e in before.events if e.seq > first.seq],
                         strict=True)
     )  # fmt: skip
+    assert _live_rows(tmp_path, rebuild=False) == before_rows  # the index that had read the old spine follows
     assert _live_rows(tmp_path) == before_rows
     assert (directory / SPINE).stat().st_size < 26 * max(sizes)  # bounded by a day of turns, not 60 hours
     with SpineWriter.open(directory) as writer:  # nothing more to fold: it changes nothing
@@ -261,3 +266,24 @@ def test_hz_heinzel_prune_compacts_the_spines_past_the_retention(hz: Any, tmp_pa
     assert read_spine(spine).problems == []
     assert hz("heinzel", "reindex").out == "rebuilt the index from 1 spine(s)\n"
     assert json.loads(hz("heinzel", "prune", "--json").out)["compacted"] == []
+
+
+def test_an_old_spine_is_compacted_and_its_lines_after_the_fold_are_written_compact(tmp_path: Path) -> None:
+    from hz.session.compaction import compact
+
+    directory = tmp_path / "heinzel" / AGENT
+    _drafted_turns(tmp_path, 30)
+    events = read_spine(directory / SPINE).events
+    prev, old = None, []
+    for envelope in events:  # the same events as hz wrote them before the compact line
+        line = format_line(envelope._replace(prev=prev))
+        prev = line_hash(line)
+        old.append(line + b"\n")
+    (directory / SPINE).write_bytes(b"".join(old))
+    before_rows = _live_rows(tmp_path)
+    with SpineWriter.open(directory) as writer:
+        assert compact(writer, now=FRIDAY + timedelta(hours=30), retention_days=1) is not None
+    lines = (directory / SPINE).read_bytes().split(b"\n")[:-1]
+    assert all("v" not in orjson.loads(line) for line in lines)
+    assert read_spine(directory / SPINE).problems == []
+    assert _live_rows(tmp_path) == before_rows

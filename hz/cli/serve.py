@@ -7,7 +7,10 @@ import os
 import click
 
 HOST = click.option(
-    "--host", default="127.0.0.1", show_default=True, type=click.Choice(["127.0.0.1", "::1", "localhost"]),
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    type=click.Choice(["127.0.0.1", "::1", "localhost"]),
     help="A loopback address to listen on.",
 )
 PORT = click.option("--port", default=8765, show_default=True, type=click.IntRange(0, 65535),

@@ -305,10 +305,11 @@ CODES: tuple[Code, ...] = (
         "A draft.placed whose hash is not sha256 of the file at its asset's path on the draft branch commit "
         "that names its key (`Hz-Draft:`): the hook compares with the branch pushed with it, `hz state lint` "
         "with the draft commits hz wrote that the clone has. An unchecked hash is 256 chosen bits.",
-        _story("a draft.placed with hash sha256:5072…, pushed with hz/draft/<id>/report whose reports/w45.md "
-               "hashes to sha256:9f86…"),
-        "Nothing hz wrote: hz hashes the file it commits. Refuse the pusher, and let the tick place the draft "
-        "again.",
+        _story(
+            "a draft.placed with hash sha256:5072…, pushed with hz/draft/<id>/report whose reports/w45.md "
+            "hashes to sha256:9f86…"
+        ),
+        "Nothing hz wrote: hz hashes the file it commits. Refuse the pusher, and let the tick place the draft again.",
         proof="tests",
     ),
     Code(
@@ -336,8 +337,10 @@ CODES: tuple[Code, ...] = (
         "something else: it added or changed an event, its line does not match what it moved, it moved a "
         "pending draft or a fate without its draft, or its horizon is newer than a week ago or older than "
         "the last one.",
-        _story("an archive step that deletes a draft.placed nobody decided, or whose line counts 3 events "
-               "of 2026-10 where it moved 2"),
+        _story(
+            "an archive step that deletes a draft.placed nobody decided, or whose line counts 3 events "
+            "of 2026-10 where it moved 2"
+        ),
         "Nothing hz wrote: refuse the pusher and run `hz state compact`, which builds the step from the tip.",
         proof="tests",
     ),

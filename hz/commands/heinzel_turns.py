@@ -33,9 +33,7 @@ def chat_command(
     return _print(out, result["said"])
 
 
-def retry_command(
-    out: TextIO, name: str, hint: str, *, environ: Mapping[str, str], now: datetime | None = None
-) -> int:
+def retry_command(out: TextIO, name: str, hint: str, *, environ: Mapping[str, str], now: datetime | None = None) -> int:
     from hz.ops import Context, turns
     from hz.ops.models_actions import RetryRequest
 

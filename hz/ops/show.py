@@ -33,8 +33,20 @@ from hz.session.store import Store
 from hz.spend.day import ledger_day
 
 _AMENDMENT = ("amendment_id", "by_whom", "base_version", "status", "version", "sentence")
-_TURN = ("turn", "started_at", "cause", "status", "step", "disposition", "reason", "usd", "report", "cap", "flags",
-         "seq")
+_TURN = (
+    "turn",
+    "started_at",
+    "cause",
+    "status",
+    "step",
+    "disposition",
+    "reason",
+    "usd",
+    "report",
+    "cap",
+    "flags",
+    "seq",
+)
 
 
 def _key(draft: Row) -> str:

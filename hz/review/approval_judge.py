@@ -207,9 +207,7 @@ class Judge:
 
         approved = self.main.file_at(point, self.path)
         parent = self.main.first_parent(point)
-        if approved is None or (
-            not merged and parent is not None and self.main.file_at(parent, self.path) == approved
-        ):
+        if approved is None or (not merged and parent is not None and self.main.file_at(parent, self.path) == approved):
             # it did not bring the path anywhere (a trailer on some other commit, a deletion). A merge of the
             # draft (the forge's of its pull request, a merge commit holding the draft commit) is judged even
             # so: someone (an outsider pasting the text first) may have brought the path there before it

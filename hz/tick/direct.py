@@ -78,6 +78,8 @@ def session(
         journal = Journal(writer, clock)
         deps = make_deps(store, plan, config.heinzel, environ=environ, now=now, runner=runner, clock=clock)
         yield AgentWork(journal, Candidate(str(row["id"]), dict(row), plan), deps, store=store, now=now, team=team)
+
+
 def _team(root: Path | None, environ: Mapping[str, str], plan: Any, handle: str | None) -> Any:
     """The team of a team contract's turn (hz.tick.team.Team, its one fetch done), or None where the
     repository keeps no team state. A remote that cannot be reached is an error: a team turn never runs

@@ -79,9 +79,7 @@ def login(request: Request) -> Response:
             status_code=401,
         )
     response = RedirectResponse("/", status_code=303)
-    response.set_cookie(
-        cookie_name(request.app.state.port), keys.session, httponly=True, samesite="strict", path="/"
-    )
+    response.set_cookie(cookie_name(request.app.state.port), keys.session, httponly=True, samesite="strict", path="/")
     return response
 
 

@@ -49,9 +49,7 @@ def page(request: Request, template: str, status: int = 200, **values: Any) -> H
 
     keys = request.app.state.keys
     notice = NOTICES.get(request.query_params.get("notice", ""))  # a known word only, never the query's text
-    text = environment().get_template(template).render(
-        csrf=keys.csrf(), path=request.url.path, notice=notice, **values
-    )
+    text = environment().get_template(template).render(csrf=keys.csrf(), path=request.url.path, notice=notice, **values)
     text = scrub(text)
     return HTMLResponse(text, status_code=status)
 

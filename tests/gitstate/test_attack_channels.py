@@ -132,7 +132,6 @@ def test_a_version_main_has_passes_and_one_past_main_s_count_plus_one_is_refused
     assert hz("state", "lint").out == "hz/state: clean\n"
 
 
-
 def test_readers_ignore_a_receipt_of_a_draft_main_never_had_the_version_of(team: Team) -> None:
     """On a remote without the hook a forged v9 draft and its approval may land: the receipt rule the
     readers apply (hz.gitstate.receipts) refuses the approval by the same words as the hook."""

@@ -157,9 +157,15 @@ def draft(asset: str, token: int = 1, slot: str = SLOT) -> Event:
 
 
 GOOD_DRAFT = draft("state:reports/2026-10-30.md")
-V9_DRAFT = Event.make("draft.placed", id=AGENT, key=GOOD_DRAFT.key.replace("@v1@", "@v9@"), ts=SLOT, lease=AGENT,
-                      token=1, data=DraftPlaced.model_validate({**GOOD_DRAFT.data,
-                                                                "key": GOOD_DRAFT.key.replace("@v1@", "@v9@")}))
+V9_DRAFT = Event.make(
+    "draft.placed",
+    id=AGENT,
+    key=GOOD_DRAFT.key.replace("@v1@", "@v9@"),
+    ts=SLOT,
+    lease=AGENT,
+    token=1,
+    data=DraftPlaced.model_validate({**GOOD_DRAFT.data, "key": GOOD_DRAFT.key.replace("@v1@", "@v9@")}),
+)
 AMENDED = Event.make("contract.amended", id=AGENT, key=f"{AGENT}@v2", ts=SLOT, lease=AGENT, token=1,
                      data=ContractAmended(version=10**12, fingerprint=sha("c")))  # fmt: skip
 

@@ -33,9 +33,7 @@ def test_a_newer_personal_draft_of_the_same_key_supersedes_the_older_one(repo: P
     (repo / "notes" / "09.md").unlink()  # the superseded page is no longer under review: no fate to read
     assert fates(tick(root=repo, now=NINE + timedelta(hours=1, minutes=5)).woken) == []
     (repo / "notes" / "10.md").unlink()  # the newest of its key is: deleting it rejects it
-    assert fates(tick(root=repo, now=NINE + timedelta(hours=1, minutes=10)).woken) == [
-        ("rejected", "file:notes/10.md")
-    ]
+    assert fates(tick(root=repo, now=NINE + timedelta(hours=1, minutes=10)).woken) == [("rejected", "file:notes/10.md")]
     # the next day is another key: its 09:00 draft waits beside nothing, and deleting it rejects it
     tick(root=repo, now=NINE + timedelta(days=1))
     (repo / "notes" / "09.md").unlink()

@@ -50,8 +50,14 @@ def test_the_timeline_comes_a_page_at_a_time_from_the_index(hz: Hz) -> None:
     an_agent_with_turns(5)
     whole = show_agent(Context(), ShowRequest(name="pages"))["agent"]
     shown = [(t["turn"], t["status"], t["report"]) for t in whole["timeline"]]
-    assert shown == [("t0", "finished", "turn 0"), ("t1", "finished", "turn 1"), (None, "skipped", None),
-                     ("t2", "finished", "turn 2"), ("t3", "finished", "turn 3"), ("t4", "finished", "turn 4")]
+    assert shown == [
+        ("t0", "finished", "turn 0"),
+        ("t1", "finished", "turn 1"),
+        (None, "skipped", None),
+        ("t2", "finished", "turn 2"),
+        ("t3", "finished", "turn 3"),
+        ("t4", "finished", "turn 4"),
+    ]
     assert (whole["timeline_total"], whole["timeline_older"]) == (6, False)
     assert whole["timeline"][0]["flags"] == ["no-usage"] and whole["timeline"][2]["cap"] == CAP
     assert whole["summary"] is not None and whole["summary"]["wants"] == "short ones"

@@ -79,7 +79,6 @@ def team_day(repo: Path) -> None:
 def test_a_person_uses_the_pages(hz: Hz, repo: Path, served: Served, browser: Any) -> None:
     from selenium.webdriver.common.by import By
 
-
     agent = agent_with_draft(hz, repo)
     agent_with_draft(hz, repo, "standup")
     browser.get(served.login)

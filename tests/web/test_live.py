@@ -117,4 +117,3 @@ def test_the_list_stream_sends_only_what_changed(hz: Hz, repo: Path, served: Ser
 def test_an_unknown_agent_has_no_stream(served: Served) -> None:
     answer = httpx.get(f"{served.base}/events/heinzel/nobody", headers=served.bearer)
     assert answer.status_code == 404
-

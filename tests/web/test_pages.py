@@ -94,5 +94,8 @@ def test_the_openapi_document_names_every_operation(served: Served) -> None:
     assert {op["operationId"] for path in document["paths"].values() for op in path.values()} == set(OPERATIONS)
     show = document["paths"]["/api/v1/heinzel_show"]["get"]
     assert [(p["name"], p["required"]) for p in show["parameters"]] == [
-        ("name", True), ("turns", False), ("before", False), ("verify", False)
+        ("name", True),
+        ("turns", False),
+        ("before", False),
+        ("verify", False),
     ]

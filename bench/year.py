@@ -11,7 +11,7 @@ Event paths come from `hz.gitstate.layout.event_path` and draft branches from `h
 history follows the layout hz writes.
 
 Then, on each remote, with real `hz` processes (the offline runner drafts), after the team's `hz state
-compact` (`--keep 35`, or 7 where the history is shorter than two months) from a member's whole clone:
+compact` (its default keep, what a team runs) from a member's whole clone:
 - priya's drafting tick of 10 slots (her clone made as the tick workflow makes one: main, then the tips),
   its guarded push (the git push it made, timed by a `git` shim), an idle tick after it;
 - an Actions run: the tick workflow's checkout and steps, then its first tick (adopting every contract):
@@ -296,12 +296,6 @@ def workflow_checkout(url: str, clone: Path) -> None:
             subprocess.run(["bash", "-e", "-c", step["run"]], cwd=clone, env=env, check=True, capture_output=True)
 
 
-def first_hour(bare: Path) -> datetime:
-    """When the remote's main began (the history starts an hour after it)."""
-    when = git("--git-dir", str(bare), "log", "-1", "--format=%ct", "refs/heads/main").strip()
-    return datetime.fromtimestamp(int(when), UTC)
-
-
 def clone_bytes(clone: Path) -> int:
     return sum(p.stat().st_size for p in (clone / ".git" / "objects").rglob("*") if p.is_file())
 
@@ -325,9 +319,8 @@ def measure(base: Path, name: str, url: str, bare: Path) -> dict[str, str]:
     # a member's whole clone: the team's weekly `hz state compact` runs there first, the lint at the end
     whole = folder / "whole"
     git("clone", "-q", url, str(whole))
-    keep = "35" if (END - first_hour(bare)).days > 60 else "7"
-    took, done = hz(["state", "compact", "--keep", keep], whole, environ(folder / "whole-hz"))
-    out["hz state compact (once)"] = f"{took:.2f} s, --keep {keep}: {done.stdout.strip()[-60:] or done.stderr[-90:]}"
+    took, done = hz(["state", "compact"], whole, environ(folder / "whole-hz"))  # the default keep, as a team runs it
+    out["hz state compact (once)"] = f"{took:.2f} s: {done.stdout.strip()[-60:] or done.stderr[-90:]}"
     priya = folder / "priya"
     workflow_checkout(url, priya)
     env = environ(folder / "priya-hz", HZ_HANDLE="@priya")

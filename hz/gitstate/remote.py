@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from hz.config import private_home
 from hz.fsio import private_dir
 from hz.gitstate import objects
+from hz.gitstate.layout import LEASE_PREFIX
 from hz.gitstate.remote_spec import check_remote, redact_url
 from hz.gitstate.transport import Git, TransportError
 from hz.secrets import count_url_credentials
@@ -48,6 +49,9 @@ class TeamRemote:
         # fetched whole, so a ref under one that it did not see is known to be absent
         self.seen: dict[str, str | None] | None = None
         self.seen_prefixes: tuple[str, ...] = ()
+        # an Actions run's clone that takes the tips of hz/state and the leases, not their history
+        # (hz.review.sync.fetch_view): a lease fetched on its own is then its tip alone too
+        self.tips_only = False
 
     def _url(self) -> str:
         """The URL git reaches: the remote as given, or the URL configured for a remote of that name."""
@@ -107,8 +111,9 @@ class TeamRemote:
 
         The snapshot of the tick's fetch is over from then on: its looks would mix two moments."""
         self.seen, self.seen_prefixes = None, ()
+        depth = 1 if self.tips_only and ref.startswith(LEASE_PREFIX) else None
         try:
-            self.git.fetch(self.remote, [f"+{ref}:{self.tracking(ref)}"])
+            self.git.fetch(self.remote, [f"+{ref}:{self.tracking(ref)}"], depth=depth)
         except TransportError as exc:
             if "couldn't find remote ref" not in exc.message:
                 raise

@@ -14,9 +14,12 @@ consistent advertisement; the lease push that follows is guarded by the lease ti
 stale during the tick costs a refused push, never a second run), approvals compare drafts with `main`.
 
 An Actions run whose clone has no copy of `hz/state` yet (the tick workflow checks out main alone) first
-takes the newest commit of `hz/state` and of each lease alone (`take_tips`): their history is never read
-by a tick, and after a year it is most of what the remote holds. A member's clone is never cut short: the
-lint and a member's readers of history run there.
+takes the newest commit of `hz/state` alone (`take_tips`): its history is never read by a tick, and after a
+year it is most of what the remote holds. Such a run fetches no lease in its first fetch: once the tick
+knows which team contracts are due, it takes the tips of their leases alone, with `hz/state` again in the
+same fetch so the claims read one snapshot (`bring_leases`); a lease it did not bring reads as not looked
+at, and the claim that needs it fetches it first. A member's clone is never cut short: the lint and a
+member's readers of history run there.
 
 A missing `main` or `hz/state` is normal on a new remote: the globs never fail, and a missing `main`
 is asked again as `master`, then left out (a second process only then).
@@ -26,13 +29,13 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
-from hz.gitdir import holds_ref
-from hz.gitstate.layout import LEASE_PREFIX, STATE_REF
+from hz.gitdir import git_dir, holds_ref
+from hz.gitstate.layout import LEASE_PREFIX, STATE_REF, lease_ref
 from hz.gitstate.remote import TeamRemote
 from hz.gitstate.shapes import MAX_KEY
 from hz.gitstate.transport import TransportError
@@ -113,9 +116,12 @@ def fetch_view(team: TeamRemote) -> TeamView:
     """Fetch and read the view; the remote then answers its looks (`TeamRemote.current`) from it.
 
     Git alone, no pygit2 or pydantic: an idle tick pays this fetch and one local listing, nothing heavy."""
-    if team.in_actions and not holds_state(team):
-        take_tips(team)
-    globs = [f"+{prefix}*:{team.tracking(prefix)}*" for prefix in (HZ_BRANCHES, LEASE_PREFIX)]
+    if team.in_actions:
+        team.tips_only = not holds_state(team) or is_shallow(team.root)
+        if not holds_state(team):
+            take_tips(team)
+    prefixes = (HZ_BRANCHES,) if team.tips_only else (HZ_BRANCHES, LEASE_PREFIX)
+    globs = [f"+{prefix}*:{team.tracking(prefix)}*" for prefix in prefixes]
     main_ref: str | None = None
     for candidate in (*MAIN_REFS, None):
         specs = globs if candidate is None else [f"+{candidate}:{team.tracking(candidate)}", *globs]
@@ -128,7 +134,9 @@ def fetch_view(team: TeamRemote) -> TeamView:
         main_ref = candidate
         break
     view = read_view(team, main_ref)
-    team.seen, team.seen_prefixes = view.tips(), (HZ_BRANCHES, LEASE_PREFIX)
+    team.seen, team.seen_prefixes = view.tips(), prefixes
+    if team.tips_only:  # copies an earlier command of this run brought: not of this snapshot
+        team.seen = {ref: tip for ref, tip in team.seen.items() if not ref.startswith(LEASE_PREFIX)}
     return view
 
 
@@ -138,20 +146,61 @@ def holds_state(team: TeamRemote) -> bool:
     return holds_ref(team.root, (team.tracking(STATE_REF), "refs/remotes/*/hz/state")) is not False
 
 
-def take_tips(team: TeamRemote) -> None:
-    """The newest commit of `hz/state` and of each lease alone, into hz's copies, for an Actions run's clone
-    that has none.
+def is_shallow(root: Path) -> bool:
+    """Whether the clone at `root` holds some history from a shallow boundary on (git's `shallow` file)."""
+    folder = git_dir(root)
+    return folder is not None and (folder / "shallow").is_file()
 
-    An Actions run checks out `main` alone and starts from nothing every time: `hz/state` and the lease
-    chains grow by every slot the team ever ran, and none of that history is read by a tick (receipts and
-    leases are read at their tips, and a push only needs the tip it builds on). The fetch that follows
-    then brings only what is newer than these tips. A remote without `hz/state` yet has nothing to take."""
-    specs = [f"+{STATE_REF}:{team.tracking(STATE_REF)}", f"+{LEASE_PREFIX}*:{team.tracking(LEASE_PREFIX)}*"]
+
+def take_tips(team: TeamRemote) -> None:
+    """The newest commit of `hz/state` alone, into hz's copy, for an Actions run's clone that has none.
+
+    An Actions run checks out `main` alone and starts from nothing every time: `hz/state` grows by every
+    slot the team ever ran, and none of that history is read by a tick (receipts are read at the tip, and
+    a push only needs the tip it builds on). The fetch that follows then brings only what is newer than
+    this tip. A remote without `hz/state` yet has nothing to take."""
     try:
-        team.git.fetch(team.remote, specs, depth=TIPS_DEPTH)
+        team.git.fetch(team.remote, [f"+{STATE_REF}:{team.tracking(STATE_REF)}"], depth=TIPS_DEPTH)
     except TransportError as exc:
         if "couldn't find remote ref" not in exc.message:
             raise
+
+
+def bring_leases(team: TeamRemote, lease_ids: Iterable[str]) -> None:
+    """Add the leases `lease_ids` (the tick's due team contracts) to the snapshot of a clone that takes tips
+    alone (`fetch_view`): one fetch of their tips, `hz/state` fetched again with them.
+
+    Why `hz/state` again: a claim reads whether the slot ended on `hz/state` and who holds the lease, and
+    the two must be one moment. A lease read after the receipts could show a slot released by a member
+    whose `turn.finished` the older `hz/state` does not show yet: the slot would run twice. A lease that
+    does not exist reads as absent (a contract never run); one not asked for here stays unknown, and the
+    claim that needs it fetches it itself (hz.gitstate.lease.read_lease), so nothing is claimed blind.
+    Each lease is asked for by a pattern that names it whole, since naming a ref the remote lacks fails
+    the whole fetch. Nothing to do in a member's clone, whose one fetch brought every lease."""
+    # no hz/state yet (a new remote): the claims fetch what they read, since a shallow fetch whose patterns
+    # match nothing fails without a word
+    if not team.tips_only or team.seen is None or team.seen.get(STATE_REF) is None:
+        return
+    wanted = sorted({lease_ref(lease_id) for lease_id in lease_ids} - set(team.seen))
+    if not wanted:
+        return
+    specs = [f"+{STATE_REF}:{team.tracking(STATE_REF)}", *(f"+{ref}*:{team.tracking(ref)}*" for ref in wanted)]
+    try:
+        team.git.fetch(team.remote, specs, prune=True, depth=TIPS_DEPTH)
+    except TransportError as exc:
+        if "couldn't find remote ref" not in exc.message:
+            raise
+        return  # hz/state went away meanwhile: each claim fetches what it reads
+    copies = [team.tracking(ref) for ref in (STATE_REF, *wanted)]
+    listed = team.git.run("for-each-ref", "--format=%(refname)%00%(objectname)%00%(objecttype)", "--", *copies)
+    rows = [line.split("\0") for line in listed.stdout.splitlines()]
+    found = {row[0]: (row[1], row[2]) for row in rows if len(row) == 3}
+    seen = dict(team.seen)
+    oid, kind = found.get(team.tracking(STATE_REF), (None, None))
+    seen[STATE_REF] = oid if kind == "commit" else None
+    # the object itself, as `read_view` has it: a tag there is a damaged lease, not the commit inside
+    seen.update({ref: found[team.tracking(ref)][0] if team.tracking(ref) in found else None for ref in wanted})
+    team.seen = seen
 
 
 # one record per ref: name, object, its type, commit time, its trailers unfolded (for a commit)

@@ -63,6 +63,11 @@ def run_tick(
     if team is not None:  # every lease this tick's turns need, in one push before any of them spends
         from hz.tick.team_batch import claim_due
 
+        if team.remote.tips_only:  # an Actions run's clone has no lease yet: the due contracts' alone
+            from hz.review.sync import bring_leases
+            from hz.tick.team_due import due_leases
+
+            bring_leases(team.remote, due_leases(team, candidates, now))
         claim_due(team, candidates, budget, now, {str(row["agent"]) for row in store.index.running_turns()})
     clock = running_from(now)  # events are stamped when they happen, from the tick's moment on
     for candidate in candidates:

@@ -1,12 +1,13 @@
 """The model runner: one think step through pydantic-ai, under a hard USD cap and the turn's token ceiling.
 
-Every model request pydantic-ai makes goes through `_GatedModel`, a wrapper around the provider's model.
-Before the request leaves it reserves the request's worst case (`hz.runners.spend`): its input bounded
-at one token per UTF-8 byte plus the provider's framing, at the input price, and an answer of at most
-the configured output tokens at the output price. The grant it gets (from the turn's cap here and the
-durable spend ledger when the turn hands one in) decides the answer's `max_tokens`, which is set on the
-request, so the worst case fits the grant. After the reply it settles the reservation to the reported
-usage, priced; an over-report or a missing report is flagged (`hz.runners.spend.judge`).
+Every model request pydantic-ai makes goes through `hz.runners.gated_model.GatedModel`, a wrapper around
+the provider's model. Before the request leaves it reserves the request's worst case (`hz.runners.spend`):
+its input bounded at one token per UTF-8 byte plus the provider's framing (`hz.runners.request_size`), at
+the input price, and an answer of at most the configured output tokens at the output price. The grant it
+gets (from the turn's cap here and the durable spend ledger when the turn hands one in) decides the
+answer's `max_tokens`, which is set on the request, so the worst case fits the grant. After the reply it
+settles the reservation to the reported usage, priced; an over-report or a missing report is flagged
+(`hz.runners.spend.judge`).
 
 The turn's token ceiling (`max_tokens`, all requests together) is checked before each request too,
 against the reported tokens so far and an estimate of what the request sends.
@@ -19,36 +20,28 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import json
 import warnings
-from collections.abc import AsyncIterator, Callable, Sequence
-from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from pydantic_ai import Agent, ModelRetry, NativeOutput, PromptedOutput, Tool, ToolOutput
 from pydantic_ai.exceptions import (
     AgentRunError,
     ModelAPIError,
-    ModelHTTPError,
     UnexpectedModelBehavior,
     UsageExtractionFailedWarning,
     UsageLimitExceeded,
     UsageLimitUnavailableWarning,
     UserError,
 )
-from pydantic_ai.messages import ModelMessage, ModelResponse
-from pydantic_ai.models import Model, ModelRequestParameters, StreamedResponse
-from pydantic_ai.models.wrapper import WrapperModel
-from pydantic_ai.settings import ModelSettings
-from pydantic_ai.tools import RunContext
+from pydantic_ai.messages import ModelMessage
+from pydantic_ai.models import Model, ModelRequestParameters
 from pydantic_ai.usage import RequestUsage, RunUsage, UsageLimits
 
 from hz.errors import HzError
 from hz.runners import conversation
 from hz.runners.base import (
     BudgetExceeded,
-    Grant,
     RunnerError,
     RunnerFailed,
     RunnerNotConfigured,
@@ -58,12 +51,13 @@ from hz.runners.base import (
     ToolSpec,
     Usage,
 )
+from hz.runners.gated_model import GatedModel, Reservation
 from hz.runners.outcome import Outcome, outcome_problems
 from hz.runners.pricing import Price
+from hz.runners.request_size import measure
 from hz.runners.spend import (
     MIN_ANSWER_TOKENS,
     Purse,
-    input_bound,
     input_usd,
     judge,
     output_limit,
@@ -73,7 +67,6 @@ from hz.runners.wire import WireOutcome
 
 _Agent = Agent[None, WireOutcome]
 
-CHARS_PER_TOKEN = 3  # the token ceiling's estimate: fewer than the usual ~4, so that it errs on the safe side
 DEFAULT_REQUEST_LIMIT = 50
 
 
@@ -199,7 +192,7 @@ class _Think:
 
     def _agent(self) -> _Agent:
         agent: _Agent = Agent(
-            _GatedModel(self.runner.model, self),
+            GatedModel(self.runner.model, self),
             output_type=_output_spec(self.runner.output),
             tools=[_pydantic_tool(spec) for spec in self.request.tools],
             retries={"output": 2, "tools": 1},
@@ -217,7 +210,7 @@ class _Think:
             raise ModelRetry("; ".join(problems))
         return wire
 
-    def reserve(self, messages: Sequence[ModelMessage], params: ModelRequestParameters) -> _Reservation:
+    def reserve(self, messages: Sequence[ModelMessage], params: ModelRequestParameters) -> Reservation:
         """Check the token ceiling, reserve the request's worst case and size its answer to the grant."""
         sent = measure(messages, self.request.instructions, params)
         room = self.request.max_tokens - self.tokens_used - sent.estimate
@@ -232,9 +225,9 @@ class _Think:
         inputs = input_usd(price, bound)
         most = min(self.runner.max_output_tokens, room)
         grant = self.purse.reserve(inputs + output_usd(price, MIN_ANSWER_TOKENS), inputs + output_usd(price, most))
-        return _Reservation(grant, bound, output_limit(price, grant.usd, inputs, most))
+        return Reservation(grant, bound, output_limit(price, grant.usd, inputs, most))
 
-    def settle(self, reservation: _Reservation, usage: RequestUsage) -> None:
+    def settle(self, reservation: Reservation, usage: RequestUsage) -> None:
         """Settle a reply: its reported usage priced, flagged when it is beyond the limits or missing."""
         flag = judge(
             usage.input_tokens, usage.output_tokens, input_limit=reservation.bound, output_asked=reservation.answer
@@ -261,118 +254,6 @@ class _Think:
             usage.requests,
             tuple(self.purse.flags),
         )
-
-
-@dataclass(frozen=True)
-class _Reservation:
-    grant: Grant
-    bound: int  # input tokens the request cannot exceed
-    answer: int  # the output limit set on the request
-
-
-class _GatedModel(WrapperModel):
-    """The provider's model with a reservation around each request: nothing leaves without a grant."""
-
-    def __init__(self, wrapped: Model, think: _Think) -> None:
-        super().__init__(wrapped)
-        self.think = think
-
-    async def request(
-        self, messages: list[ModelMessage], model_settings: ModelSettings | None, params: ModelRequestParameters
-    ) -> ModelResponse:
-        reservation = self.think.reserve(messages, params)
-        settings = _with_answer_limit(model_settings, reservation.answer)
-        try:
-            response = await self.wrapped.request(messages, settings, params)
-        except _MALFORMED as exc:  # the client library choked on the answer (an Anthropic answer without usage)
-            self._settle_failed(reservation, exc)
-            raise RunnerFailed(
-                f"the model endpoint answered in a shape hz cannot read: {type(exc).__name__}: {exc}"
-            ) from exc
-        except BaseException as exc:
-            self._settle_failed(reservation, exc)
-            raise
-        self.think.settle(reservation, response.usage)
-        return response
-
-    @asynccontextmanager
-    async def request_stream(
-        self,
-        messages: list[ModelMessage],
-        model_settings: ModelSettings | None,
-        params: ModelRequestParameters,
-        run_context: RunContext[Any] | None = None,
-    ) -> AsyncIterator[StreamedResponse]:
-        reservation = self.think.reserve(messages, params)
-        settings = _with_answer_limit(model_settings, reservation.answer)
-        try:
-            async with self.wrapped.request_stream(messages, settings, params, run_context) as stream:
-                yield stream
-        except BaseException as exc:
-            self._settle_failed(reservation, exc)
-            raise
-        self.think.settle(reservation, stream.usage)
-
-    def _settle_failed(self, reservation: _Reservation, exc: BaseException) -> None:
-        if isinstance(exc, ModelHTTPError):  # the endpoint refused the request: an error answer is not billed
-            self.think.purse.settle(reservation.grant, 0.0)
-        else:  # cut off in flight (timeout, cancel, lost connection): it may have been paid in full
-            self.think.purse.settle(reservation.grant, reservation.grant.usd, "no-usage")
-
-
-# What a client library raises on an answer that does not have the documented shape.
-_MALFORMED = (AttributeError, KeyError, IndexError, TypeError)
-
-
-def _with_answer_limit(settings: ModelSettings | None, answer: int) -> ModelSettings:
-    return {**(settings or {}), "max_tokens": answer}
-
-
-@dataclass(frozen=True)
-class Sent:
-    """What one request sends: its characters and UTF-8 bytes, in how many parts."""
-
-    chars: int
-    utf8_bytes: int
-    parts: int
-
-    @property
-    def estimate(self) -> int:
-        """A guess of its tokens for the token ceiling (a ceiling, not money: a guess will do)."""
-        return self.chars // CHARS_PER_TOKEN + 1
-
-    @property
-    def bound(self) -> int:
-        """At most how many tokens any endpoint may count it as (hz.runners.spend.input_bound)."""
-        return input_bound(self.utf8_bytes, self.parts)
-
-
-def measure(messages: Sequence[ModelMessage], instructions: str, params: ModelRequestParameters) -> Sent:
-    """What a request sends: its text, the instructions and the tool and output schemas."""
-    texts = [instructions]
-    for tool in [*params.function_tools, *params.output_tools]:
-        texts += [tool.name, tool.description or "", json.dumps(tool.parameters_json_schema, ensure_ascii=False)]
-    if params.output_object is not None:  # native or prompted output sends the schema apart from the tools
-        texts.append(json.dumps(params.output_object.json_schema, ensure_ascii=False))
-    template = getattr(params, "prompted_output_template", None)
-    if isinstance(template, str):
-        texts.append(template)
-    for message in messages:
-        instructions_part = getattr(message, "instructions", None)
-        if isinstance(instructions_part, str):
-            texts.append(instructions_part)
-        texts += [_part_text(part) for part in message.parts]
-    return Sent(sum(map(len, texts)), sum(len(t.encode("utf-8", "surrogatepass")) for t in texts), len(texts))
-
-
-def _part_text(part: Any) -> str:
-    for attribute in ("content", "args"):
-        value = getattr(part, attribute, None)
-        if isinstance(value, str):
-            return value
-        if value is not None:
-            return json.dumps(value, default=str, ensure_ascii=False)
-    return ""
 
 
 def _pydantic_tool(spec: ToolSpec) -> Tool[None]:

@@ -78,7 +78,7 @@ class AgentWork(NewCauses):
             # the question's time ran out: settled without an answer, so the agent no longer waits on it
             self.journal.append("question.answered", {"key": str(wait.on["key"])}, turn=open_turn.turn, key=None)
         if self._superseded(open_turn, wait):
-            from hz.turn.walk import abandon
+            from hz.turn.finish import abandon
 
             return self.entry("resumed", abandon(self.journal, open_turn, plan, self.deps, reason="superseded"))
         open_turn = engine.reopen(self.journal, open_turn.turn, woken_by=fired, step=wait.step)
@@ -99,7 +99,7 @@ class AgentWork(NewCauses):
             if claim.pending:
                 said = self._said(claim, engine.turn_slot(open_turn.started))
                 return {"agent": self.name, "action": "skipped", "reason": said, "turn": open_turn.turn}
-            from hz.turn.walk import abandon
+            from hz.turn.finish import abandon
 
             reason = "ran-elsewhere" if claim.why == "ran-elsewhere" else "throttled"
             return self.entry("resumed", abandon(self.journal, open_turn, plan, self.deps, reason=reason))

@@ -193,7 +193,7 @@ def stop(name: str, *, root: Path | None, environ: Mapping[str, str], now: datet
         directory = store.agent_dir(row["id"])
         try:
             with session(store, row, root=root, environ=environ, now=now, team_path=False) as work:
-                from hz.turn.walk import abandon
+                from hz.turn.finish import abandon
 
                 ran = [
                     work.entry("stopped", abandon(work.journal, t, work.plan, work.deps, reason="stopped"))

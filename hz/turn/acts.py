@@ -144,8 +144,8 @@ def ask(journal: Journal, turn: Turn, deps: Deps, question: str) -> None:
     """Ask once per key, then wait for the answer (or `max_wait`); a question asked again does not wait twice."""
     from datetime import timedelta
 
+    from hz.turn.finish import Waiting
     from hz.turn.waits import wait_data
-    from hz.turn.walk import Waiting
 
     key = question_key(turn)
     if any(e.kind == "question.asked" and e.data.get("key") == key for e in journal.events()):

@@ -157,7 +157,8 @@ def start(journal: Journal, plan: Plan, wake: Wake, deps: Deps) -> TurnResult:
     started = journal.append("turn.started", data, turn=turn_id, key=wake.key)
     crashpoint("turn.started", deps.environ)
     turn = Turn(turn_id, plan, started, turn_slot(started))
-    from hz.turn.walk import fork_gather, walk
+    from hz.turn.checkpoints import fork_gather
+    from hz.turn.walk import walk
 
     parent = data.get("parent_turn")
     if parent and data.get("from_step") in (None, "gather"):
@@ -172,7 +173,9 @@ def resume(
 
     A resume after a crash is `counted` against `max_resumes`; one after a wait fired is not.
     """
-    from hz.turn.walk import abandon, restore, walk
+    from hz.turn.checkpoints import restore
+    from hz.turn.finish import abandon
+    from hz.turn.walk import walk
 
     now = deps.clock()
     dead = dead_spans(journal.directory, open_turn.turn)

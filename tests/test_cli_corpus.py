@@ -781,7 +781,7 @@ def test_a_sentence_is_one_short_plain_line_or_a_usage_error(value: str) -> None
 def test_the_sentence_bound_is_the_spines() -> None:
     from pydantic import TypeAdapter, ValidationError
 
-    from hz.session.vocabulary import Sentence
+    from hz.session.payload_types import Sentence
 
     spine = TypeAdapter(Sentence)
     assert spine.validate_python("x" * params.SENTENCE_MAX)

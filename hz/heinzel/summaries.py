@@ -1,7 +1,7 @@
 """Summaries: "what I know about this asset and this user", in the same fields every time, chained.
 
 `summary.written` has six fixed fields (`asset`, `wants`, `decisions`, `open_questions`, `next_deadline`,
-`sources`), see `hz.session.vocabulary.SummaryWritten`; `previous_seq` names the summary it continues, so
+`sources`), see `hz.session.item_payloads.SummaryWritten`; `previous_seq` names the summary it continues, so
 the chain can be followed from the newest back to the first. `summary_payload` builds one (the turn engine
 writes it), `chain` reads them back newest first and stops at a link that does not point at a summary.
 """

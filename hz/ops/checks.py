@@ -2,7 +2,7 @@
 hz.cli.params call these too, so a bad value is a usage error there and a clear error elsewhere).
 
 A sentence (an amendment's why, a retry's hint) is kept on the agent's spine, whose field for it holds one
-line of at most SENTENCE_MAX characters (`Sentence` in hz.session.vocabulary; a test keeps the two equal).
+line of at most SENTENCE_MAX characters (`Sentence` in hz.session.payload_types; a test keeps the two equal).
 """
 
 from __future__ import annotations

@@ -113,7 +113,7 @@ class Refused:
     needed_usd: float
 
     def detail(self) -> dict[str, Any]:
-        """As a skip's `cap` field (hz.session.vocabulary.CapSkip)."""
+        """As a skip's `cap` field (hz.session.turn_payloads.CapSkip)."""
         return {
             "name": self.cap,
             "limit_usd": round(self.limit_usd, 6),

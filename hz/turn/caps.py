@@ -44,7 +44,7 @@ class CapDecision:
         return None if self.allowed else "cap"
 
     def detail(self) -> dict[str, Any]:
-        """The skip's `cap` field (hz.session.vocabulary.CapSkip)."""
+        """The skip's `cap` field (hz.session.turn_payloads.CapSkip)."""
         return {
             "name": self.binding,
             "limit_usd": round(self.limit_usd, 6),

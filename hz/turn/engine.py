@@ -72,7 +72,7 @@ class TurnResult:
     usd: float = 0.0
     follow_up: tuple[Cause, ...] = ()
     error: str | None = None  # why a failed or abandoned turn ended, in words
-    cap: Mapping[str, Any] | None = None  # which cap skipped it (hz.session.vocabulary.CapSkip)
+    cap: Mapping[str, Any] | None = None  # which cap skipped it (hz.session.turn_payloads.CapSkip)
     flags: tuple[str, ...] = ()  # the endpoint over-reported, or sent no usage
 
 

@@ -99,7 +99,7 @@ def test_the_example_makes_the_state_lint_report_its_code_and_no_other(code: Cod
 
 def test_the_examples_start_from_clean_files(repo: Path, hz: Any) -> None:
     """Each example differs from a clean contract or event, so the code comes from the difference."""
-    from hz.codes.contract_codes import BASE, DIGEST
+    from hz.codes.contract_example import BASE, DIGEST
     from hz.codes.state_codes import EVENT, EVENT_PATH
     from hz.gitstate.lint import check_event_file
 

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from hz.cli.fastpath import validate_arguments
 from hz.cli.workflow import validate
-from hz.codes.contract_codes import BASE, variant
+from hz.codes.contract_example import BASE, variant
 
 SHORTCUT = [sys.executable, "-m", "hz"]
 THROUGH_CLICK = [sys.executable, "-c", "import sys; from hz.cli import run; sys.exit(run(sys.argv[1:]))"]

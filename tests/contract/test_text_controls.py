@@ -10,7 +10,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hz.codes.contract_codes import BASE
+from hz.codes.contract_example import BASE
 from hz.contract.load import load_text
 from hz.contract.textcheck import BIDI, forbidden
 

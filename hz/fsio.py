@@ -82,6 +82,30 @@ def read_own(path: Path, limit: int) -> bytes | None:
         os.close(fd)
 
 
+def _write_unsynced(path: Path, payload: bytes, mode: int) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, mode)
+    try:
+        os.fchmod(fd, mode)  # the umask may have taken bits from it
+        view = memoryview(payload)
+        while view:
+            view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)
+
+
+def sync_filesystem(fd: int) -> None:
+    """Make every write to the file system holding `fd` durable at once (`syncfs`; `sync` without it)."""
+    import ctypes  # here: only a derivation's end needs it
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.syncfs(fd) == 0:
+            return
+    except (OSError, AttributeError):  # no such call here (not Linux)
+        pass
+    os.sync()
+
+
 def fsync_dir(path: Path) -> None:
     fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
     try:
@@ -90,8 +114,15 @@ def fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def atomic_write(path: Path, data: bytes | str, *, mode: int = FILE_MODE) -> None:
-    """Replace `path` with `data` atomically (temp file, fsync, rename, fsync of the directory)."""
+def atomic_write(path: Path, data: bytes | str, *, mode: int = FILE_MODE, sync: bool = True) -> None:
+    """Replace `path` with `data` atomically (temp file, fsync, rename, fsync of the directory).
+
+    `sync=False` (a derivation made durable once at its end, `hz.session.derived`) writes a new file in
+    place with no fsync: nobody reads it before the derivation ends, and a crash redoes it whole."""
+    if not sync:
+        private_dir(path.parent) if mode == FILE_MODE else path.parent.mkdir(parents=True, exist_ok=True)
+        _write_unsynced(path, data.encode("utf-8") if isinstance(data, str) else data, mode)
+        return
     import tempfile  # here, not at the top: an idle tick imports this module and never writes
 
     payload = data.encode("utf-8") if isinstance(data, str) else data

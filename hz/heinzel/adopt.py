@@ -39,7 +39,7 @@ from hz.session.store import Store
 if TYPE_CHECKING:
     from hz.contract.layers import ContractFile, Layer
     from hz.contract.load import Contract
-    from hz.heinzel.main_versions import MainVersion
+    from hz.heinzel.main_versions import AtTip, MainVersion, Seen
 
 LAYERS = ("team", "project")
 
@@ -136,14 +136,32 @@ def adopt_team_from_main(
     """Every team contract at `commit` of main: created at its version there, moved to that version, or
     given main's text at the same version when only unfingerprinted keys or wording changed
     (`hz.heinzel.main_text`). This repository's agent of a contract is found by its `id:` first."""
-    from hz.heinzel.main_text import by_contract_id
-    from hz.heinzel.main_versions import Seen, contracts_at_tip, versions_on_main
+    from hz.heinzel.main_versions import contracts_at_tip
+    from hz.session.derived import derivation
 
     here = Here(root)
     seen: Seen = {}  # each contract blob compiled once, for the tip, the history and the agent it makes
     tip = contracts_at_tip(root, commit, seen)
     if not tip:
         return []
+    with derivation(store):  # a fresh home is derived from main alone: durable once, at the end
+        return _from_main(store, root, commit, tip, seen, here, now, handle, default_tz)
+
+
+def _from_main(
+    store: Store,
+    root: Path,
+    commit: str,
+    tip: dict[str, AtTip],
+    seen: Seen,
+    here: Here,
+    now: datetime,
+    handle: str | None,
+    default_tz: str,
+) -> list[Adopted]:
+    from hz.heinzel.main_text import by_contract_id
+    from hz.heinzel.main_versions import versions_on_main
+
     known = by_contract_id(store, here, now=now)
     rows = {cid: _team_row(store, known, found.contract, here, now) for cid, found in tip.items()}
     behind = {cid for cid, row in rows.items() if row is None or _behind(row, tip[cid].contract)}

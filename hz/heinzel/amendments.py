@@ -183,7 +183,7 @@ def record_main_version(
     agent's own when this home went past that number (an earlier `hz approve` of a local amendment).
     The amendment id names the commit, so where a version came from stays readable in the spine."""
     number = max(version, int(row["contract_version"]) + 1)
-    store_version(store.agent_dir(row["id"]), number, text, contract)
+    store_version(store.agent_dir(row["id"]), number, text, contract, sync=store.sync)
     data: dict[str, Any] = {"version": number, "amendment_id": f"main:{commit}", **facts(contract)}
     data["next_due"] = next_due(contract, still_due_since(row, now), default_tz)
     waiting = [a["amendment_id"] for a in store.index.amendments(row["id"]) if a["status"] == "pending"]

@@ -108,7 +108,7 @@ def create(
         )
     agent_id = new_agent_id()
     directory = store.create(agent_id)
-    store_version(directory, 1, text, contract)
+    store_version(directory, 1, text, contract, sync=store.sync)
     created: dict[str, Any] = {"agent_id": agent_id, "name": agent_name, "namespace": namespace, "origin": origin.kind}
     if handle:
         created["handle"] = handle

@@ -73,7 +73,8 @@ def facts(contract: Contract) -> dict[str, Any]:
     }
 
 
-def store_version(agent_dir: Path, version: int, text: str, contract: Contract) -> None:
+def store_version(agent_dir: Path, version: int, text: str, contract: Contract, *, sync: bool = True) -> None:
+    """The version's text and what it compiled to; `sync=False` inside a derivation (hz.session.derived)."""
     compiled = {
         "version": version,
         "name": contract.name,
@@ -82,8 +83,10 @@ def store_version(agent_dir: Path, version: int, text: str, contract: Contract) 
         "section_fingerprints": dict(contract.section_fingerprints),
         "frontmatter": contract.frontmatter.model_dump(mode="json", by_alias=True),
     }
-    atomic_write(version_path(agent_dir, version), text)
-    atomic_write(agent_dir / CONTRACT / f"v{version}.json", orjson.dumps(compiled, option=orjson.OPT_INDENT_2))
+    atomic_write(version_path(agent_dir, version), text, sync=sync)
+    atomic_write(
+        agent_dir / CONTRACT / f"v{version}.json", orjson.dumps(compiled, option=orjson.OPT_INDENT_2), sync=sync
+    )
 
 
 def read_version(agent_dir: Path, version: int) -> str:

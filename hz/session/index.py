@@ -191,8 +191,8 @@ class Index(PageQueries):
         """Read the new lines of one spine; rebuild its rows when it no longer continues what we saw."""
         with self._tx() as db:
             row = db.execute("SELECT size, last_seq, head FROM spines WHERE agent = ?", (agent,)).fetchone()
-            if row is None:
-                return self._replay(db, agent, 0, None, 0, fresh=True)
+            if row is None:  # an agent new to the index (no row of it anywhere: rows go in with this one)
+                return self._replay(db, agent, 0, None, 0, fresh=True, known=False)
             return self._replay(db, agent, row["size"], row["head"], row["last_seq"], fresh=False)
 
     def replay(self, agent: str) -> int:
@@ -215,8 +215,10 @@ class Index(PageQueries):
         last_seq: int,
         *,
         fresh: bool,
+        known: bool = True,
     ) -> int:
-        """Apply a spine's lines from `offset`; `fresh` starts the agent over from nothing."""
+        """Apply a spine's lines from `offset`; `fresh` starts the agent over from nothing (`known`: the
+        index may hold rows of it to forget first)."""
         from hz.session import projection
         from hz.session.replay import spine_rows
         from hz.session.rows import write_rows
@@ -230,7 +232,8 @@ class Index(PageQueries):
         if not continues:  # the spine no longer starts with what we saw: start over for this agent
             return self._replay(db, agent, 0, None, 0, fresh=True)
         if fresh:  # from nothing: compute the rows in memory, insert them at once
-            self._forget(db, agent)
+            if known:
+                self._forget(db, agent)
             write_rows(db, spine_rows(agent, read))
             return len(read.events)
         for event in read.events:

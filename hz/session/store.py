@@ -33,7 +33,7 @@ from hz.fsio import private_dir
 from hz.session.frozen import FrozenSpine
 from hz.session.index import INDEX, Index
 from hz.session.index_damage import damage_of, set_aside, tell
-from hz.session.lock import SPINE, clear_pending
+from hz.session.lock import DERIVING, SPINE, clear_pending
 
 if TYPE_CHECKING:  # writing and reading spines is imported where it happens, not by an idle tick
     from hz.session.envelope import Envelope
@@ -51,6 +51,7 @@ class Store:
     def __init__(self, root: Path) -> None:
         self.root = root
         self._index: Index | None = None
+        self.sync = True  # False inside a derivation: durable once at its end (hz.session.derived)
 
     @classmethod
     def from_environ(cls, environ: Mapping[str, str] = os.environ) -> Store:
@@ -97,7 +98,12 @@ class Store:
     @property
     def index(self) -> Index:
         if self._index is None:
-            self._index = Index.open(private_dir(self.root))
+            root = private_dir(self.root)
+            if os.path.lexists(root / DERIVING):  # a derivation that did not end: undone before anyone reads
+                from hz.session.derived import undo_unfinished
+
+                undo_unfinished(root)
+            self._index = Index.open(root)
         return self._index
 
     def agent_dir(self, agent_id: str) -> Path:
@@ -130,11 +136,14 @@ class Store:
         spine = None if repairing else self.index.spine_state(agent_id)
         if spine is not None and spine["problem"]:
             raise FrozenSpine(agent_id, spine["problem"])
-        writer = SpineWriter.open(directory, timeout=timeout, listeners=[self.index_listener(agent_id)], now=now)
+        # Inside a derivation the index reads the new lines once, at the end, in one transaction.
+        listeners = [self.index_listener(agent_id)] if self.sync else []
+        writer = SpineWriter.open(directory, timeout=timeout, listeners=listeners, now=now, sync=self.sync)
         try:
             yield writer
             self.index.catch_up(agent_id)
-            clear_pending(directory)
+            if self.sync:
+                clear_pending(directory)
         except FrozenSpine:  # a reader found a break the index has not seen (an edit that kept the size)
             self.index.replay(agent_id)
             raise

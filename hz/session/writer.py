@@ -28,8 +28,11 @@ Listener = Callable[[Envelope, int, str], None]
 class SpineWriter:
     """The one writer of a spine, holding its lock from `open` to `close`."""
 
-    def __init__(self, directory: Path, lock_fd: int, fd: int, *, created: bool, validate: bool) -> None:
+    def __init__(
+        self, directory: Path, lock_fd: int, fd: int, *, created: bool, validate: bool, sync: bool = True
+    ) -> None:
         self.directory = directory
+        self.sync = sync  # False only inside a derivation, made durable once at its end (hz.session.derived)
         self._lock_fd = lock_fd
         self._fd = fd
         self._created = created
@@ -50,11 +53,14 @@ class SpineWriter:
         validate: bool = True,
         listeners: list[Listener] | None = None,
         now: datetime | None = None,
+        sync: bool = True,
     ) -> SpineWriter:
-        """Lock, read the tail, cut a torn line off and record that (through `listeners` too)."""
+        """Lock, read the tail, cut a torn line off and record that (through `listeners` too).
+        `sync=False`: no fsync per line and no pending mark, for a derivation (`hz.session.derived`)."""
         lock_fd = lock(directory / LOCK, timeout)
         try:
-            mark_pending(directory)
+            if sync:
+                mark_pending(directory)
             path = directory / SPINE
             created = not os.path.lexists(path)
             fd = open_spine(path, os.O_RDWR | os.O_CREAT | os.O_APPEND)
@@ -66,7 +72,7 @@ class SpineWriter:
         except BaseException:
             os.close(lock_fd)
             raise
-        writer = cls(directory, lock_fd, fd, created=created, validate=validate)
+        writer = cls(directory, lock_fd, fd, created=created, validate=validate, sync=sync)
         try:
             writer.listeners.extend(listeners or [])
             writer._load_tail()
@@ -108,15 +114,19 @@ class SpineWriter:
         except BaseException:
             self._context.reset()  # what was written is not known: the next line starts a stretch
             raise
-        os.fdatasync(self._fd)
-        if self._created:  # the new file's directory entry must be durable too, once
-            fsync_dir(self.directory)
-            self._created = False
+        if self.sync:
+            self._sync()
         self.size += len(line) + 1
         self.last_seq, self.head = envelope.seq, line_hash(line)
         for listener in self.listeners:
             listener(envelope, self.size, self.head)
         return envelope
+
+    def _sync(self) -> None:
+        os.fdatasync(self._fd)
+        if self._created:  # the new file's directory entry must be durable too, once
+            fsync_dir(self.directory)
+            self._created = False
 
     def set_aside(self, end: int, keep: Path, *, now: datetime | None = None) -> bytes:
         """Move every byte after `end` into the new file `keep` (0600), cut the spine there, record it.

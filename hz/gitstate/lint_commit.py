@@ -141,10 +141,12 @@ def _walk(objects: Objects, tree: Tree, base: Tree | None, depth: int, prefix: s
     if len(tree) == 0 and depth > 0:  # an empty root holds nothing; an empty folder holds its name
         hint = "hz/state holds events only"
         return [Diagnostic(prefix.rstrip("/"), 1, 1, "HZS001", "error", where, "an empty folder", hint)]
-    if folders:  # the subtrees to walk, and the parent's beside them, asked for at once
+    if folders:  # the subtrees to walk (those the parent did not have as they are), and the parent's beside them
         walked = [e for e in tree if e.mode == TREE_MODE and pattern.fullmatch(e.name)]
-        olds = [old for e in walked if base is not None and (old := base.get(e.name)) is not None]
-        objects.trees([e.oid for e in walked] + [old.oid for old in olds if old.mode == TREE_MODE])
+        pairs = [(e, base.get(e.name) if base is not None else None) for e in walked]
+        walked = [e for e, old in pairs if old is None or old.oid != e.oid]
+        olds = [old for e, old in pairs if old is not None and old.oid != e.oid and old.mode == TREE_MODE]
+        objects.trees([e.oid for e in walked] + [old.oid for old in olds])
     for entry in tree:
         path = prefix + entry.text
         mode = TREE_MODE if folders else BLOB_MODE

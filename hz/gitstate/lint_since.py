@@ -9,16 +9,17 @@ clone, or not an ancestor of the branch (history rewritten), the whole branch is
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from hz.diagnostic import Diagnostic
+from hz.gitstate.odb import objects_of
 
 if TYPE_CHECKING:
     import pygit2
 
     from hz.gitstate.lint import LintContext
+    from hz.gitstate.odb import Repo
 
 
 @dataclass(frozen=True)
@@ -45,34 +46,22 @@ def since_base(repo: pygit2.Repository, rev: str, tip: str) -> tuple[str | None,
     return base, None
 
 
-def lint_counted(repo: pygit2.Repository, base: str | None, tip: str, context: LintContext) -> LintRun:
-    """Lint the commits reachable from `tip` and not from `base`, oldest first, counting what was read."""
+def lint_counted(repo: Repo, base: str | None, tip: str, context: LintContext) -> LintRun:
+    """Lint the commits reachable from `tip` and not from `base`, oldest first, counting what was read. One
+    reader for the whole range: the trees a commit's check parsed are the ones its count reads again."""
+    from hz.gitstate.layout import is_event_path
     from hz.gitstate.lint import check_commit
 
+    objects = objects_of(repo)
     found: list[Diagnostic] = []
     commits = events = 0
-    for commit in _walk(repo, base, tip):
-        found.extend(check_commit(repo, commit, context))
+    for oid, parents in objects.commits(tip, base):
+        found.extend(check_commit(objects, oid, context))
         commits += 1
-        events += _added(repo, commit)
+        commit, parent = objects.commit(oid), objects.commit(parents[0]) if parents else None
+        changes = objects.diff(parent.tree if parent is not None else None, commit.tree) if commit else []
+        events += sum(1 for change in changes if change.status == "A" and is_event_path(change.path))
     return LintRun(found, commits, events)
-
-
-def _walk(repo: pygit2.Repository, base: str | None, tip: str) -> Iterator[Any]:
-    import pygit2
-
-    walker = repo.walk(tip, pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE)
-    if base is not None:
-        walker.hide(base)
-    yield from walker
-
-
-def _added(repo: pygit2.Repository, commit: Any) -> int:
-    from hz.gitstate.layout import is_event_path
-
-    parent: Any = commit.parents[0].tree if commit.parents else repo[repo.TreeBuilder().write()]
-    diff: Any = repo.diff(parent, commit.tree)
-    return sum(1 for delta in diff.deltas if delta.status_char() == "A" and is_event_path(delta.new_file.path))
 
 
 CUT = (

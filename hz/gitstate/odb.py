@@ -10,6 +10,7 @@ and which commits a range holds. Trees are parsed here once per id and kept for 
 
 from __future__ import annotations
 
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
@@ -51,23 +52,34 @@ class Entry:
 
 
 class Tree:
-    """A parsed tree: its entries in git's order, and by name."""
+    """A parsed tree: its entries in git's order, and by name. `rows` are the raw entries (mode as git wrote
+    it, name, id bytes); `Entry` objects are made only when asked for, since a diff compares rows and
+    most rows of a tree are the same on both sides."""
 
-    __slots__ = ("by_name", "entries", "oid")
+    __slots__ = ("_by_name", "_entries", "oid", "rows")
 
-    def __init__(self, oid: str, entries: list[Entry]) -> None:
+    def __init__(self, oid: str, rows: list[tuple[bytes, bytes, bytes]]) -> None:
         self.oid = oid
-        self.entries = entries
-        self.by_name = {entry.name: entry for entry in entries}
+        self.rows = rows
+        self._entries: list[Entry] | None = None
+        self._by_name: dict[bytes, Entry] | None = None
+
+    @property
+    def entries(self) -> list[Entry]:
+        if self._entries is None:
+            self._entries = [Entry(name, int(mode, 8), oid.hex()) for mode, name, oid in self.rows]
+        return self._entries
 
     def __len__(self) -> int:
-        return len(self.entries)
+        return len(self.rows)
 
     def __iter__(self) -> Iterator[Entry]:
         return iter(self.entries)
 
     def get(self, name: str | bytes) -> Entry | None:
-        return self.by_name.get(name.encode() if isinstance(name, str) else name)
+        if self._by_name is None:
+            self._by_name = {entry.name: entry for entry in self.entries}
+        return self._by_name.get(name.encode() if isinstance(name, str) else name)
 
 
 class Commit:
@@ -125,6 +137,16 @@ class Objects(ABC):
         """`read` of each id, in order (a reader that can ask for many at once does)."""
         return [self.read(oid) for oid in oids]
 
+    def added(self, commits: list[Commit]) -> dict[str, list[tuple[str, str]]]:
+        """For each commit, the files it adds against its first parent: id -> [(path, blob id)], in git's path
+        order (a reader that has git do the tree comparison does)."""
+        found: dict[str, list[tuple[str, str]]] = {}
+        for commit in commits:
+            parent = self.commit(commit.parents[0]) if commit.parents else None
+            changes = self.diff(parent.tree if parent is not None else None, commit.tree)
+            found[commit.oid] = [(c.path, c.new) for c in changes if c.status == "A" and c.new is not None]
+        return found
+
     def descends(self, new: str, old: str) -> bool:
         """Is `old` an ancestor of `new` (and not `new` itself)?"""
         return new != old and any(old in parents for _, parents in self.commits(new, old))
@@ -144,7 +166,7 @@ class Objects(ABC):
         if len(self._trees) + len(wanted) > MAX_TREES:
             self._trees.clear()
         for oid, (kind, data) in zip(wanted, self.read_many(wanted), strict=True):
-            self._trees[oid] = Tree(oid, parse_tree(data, len(oid) // 2)) if kind == "tree" else None
+            self._trees[oid] = Tree(oid, tree_rows(data, len(oid) // 2)) if kind == "tree" else None
 
     def blob(self, oid: str) -> bytes | None:
         kind, data = self.read(oid)
@@ -178,26 +200,45 @@ class Objects(ABC):
     def _diff(self, old: str | None, new: str | None, prefix: str, out: list[Change]) -> None:
         before = self.tree(old) if old is not None else None
         after = self.tree(new) if new is not None else None
-        mine = {_order(e): e for e in (before or ())}
-        theirs = {_order(e): e for e in (after or ())}
+        rows_before = set(before.rows) if before is not None else set()
+        rows_after = set(after.rows) if after is not None else set()
+        # rows both trees hold (same mode, name and id) are what did not change: skipped without parsing
+        mine = {_order(row): row for row in rows_before - rows_after}
+        theirs = {_order(row): row for row in rows_after - rows_before}
         for key in sorted(mine.keys() | theirs.keys()):
             a, b = mine.get(key), theirs.get(key)
-            if a is not None and b is not None and (a.oid, a.mode) == (b.oid, b.mode):
-                continue
-            path = prefix + (a or b).text  # type: ignore[union-attr]  # one of them is there
-            if (a is not None and a.kind == "tree") or (b is not None and b.kind == "tree"):
-                self._diff(a.oid if a else None, b.oid if b else None, path + "/", out)
+            path = prefix + (a or b)[1].decode("utf-8", "replace")  # type: ignore[index]  # one of them is there
+            if (a is not None and a[0] == _TREE) or (b is not None and b[0] == _TREE):
+                self._diff(a[2].hex() if a else None, b[2].hex() if b else None, path + "/", out)
             elif a is None:
-                out.append(Change("A", path, None, b.oid))  # type: ignore[union-attr]
+                out.append(Change("A", path, None, b[2].hex()))  # type: ignore[index]
             elif b is None:
-                out.append(Change("D", path, a.oid, None))
+                out.append(Change("D", path, a[2].hex(), None))
             else:
-                out.append(Change("M", path, a.oid, b.oid))
+                out.append(Change("M", path, a[2].hex(), b[2].hex()))
 
 
-def _order(entry: Entry) -> bytes:
+_TREE = b"40000"
+_ROW = rb"(40000|100644|100755|120000|160000) ([^\x00/]+)\x00(.{%d})"
+"""One entry of a tree as git writes it (its modes, a name without NUL or slash, the id's bytes)."""
+_ROWS = {width: re.compile(_ROW % width, re.DOTALL) for width in (20, 32)}
+_WHOLE = {width: re.compile(rb"(?:%s)*" % (_ROW % width).replace(b"(", b"(?:"), re.DOTALL) for width in (20, 32)}
+
+
+def _order(row: tuple[bytes, bytes, bytes]) -> bytes:
     """git's sort key of a tree entry: a folder sorts as if its name ended in a slash."""
-    return entry.name + b"/" if entry.mode == TREE_MODE else entry.name
+    return row[1] + b"/" if row[0] == _TREE else row[1]
+
+
+def tree_rows(data: bytes, width: int) -> list[tuple[bytes, bytes, bytes]]:
+    """The raw entries of a tree object: (mode, name, id bytes) each, the mode in git's own spelling. A tree
+    written as git writes trees is cut by one regular expression; any other (a mode with a leading zero,
+    bytes left over) is read entry by entry as before and its modes spelled as git spells them, so two
+    rows are equal exactly when their mode, name and id are."""
+    if width in _ROWS and _WHOLE[width].fullmatch(data):
+        rows: list[tuple[bytes, bytes, bytes]] = _ROWS[width].findall(data)
+        return rows
+    return [(b"%o" % entry.mode, entry.name, bytes.fromhex(entry.oid)) for entry in parse_tree(data, width)]
 
 
 def parse_tree(data: bytes, width: int) -> list[Entry]:
@@ -210,6 +251,15 @@ def parse_tree(data: bytes, width: int) -> list[Entry]:
         entries.append(Entry(data[space + 1 : nul], int(data[at:space], 8), data[nul + 1 : nul + 1 + width].hex()))
         at = nul + 1 + width
     return entries
+
+
+def commit_time(commit: Commit) -> int:
+    """The committer's time of `commit` in seconds since the epoch (0 when its header has none git wrote)."""
+    for line in commit.raw.partition(b"\n\n")[0].split(b"\n"):
+        if line.startswith(b"committer "):
+            parts = line.rsplit(b" ", 2)
+            return int(parts[1]) if len(parts) == 3 and parts[1].isdigit() else 0
+    return 0
 
 
 def commit_of(oid: str, data: bytes) -> Commit:
@@ -264,6 +314,14 @@ class PygitObjects(Objects):
         if base is not None:
             walker.hide(base)
         return [(str(c.id), tuple(str(p) for p in c.parent_ids)) for c in walker]
+
+    def added(self, commits: list[Commit]) -> dict[str, list[tuple[str, str]]]:
+        from pathlib import Path
+
+        from hz.gitstate.diff_tree import added_by_git
+
+        pairs = [(commit.oid, commit.parents[0] if commit.parents else None) for commit in commits]
+        return added_by_git(Path(self.repo.path), pairs)
 
     def descends(self, new: str, old: str) -> bool:
         try:

@@ -25,17 +25,18 @@ chain; a token stale against commits older than the window itself is not marked 
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from hz.gitstate.events import LEASELESS, Event
+from hz.gitstate.odb import Commit, Objects, commit_time, objects_of
 
 if TYPE_CHECKING:
-    import pygit2
-
     from hz.gitstate.lint_fence import LeaseBook
+    from hz.gitstate.odb import Repo
 
 
 # within one commit, events of the same second read in the order a turn writes them
@@ -74,73 +75,165 @@ SLACK = timedelta(days=1)
 
 
 def history(
-    repo: pygit2.Repository,
+    repo: Repo,
     tip: str,
     leases: LeaseBook | None = None,
     unread: list[str] | None = None,
     since: datetime | None = None,
 ) -> Iterator[Landed]:
     from hz.gitstate.archive_lint import ARCHIVE_MESSAGE
-    from hz.gitstate.double_run import read_event
     from hz.gitstate.lint_fence import LeaseBook
-    from hz.gitstate.times import parse_utc
 
-    book = leases or LeaseBook.local(repo)
-    latest: dict[str, int] = {}
-    for commit in window_commits(repo, tip, since):
-        if ARCHIVE_MESSAGE.fullmatch(commit.raw_message):
-            continue  # it only moves events out of the tip: nothing landed (no diff of what it moved is made)
+    objects = objects_of(repo)
+    book = leases or LeaseBook.local(objects)
+    fence = _Fence(book)
+    # an archive step only moves events out of the tip: nothing landed (no diff of what it moved is made)
+    commits = window_commits(objects, tip, since)
+    landing = [commit for commit in commits if not ARCHIVE_MESSAGE.fullmatch(commit.message)]
+    files = objects.added(landing)
+    for commit in landing:
         seen: dict[str, int] = {}
-        added: list[tuple[str, Event]] = []
-        for path, data in _added(repo, commit):
-            if (read := read_event(data)) is not None:
-                added.append((path, read))
-            elif unread is not None:
-                unread.append(path)
-        for path, event in sorted(added, key=lambda item: (item[1].ts, _ORDER.index(item[1].kind), item[0])):
-            given = _given(book, event)
+        shown, early = _split(_read(objects, files[commit.oid]), since, unread)
+        for path, event in sorted(shown, key=lambda item: (item[1].ts, _ORDER.index(item[1].kind), item[0])):
+            given = _given(book, event.lease, event.token)
             # an observation of a draft's fate carries the draft's own token, older than later terms'
-            void = not given or (event.kind not in LEASELESS and event.token < latest.get(event.lease, 0))
+            void = not given or (event.kind not in LEASELESS and fence.stale(event.lease, event.token))
             if given:
                 seen[event.lease] = max(seen.get(event.lease, 0), event.token)
-            if since is None or parse_utc(event.ts) >= since:
-                yield Landed(event, str(commit.id), path, void)
+            yield Landed(event, commit.oid, path, void)
+        fence.add(seen, early)
+
+
+def _split(
+    files: Iterator[tuple[str, bytes]], since: datetime | None, unread: list[str] | None
+) -> tuple[list[tuple[str, Event]], dict[str, set[int]]]:
+    """A commit's events to show (read as models), and the tokens by lease of those before `since`: a window's
+    slack and its start hold about as many events as the window itself, and each would cost a model and a
+    read of its lease chain; their time, lease and token are all the log needs of them. Such a token is held
+    against a later event only once its chain confirms it gave it (`_Fence`), so a damaged file voids nothing."""
+    from hz.gitstate.double_run import read_event
+
+    shown: list[tuple[str, Event]] = []
+    early: dict[str, set[int]] = {}
+    for path, data in files:
+        if since is not None and (token := _before(data, since)) is not None:
+            early.setdefault(token[0], set()).add(token[1])
+        elif (read := read_event(data)) is not None:
+            shown.append((path, read))
+        elif unread is not None:
+            unread.append(path)
+    return shown, early
+
+
+def _before(data: bytes, since: datetime) -> tuple[str, int] | None:
+    """The lease and token of an event from before `since`; None for one of the window (or no event)."""
+    import json
+
+    from hz.gitstate.times import parse_utc
+
+    at = data.rfind(b'"ts":"')  # the envelope's: its keys are sorted, `ts` after `data`, and quotes are escaped
+    end = data.find(b'"', at + 6) if at >= 0 else -1
+    try:
+        ts = data[at + 6 : end].decode("ascii")
+        if end < 0 or parse_utc(ts) >= since:
+            return None
+        raw = json.loads(data)
+    except (ValueError, RecursionError):
+        return None
+    if type(raw) is not dict or raw.get("ts") != ts:
+        return None
+    lease, token = raw.get("lease"), raw.get("token")
+    return (lease, token) if type(lease) is str and type(token) is int else None
+
+
+class _Fence:
+    """The highest token per lease that earlier commits carried, for soft fencing. Tokens of events read only
+    in part (before the window) wait unchecked and are checked against the lease chain only when one of them
+    would void an event: the chain is read as far as the window's own tokens need, not the slack's."""
+
+    def __init__(self, book: LeaseBook) -> None:
+        self.book = book
+        self.latest: dict[str, int] = {}  # given tokens, the highest per lease
+        self.waiting: dict[str, list[int]] = {}  # tokens not checked yet, ascending
+
+    def stale(self, lease: str, token: int) -> bool:
+        """Did an earlier commit carry a higher token of `lease` that its chain gave?"""
+        if token < self.latest.get(lease, 0):
+            return True
+        waiting = self.waiting.get(lease, [])
+        while waiting and waiting[-1] > token:
+            higher = waiting.pop()
+            if _given(self.book, lease, higher):
+                self.latest[lease] = max(self.latest.get(lease, 0), higher)
+                return True
+        return False
+
+    def add(self, seen: dict[str, int], early: dict[str, set[int]]) -> None:
+        """What one commit carried, counted for the commits after it."""
         for lease_id, token in seen.items():
-            latest[lease_id] = max(latest.get(lease_id, 0), token)
+            self.latest[lease_id] = max(self.latest.get(lease_id, 0), token)
+        for lease_id, tokens in early.items():
+            floor = self.latest.get(lease_id, 0)
+            self.waiting[lease_id] = sorted({*self.waiting.get(lease_id, ()), *(t for t in tokens if t > floor)})
 
 
-def window_commits(repo: pygit2.Repository, tip: str, since: datetime | None) -> list[Any]:
-    """The commits to read, oldest first: all of them, or those of the window `since` (and `SLACK`)."""
-    import pygit2
-
+def window_commits(repo: Repo, tip: str, since: datetime | None) -> list[Commit]:
+    """The commits to read, parents before children: all of them, or those of the window `since` (and
+    `SLACK`). A window is walked back from the tip by parents, newest commit time first, and stops at the
+    commits made before it: what it reads is the window's, however long the history behind it. A commit
+    this clone lacks (a shallow boundary) ends the walk there."""
+    objects = objects_of(repo)
     if since is None:
-        return list(repo.walk(tip, pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE))
+        return [commit for oid, _ in objects.commits(tip, None) if (commit := objects.commit(oid)) is not None]
     start = (since - SLACK).timestamp()
-    found: list[Any] = []
-    for commit in repo.walk(tip, pygit2.enums.SortMode.TOPOLOGICAL):
-        if commit.commit_time < start:
-            break
-        found.append(commit)
-    return found[::-1]
+    found: dict[str, Commit] = {}
+    waiting: list[tuple[float, str]] = [(0.0, tip)]
+    while waiting:
+        _, oid = heapq.heappop(waiting)
+        if oid in found or (commit := objects.commit(oid)) is None:
+            continue
+        when = commit_time(commit)
+        if when < start:
+            continue  # before the window: neither read nor walked past
+        found[oid] = commit
+        for parent in commit.parents:
+            heapq.heappush(waiting, (-when, parent))
+    return _parents_first(found)
 
 
-def _given(book: LeaseBook, event: Event) -> bool:
+def _parents_first(found: dict[str, Commit]) -> list[Commit]:
+    """`found` ordered so that every commit comes after its parents among them (git's topological order)."""
+    order: list[Commit] = []
+    done: set[str] = set()
+    for root in found:
+        stack = [(root, False)]
+        while stack:
+            oid, expanded = stack.pop()
+            if oid in done:
+                continue
+            if expanded:
+                done.add(oid)
+                order.append(found[oid])
+                continue
+            stack.append((oid, True))
+            stack.extend((parent, False) for parent in found[oid].parents if parent in found and parent not in done)
+    return order
+
+
+def _given(book: LeaseBook, lease: str, token: int) -> bool:
+    """Did the lease chain give this token? True when the chain here cannot tell (absent, or older)."""
     from hz.gitstate.lint_fence import beyond
 
-    """Did the lease chain give this token? True when the chain here cannot tell (absent, or older)."""
-    grants = book.grants(event.lease)
-    return grants is None or bool(grants.slots(event.token)) or beyond(grants, event.token) or grants.cut
+    grants = book.grants(lease)
+    return grants is None or bool(grants.slots(token)) or beyond(grants, token) or grants.cut
 
 
-def _added(repo: pygit2.Repository, commit: Any) -> Iterator[tuple[str, bytes]]:
-    """The files `commit` added; one too large to be an event (never loaded) reads as empty bytes."""
+def _read(objects: Objects, files: list[tuple[str, str]]) -> Iterator[tuple[str, bytes]]:
+    """The bytes of the event files a commit added; one too large to be an event (never loaded) reads as empty."""
     from hz.gitstate.layout import MAX_LINE_BYTES, period_of_path
-    from hz.gitstate.objects import small_blob
 
-    base: Any = commit.parents[0].tree if commit.parents else repo[repo.TreeBuilder().write()]
-    diff: Any = repo.diff(base, commit.tree)
-    found = []
-    for delta in diff.deltas:
-        if delta.status_char() == "A" and period_of_path(delta.new_file.path) is None:  # not an archive index
-            found.append((delta.new_file.path, small_blob(repo, delta.new_file.id, MAX_LINE_BYTES) or b""))
-    yield from found
+    for path, oid in files:
+        if period_of_path(path) is None:  # not an archive index
+            kind, size = objects.header(oid)
+            data = objects.blob(oid) if kind == "blob" and size <= MAX_LINE_BYTES else None
+            yield path, data or b""

@@ -21,6 +21,8 @@ from hz.gitstate.objects import small_blob
 if TYPE_CHECKING:
     import pygit2
 
+    from hz.gitstate.event_shapes import EventView
+
 FATES = ("approval.observed", "draft.rejected", "draft.superseded")
 
 
@@ -102,37 +104,60 @@ def undecided(
     group_of: Callable[[Event, str], str] | None = None,
 ) -> tuple[list[tuple[Event, str, Event | None]], list[str]]:
     """(draft.placed, its output, the newer draft that replaced it) of every draft with no fate yet, oldest
-    first, and the paths
-    of the `draft.placed` files found decided that `known` (the ones a past tick found decided) lacked.
+    first, and the paths of the `draft.placed` files found decided that `known` (the ones a past tick found
+    decided) lacked.
 
     A fate is forever (hz/state is append-only), so a draft in `known` is not read again: an idle tick
     reads only the drafts still waiting. `output_of` names the output a draft is of, `group_of` (given the
     draft and its output) the branch of its idempotency key (default: the output). One draft per key waits
     at a time, on that key's branch: a draft is superseded once a newer one of the same key was placed (the
     branch and its pull request moved on to it); drafts of other keys wait beside it."""
-    mark = "/draft.placed-"
+    seen = _placed(book, known)
+    decided_now = [path for path, (_, decided) in seen.items() if decided]
+    # only a draft placed after a waiting draft of its contract can be the newest of that draft's key: older
+    # ones (a week of decided drafts on the tip) are never read as models nor asked their output
+    oldest: dict[str, tuple[str, str]] = {}
+    for view, decided in seen.values():
+        here = (view.ts, view.key)
+        if not decided and (view.id not in oldest or here < oldest[view.id]):
+            oldest[view.id] = here
     drafts: list[Event] = []
-    decided_now: list[str] = []
-    for path in book.files:
-        if mark not in path or path in known or (placed := book.read(path)) is None:
-            continue
-        if book.decided(placed):
-            decided_now.append(path)
-        drafts.append(placed)
-    waiting = sorted((p for p in drafts if not book.decided(p)), key=lambda p: (p.ts, p.key))
-    contracts = {placed.id for placed in waiting}
+    decided_ids: set[int] = set()
+    for path, (view, decided) in seen.items():
+        if view.id in oldest and (view.ts, view.key) >= oldest[view.id] and (placed := book.read(path)) is not None:
+            drafts.append(placed)
+            decided_ids.update([id(placed)] if decided else [])
+    waiting = sorted((p for p in drafts if id(p) not in decided_ids), key=lambda p: (p.ts, p.key))
     newest: dict[tuple[str, str], Event] = {}  # (contract, group) -> its newest draft
     outputs: dict[int, str] = {}
     groups: dict[int, tuple[str, str]] = {}
     for placed in drafts:
-        if placed.id not in contracts:
-            continue
         outputs[id(placed)] = output = output_of(placed)
         groups[id(placed)] = ident = (placed.id, group_of(placed, output) if group_of is not None else output)
         if ident not in newest or (placed.ts, placed.key) > (newest[ident].ts, newest[ident].key):
             newest[ident] = placed
     replaced = {id(p): newest[groups[id(p)]] for p in waiting}
     return [(p, outputs[id(p)], None if replaced[id(p)] is p else replaced[id(p)]) for p in waiting], decided_now
+
+
+def _placed(book: StateBook, known: frozenset[str]) -> dict[str, tuple[EventView, bool]]:
+    """Every `draft.placed` of `book` not in `known`, read without the models (an Actions run's empty home
+    knows none: a week of the team's drafts), and whether it has a fate. A file the plain reader cannot read
+    is read by `book.read` too, which says it unread."""
+    from hz.gitstate.event_shapes import read_plain
+
+    found: dict[str, tuple[EventView, bool]] = {}
+    mark = "/draft.placed-"
+    for path, oid in book.files.items():
+        if mark not in path or path in known:
+            continue
+        data = small_blob(book.repo, oid, MAX_LINE_BYTES)
+        view = read_plain(data) if data is not None else None
+        if view is None or view.kind != "draft.placed":
+            book.read(path)  # not an event hz can read: said once, as the models would
+            continue
+        found[path] = (view, any(book.has(kind, view.id, view.key) for kind in FATES))
+    return found
 
 
 DECIDED = "approvals-decided"  # in the remote's private folder: `draft.placed` files known to have a fate

@@ -17,6 +17,7 @@ from hz.gitstate.layout import LEASE_PREFIX
 
 if TYPE_CHECKING:
     from hz.gitstate.lease_record import LeaseRecord
+    from hz.gitstate.lease_term import Reader
     from hz.gitstate.remote import TeamRemote
     from hz.gitstate.settings import StateSettings
 
@@ -66,14 +67,14 @@ def list_command(ctx: LeaseContext, as_json: bool) -> int:
     from hz.gitstate.lease_lint import HINT_DAMAGED, DamagedLease
 
     team, _ = team_of(ctx)
-    tips = team.git.ls_remote(team.remote, f"{LEASE_PREFIX}*")
-    team.bring(dict(tips))
+    tips, read = snapshot(team, f"{LEASE_PREFIX}*")
     rows = [(ref.removeprefix(LEASE_PREFIX), tip, _read(team, ref, tip)) for ref, tip in sorted(tips.items())]
+    ends = {lease_id: _ended(read, found) for lease_id, _, found in rows}
     if as_json:
-        listed = [_as_json(lease_id, tip, read, ctx.now) for lease_id, tip, read in rows]
+        listed = [_as_json(lease_id, tip, found, ctx.now, ends[lease_id]) for lease_id, tip, found in rows]
         click.echo(json.dumps(listed, indent=2))
     else:
-        lines = [_as_line(lease_id, read, ctx.now) for lease_id, _, read in rows]
+        lines = [_as_line(lease_id, found, ctx.now, ends[lease_id]) for lease_id, _, found in rows]
         click.echo("\n".join(lines) if lines else f"no leases on {team.label}")
     damaged = [lease_id for lease_id, _, read in rows if isinstance(read, str)]
     if damaged:  # after the listing: the healthy leases are worth seeing too
@@ -85,6 +86,18 @@ def list_command(ctx: LeaseContext, as_json: bool) -> int:
     return EXIT_OK
 
 
+def snapshot(team: TeamRemote, pattern: str) -> tuple[dict[str, str], Reader]:
+    """The lease refs matching `pattern` and `hz/state` as the remote has them at one moment (one
+    ls-remote, then the objects not here yet): the refs, and a reader of `hz/state` at that moment."""
+    from hz.gitstate.layout import STATE_REF
+    from hz.gitstate.lease_term import reader
+
+    tips = team.git.ls_remote(team.remote, pattern, STATE_REF)
+    team.bring(dict(tips))
+    state = tips.pop(STATE_REF, None)
+    return {ref: tip for ref, tip in tips.items() if ref.startswith(LEASE_PREFIX)}, reader(team.repo, state)
+
+
 def _read(team: TeamRemote, ref: str, tip: str) -> LeaseRecord | str:
     """The record at a lease ref's tip, or why it is damaged."""
     from hz.gitstate.lease_lint import checked
@@ -92,10 +105,21 @@ def _read(team: TeamRemote, ref: str, tip: str) -> LeaseRecord | str:
     return checked(team.repo, ref, tip)
 
 
-def status(record: LeaseRecord, now: datetime) -> str:
-    """What a lease is now: `held` (someone holds it), `released` (its turn ended and let it go) or
-    `expired` (its holder stopped renewing: anyone may take it once the clock-skew margin passed too)."""
-    if record.state == "released":
+def _ended(read: Reader, found: LeaseRecord | str) -> str | None:
+    """When the term at a lease's tip ended by its turn's `turn.finished` (hz.gitstate.lease_term), else None."""
+    from hz.gitstate.lease_term import finish
+
+    if isinstance(found, str) or found.state != "held":
+        return None
+    event = finish(read, found)
+    return event.ts if event is not None else None
+
+
+def status(record: LeaseRecord, now: datetime, finished: str | None = None) -> str:
+    """What a lease is now: `held` (someone holds it), `released` (its term is over: its record says so, or
+    its turn's `turn.finished` is on hz/state, `finished`) or `expired` (its holder stopped renewing: anyone
+    may take it once the clock-skew margin passed too)."""
+    if record.state == "released" or finished is not None:
         return "released"
     return "expired" if now >= _expiry(record) else "held"
 
@@ -106,21 +130,25 @@ def _expiry(record: LeaseRecord) -> datetime:
     return parse_utc(record.expires)
 
 
-def _as_json(lease_id: str, tip: str, read: LeaseRecord | str, now: datetime) -> dict[str, object]:
+def _as_json(
+    lease_id: str, tip: str, read: LeaseRecord | str, now: datetime, finished: str | None
+) -> dict[str, object]:
     if isinstance(read, str):
         return {"lease": lease_id, "tip": tip, "damaged": read}
-    return {**read.model_dump(mode="json"), "tip": tip, "damaged": None, "status": status(read, now)}
+    said = status(read, now, finished)
+    return {**read.model_dump(mode="json"), "tip": tip, "damaged": None, "status": said, "finished": finished}
 
 
 _SAID = {"held": "held until", "released": "released at", "expired": "expired at"}
 
 
-def _as_line(lease_id: str, read: LeaseRecord | str, now: datetime) -> str:
+def _as_line(lease_id: str, read: LeaseRecord | str, now: datetime, finished: str | None) -> str:
     if isinstance(read, str):
         return f"{lease_id}  damaged: {read}"
     r = read
-    said = _SAID[status(r, now)]
-    return f"{r.lease}  {r.holder:<22} {r.role:<8} token {r.token:<5} slot {r.slot}  {said} {r.expires}"
+    said = _SAID[status(r, now, finished)]
+    when = f"{finished} (its turn finished)" if finished is not None else r.expires
+    return f"{r.lease}  {r.holder:<22} {r.role:<8} token {r.token:<5} slot {r.slot}  {said} {when}"
 
 
 def acquire_command(

@@ -13,7 +13,9 @@ free (absent, released, or expired beyond the clock-skew margin) or already ours
 whose parent is the tip it saw and carries no force, so of several racing writers the remote lets exactly
 one fast-forward; creating a lease is just as exclusive (`--force-with-lease=<ref>:` demands absence).
 Renewals normally ride along with the events in `StateWriter.flush`; `renew` and `release` push one
-alone. A lease ref is never deleted or rewound: release is a commit too, so the token never resets.
+alone. A lease ref is never deleted or rewound, so the token never resets. A term whose turn ran needs no
+release commit: its `turn.finished` on `hz/state` ends it (hz.gitstate.lease_term), and every look here
+reads the lease's record and `hz/state` together.
 
 A holder is a member on one machine (`@priya/m-1a2b3c4d`, see hz.gitstate.identity), so the same
 person's second machine finds the lease held like anyone else's. What the remote holds is read through
@@ -31,16 +33,19 @@ from hz.errors import HzError
 from hz.gitstate import objects
 from hz.gitstate.events import Role
 from hz.gitstate.identity import Identity
-from hz.gitstate.layout import LEASE_FILE, lease_ref
+from hz.gitstate.layout import LEASE_FILE, STATE_REF, event_path, lease_ref
 from hz.gitstate.lease_lint import HINT_DAMAGED, MAX_TTL, DamagedLease, read_tip
 from hz.gitstate.lease_record import LeaseRecord
+from hz.gitstate.lease_term import Reader, over, reader
+from hz.gitstate.lease_term import done_keys as done_keys  # where its callers have always found it
 from hz.gitstate.remote import TeamRemote
 from hz.gitstate.settings import StateSettings
 from hz.gitstate.transport import ZERO
 from hz.gitstate.types import TOKEN_MAX, format_utc
-from hz.slots import lease_stamp, parse_slot, same_slot, slot_key
+from hz.slots import same_slot
 
 Status = Literal["won", "held", "early", "done"]
+_ENDS = ("turn.finished", "turn.skipped")
 
 
 class NotHolder(HzError):
@@ -74,7 +79,7 @@ def read_lease(team: TeamRemote, lease_id: str) -> LeaseView:
 
 
 def _look(team: TeamRemote, lease_id: str) -> LeaseView:
-    """The lease as the tick's one fetch saw it (with the receipts `_slot_done` read there), else one
+    """The lease as the tick's one fetch saw it (with the receipts `plan` read there), else one
     fetch. A stale look is safe: the push that takes the lease expects that very tip."""
     known, tip = team.looked(lease_ref(lease_id))
     return LeaseView(tip, record_at(team, lease_id, tip)) if known else read_lease(team, lease_id)
@@ -147,12 +152,15 @@ def plan(team: TeamRemote, claim: Claim, now: datetime, settings: StateSettings)
         )
     if claim.role != "owner" and claim.due is not None and now < claim.due + settings.grace:
         return Outcome("early", None, None, claim.due + settings.grace)
-    done = _slot_done(team, claim.lease_id, claim.slot) or ended(team, claim.lease_id, claim.keys)
+    state = team.current(STATE_REF)  # read once: the receipts and the lease from the tick's one fetch
+    read = reader(team.repo, state)
+    done = _ended_at(read, claim.lease_id, done_keys(claim.lease_id, claim.slot) + claim.keys)
     view = _look(team, claim.lease_id)
     current = view.record
     if done:
         return Outcome("done", current, view.tip)
-    if current is not None and current.holder != claim.holder and not current.is_free(now, settings.skew):
+    taken = current is not None and current.holder != claim.holder
+    if taken and current is not None and not current.is_free(now, settings.skew, ended=over(read, current)):
         return Outcome("held", current, view.tip)
     ttl = _bounded(claim.ttl or settings.ttl)
     token = _next_token(current, claim)
@@ -214,41 +222,13 @@ def lease_commit(team: TeamRemote, parent: str | None, record: LeaseRecord, now:
     return objects.make_commit(team.repo, tree, [parent] if parent else [], message, now)
 
 
-def _slot_done(team: TeamRemote, lease_id: str, slot: str) -> bool:
-    """Has anyone recorded the end of this slot's turn on hz/state (turn.finished or turn.skipped)?
-
-    `slot` is the lease's spelling; receipts are filed under the digest of their key, so the key is
-    made by the one function that made theirs (hz.slots), never by formatting the stamp here. The
-    lint lets a key spell its slot to the second too; such a receipt ends the same slot, so it counts.
-    A `slot` that names no time has no receipts: nothing is done."""
-    return ended(team, lease_id, done_keys(lease_id, slot))
-
-
-def ended(team: TeamRemote, lease_id: str, keys: tuple[str, ...]) -> bool:
-    """Is a turn of lease `lease_id` filed under one of `keys` (`<lease>@…`) ended on `hz/state`, as the
-    tick's fetch saw it? A slot's keys (`_slot_done`), or a wake's own key when it names its occasion
-    rather than a slot (a `source-changed` wake: the moved input and its fingerprint)."""
-    from hz.gitstate.layout import STATE_REF, event_path
-
-    if not keys:
-        return False
-    tip = team.current(STATE_REF)
-    if tip is None:
-        return False
-    return any(
-        objects.read_path(team.repo, tip, event_path(lease_id, kind, key)) is not None
-        for kind in ("turn.finished", "turn.skipped")
-        for key in keys
-    )
-
-
-def done_keys(lease_id: str, slot: str) -> tuple[str, ...]:
-    """The keys a receipt ending the slot a lease names may have: its own (hz.slots), then to the second."""
-    try:
-        moment = parse_slot(slot)
-    except ValueError:
-        return ()
-    return (slot_key(lease_id, moment), f"{lease_id}@{lease_stamp(moment)}")
+def _ended_at(read: Reader, lease_id: str, keys: tuple[str, ...]) -> bool:
+    """Is a turn of lease `lease_id` filed under one of `keys` (`<lease>@…`) ended (turn.finished or
+    turn.skipped) on `hz/state` as `read` has it? The slot's keys (`done_keys`: receipts are filed under the
+    digest of their key, so the key is made by the one function that made theirs, hz.slots, in either
+    spelling the lint allows), and a wake's own key when it names its occasion rather than a slot (a
+    `source-changed` wake: the moved input and its fingerprint). A slot that names no time has no keys."""
+    return any(read(event_path(lease_id, kind, key)) is not None for kind in _ENDS for key in keys)
 
 
 # --- what this machine holds ---------------------------------------------------------------------
@@ -265,10 +245,11 @@ class Held:
 def mine(team: TeamRemote, lease_id: str, now: datetime, settings: StateSettings) -> Held | None:
     """The lease this machine holds and may still act under (before `expires - clock_skew_s`), or None.
 
-    No network: a turn checks this before each step; the fenced push stays the final word.
+    No network: a turn checks this before each step; the fenced push stays the final word. The note is
+    forgotten by the push that ends its term, so a term noted here is not over as far as this machine knows.
     """
     current = held(team, lease_id)
-    if current is None or not current.record.valid_for_holder(now, settings.skew):
+    if current is None or not current.record.valid_for_holder(now, settings.skew, ended=False):
         return None
     return current
 
@@ -277,13 +258,16 @@ def holding(team: TeamRemote, lease_id: str, token: int) -> Held | None:
     """The lease we hold with this token, from memory or, when that is gone, from the remote.
 
     A token names one acquisition, so a remote lease still held under our token is still ours: its
-    tip becomes the expected value of the next fenced push. Anything else means we were replaced.
+    tip becomes the expected value of the next fenced push. Anything else means we were replaced, or the
+    term is over (its turn's end is on hz/state: read after the lease, so at least as new).
     """
     mine = held(team, lease_id)
     if mine is not None:
         return mine if mine.record.token == token else None
     view = read_lease(team, lease_id)
-    if view.tip is None or view.record is None or view.record.token != token or view.record.state != "held":
+    if view.tip is None or view.record is None or view.record.token != token:
+        return None
+    if over(reader(team.repo, team.current(STATE_REF)), view.record):  # released, or its turn finished
         return None
     remember(team, view.record, view.tip)
     return Held(view.tip, view.record)

@@ -50,7 +50,7 @@ from hz.gitstate.refused import SetAside, named_in
 from hz.gitstate.remote import TeamRemote
 from hz.gitstate.settings import StateSettings
 from hz.gitstate.transport import ZERO
-from hz.gitstate.writer_leases import UNKNOWN, LeaseSteps, collateral, ended
+from hz.gitstate.writer_leases import UNKNOWN, LeaseSteps, collateral
 
 BACKOFF_BASE_S = 0.025
 BACKOFF_CAP_S = 2.0
@@ -76,6 +76,8 @@ class StateWriter(LeaseSteps):
         self._landed: str | None = None  # the hz/state commit this writer's last push put on the remote
         self._looked = False  # whether the tip the tick's fetch saw (TeamRemote.looked) was guessed already
         self._idle: set[str] = set()  # leases this flush releases though no turn of theirs ends in it
+        self._closed: set[str] = set()
+        self._at: datetime | None = None  # the moment of this flush's push, for the holder's margin
 
     def queue(self, *events: Event) -> int:
         """Queue events for the next flush, with one fsync; returns how many were new (not queued already)."""
@@ -88,6 +90,7 @@ class StateWriter(LeaseSteps):
         claims: Iterable[lease.Claim] = (),
         publish: Mapping[str, Draft] | None = None,
         release: Iterable[str] = (),
+        at: datetime | None = None,
     ) -> FlushResult:
         """Push what is queued, renew the named leases and take the claimed ones, all in one atomic push.
 
@@ -97,7 +100,9 @@ class StateWriter(LeaseSteps):
         renews its lease under its token (so that lease is renewed even with no events of its own): one
         whose lease was taken over is `withheld`, one the remote refuses for its own reason is reported
         in `unpublished` and left out of the retry, like a lost claim. `release` names held leases to release
-        rather than renew (taken for a turn that did not run). See the module docstring for the rest.
+        rather than renew (taken for a turn that did not run). `at`: the moment of the push when it is later
+        than `now` (a tick's clock moves on while its turns run), for whether a term is still safely ours
+        (hz.gitstate.writer_leases). See the module docstring for the rest.
         """
         result = FlushResult()
         events = self.outbox.events()
@@ -105,7 +110,7 @@ class StateWriter(LeaseSteps):
         refs = dict(publish or {})
         events = self._drop_unheld(events, result)
         self._withhold_unheld(refs, result)
-        self._idle = set(release)
+        self._idle, self._at = set(release), at
         extra = set(renew) | self._idle | {draft.lease for draft in refs.values() if draft.lease}
         attempt = 0
         while (events or extra or wanted or refs) and attempt < max(1, self.settings.push_attempts):
@@ -200,7 +205,7 @@ class StateWriter(LeaseSteps):
         if fresh:
             updates[STATE_REF] = self._commit(tip, fresh, now)
             expected[STATE_REF] = tip or ZERO
-        moved = self._lease_updates(leases, plans, now, result, updates, expected, ended(fresh), self._idle)
+        moved = self._lease_updates(leases, plans, now, result, updates, expected, fresh, self._idle, self._at)
         self._tied(refs, {lid: step for lid, step in moved.items() if lid not in plans}, result)
         updates.update({ref: draft.commit for ref, draft in refs.items()})
         expected.update({ref: draft.expected for ref, draft in refs.items() if draft.expected is not None})
@@ -211,7 +216,7 @@ class StateWriter(LeaseSteps):
         result.refs = pushed.refs
         if pushed.ok:
             for lease_id, (commit, record) in moved.items():
-                if record.state == "released":  # its turn ended in this push: nobody holds it now
+                if record.state == "released" or lease_id in self._closed:  # its term ended in this push
                     lease.forget(self.team, lease_id)
                     result.released.add(lease_id)
                 else:

@@ -49,7 +49,7 @@ class LeaseView(TypedDict):
     token: int
     slot: str
     state: str
-    """held or released."""
+    """held or released (its record says so, or its turn's turn.finished on hz/state ended the term)."""
     expires: str
     held_now: bool
     """Held and not yet expired (with the clock-skew margin) at the time asked."""

@@ -42,7 +42,9 @@ def lease_view(ctx: Context, lease_id: str, slot: str | None, now: datetime, ske
 
     from hz.gitstate.layout import LEASE_PREFIX
     from hz.gitstate.lease_lint import checked
+    from hz.gitstate.lease_term import over, reader
     from hz.gitstate.lint_fence import _resolve
+    from hz.ops.observed import _state_tip
     from hz.review.sync import team_remote
     from hz.slots import same_slot
 
@@ -58,8 +60,11 @@ def lease_view(ctx: Context, lease_id: str, slot: str | None, now: datetime, ske
     record = checked(repo, ref, tip)  # checked as the lease ref it copies: its record must name this lease
     if isinstance(record, str):  # damaged: `hz lease list` says how
         return None
+    state_repo, _, state = _state_tip(ctx.root, ctx.environ)
+    ended = over(reader(state_repo, state), record)  # its turn's end on hz/state, as last fetched
     return LeaseView(holder=record.holder, role=record.role, token=record.token, slot=record.slot,
-                     state=record.state, expires=record.expires, held_now=record.valid_for_holder(now, skew),
+                     state="released" if ended else record.state, expires=record.expires,
+                     held_now=record.valid_for_holder(now, skew, ended=ended),
                      this_slot=slot is not None and same_slot(record.slot, slot), fetched=fetched)  # fmt: skip
 
 

@@ -7,8 +7,8 @@ as steering during gather and think, as the next turn after that.
 
 A team contract where the repository keeps team state takes the team path, as a tick's turn does
 (DESIGN.md, "Team operation"): one fetch of the team remote first, the lease of the turn's slot (the
-minute it was asked in; a resumed turn's own slot), and one push afterwards with its receipts, its draft
-branch and the lease's release, then the pull request; so the draft shows in every member's `hz drafts`.
+minute it was asked in; a resumed turn's own slot), and one push afterwards with its receipts (which end
+the lease's term), its draft branch, then the pull request; so the draft shows in every member's `hz drafts`.
 Where the lease is held elsewhere, nothing runs and the command says who holds it until when.
 """
 

@@ -22,6 +22,7 @@ push hz.tick.team_push.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -67,6 +68,7 @@ class Team:
     batched: set[str] = field(default_factory=set)  # lease ids the tick's one acquisition push took (team_batch)
     lost: dict[str, Any] = field(default_factory=dict)  # lease id -> (slot stamp, team_claim.Claim) lost in it
     used: set[str] = field(default_factory=set)  # lease ids a turn of this tick ran under
+    opened: float = field(default_factory=time.monotonic)  # when the tick began: its `now` moves on from here
 
     def pull_book(self) -> Any:
         """The pull requests asked for and not yet answered (hz.review.pulls.PullBook)."""

@@ -6,8 +6,9 @@ branches, deletions of decided ones), then asks the forge for the pull requests 
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -66,8 +67,10 @@ def _forge(team: Team) -> Any:
 
 
 def flush(team: Team, now: datetime) -> dict[str, Any]:
-    """One push per tick at most: the queued receipts, the renewal of the leases won, the new draft branches
-    and the deletion of decided ones (hz.review.draft_push); then the pull requests of the moved branches."""
+    """One push per tick at most: the queued receipts, the renewal of the leases won (a lease whose turn
+    finished is only guarded: its `turn.finished` ends the term, hz.gitstate.lease_term), the new draft
+    branches and the deletion of decided ones (hz.review.draft_push); then the pull requests of the moved
+    branches."""
     from hz.review.draft_push import decided, forget_decided_local
 
     forget_decided_local(team.remote, team.view)
@@ -78,7 +81,10 @@ def flush(team: Team, now: datetime) -> dict[str, Any]:
         from hz.tick.team_batch import idle
 
         release = idle(team)  # taken before the turns by the acquisition push, and no turn ran under it
-        result = team.writer.flush(now, renew=tuple(team.held), publish={**drops, **team.drafts}, release=release)
+        at = now + timedelta(seconds=time.monotonic() - team.opened)  # the turns took time since `now`
+        result = team.writer.flush(
+            now, renew=tuple(team.held), publish={**drops, **team.drafts}, release=release, at=at
+        )
         again = _stale(team, result.unpublished)
         renew = tuple({draft.lease for draft in again.values()})
         retried = team.writer.flush(now, renew=renew, publish=again) if again else None

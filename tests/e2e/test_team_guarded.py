@@ -273,10 +273,10 @@ def test_a_receipt_the_hook_refuses_is_set_aside_and_said_and_the_rest_lands(
     ]
     log = ann.hz("state", "log").stdout.splitlines()
     assert [line.split()[1] for line in log if f"{DAY}T09:00Z" in line] == ["turn.started", "turn.finished"]
-    # the turn's turn.finished landed, so the same push that left the refused receipt out released the lease
+    # the turn's turn.finished landed (the same push left the refused receipt out): it ended the lease's term
     leases = ann.hz("lease", "list").stdout.split()
     assert leases == [LEASE, *leases[1:2], "owner", "token", "2", "slot", f"{DAY}T09:00:00Z", "released", "at",
-                      f"{DAY}T09:05:00Z"]  # fmt: skip
+                      f"{DAY}T09:00:00Z", "(its", "turn", "finished)"]  # fmt: skip
 
     # the refused receipt is not sent again; the 08:00 draft is another slot's page (its own key), still pending
     assert ann.tick(at("09:06")) == ["nothing due"]

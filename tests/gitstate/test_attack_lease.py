@@ -227,3 +227,15 @@ def test_hz_own_chain_built_by_hand_is_accepted(tmp_path: Path, guarded: Path) -
     for oid in (first, renewed, released, taken):
         proc = push(clone, guarded, f"{oid}:{REF}")
         assert proc.returncode == 0, proc.stderr
+
+
+def test_a_chain_of_acquisitions_alone_is_accepted(tmp_path: Path, guarded: Path) -> None:
+    """hz's chains since issue 22: a term whose turn finished has no release commit (its `turn.finished` on
+    hz/state ended it), so the next acquisition goes straight on top of a held record, token one more."""
+    clone = new_clone(tmp_path / "c")
+    first = lease_commit(clone, record(slot=SLOT))
+    mine = lease_commit(clone, record(LATER, token=2, slot="2026-10-30T16:00:00Z"), first)
+    taken = lease_commit(clone, record(LATER, holder=BOB, token=3, slot="2026-10-30T17:00:00Z"), mine)
+    for oid in (first, mine, taken):
+        proc = push(clone, guarded, f"{oid}:{REF}")
+        assert proc.returncode == 0, proc.stderr

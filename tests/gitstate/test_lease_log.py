@@ -46,10 +46,11 @@ def on_remote(bare: Path, ref: str) -> list[tuple[str, dict[str, Any]]]:
     return [(c, json.loads(git("--git-dir", str(bare), "show", f"{c}:lease.json"))) for c in commits]
 
 
-def row(commit: str, r: dict[str, Any]) -> str:
+def row(commit: str, r: dict[str, Any], finished: str | None = None) -> str:
+    state = f"finished {finished}" if finished else r["state"]
     return (
         f"{commit[:12]}  token {r['token']:<5} {r['holder']:<22} {r['role']:<8} slot {r['slot']}  "
-        f"acquired {r['acquired']}  expires {r['expires']}  {r['state']}"
+        f"acquired {r['acquired']}  expires {r['expires']}  {state}"
     )
 
 
@@ -72,18 +73,21 @@ def test_a_slot_taken_twice_shows_in_both_logs(
     chain = on_remote(bare, f"refs/hz/lease/{AGENT}")
     ann, bob = f"@ann/{machine()}", f"@bob/{machine()}"
     assert [(r["token"], r["holder"], r["state"]) for _, r in chain] == [
-        (2, bob, "released"),  # the push that carried Bob's turn.finished released the lease
-        (2, bob, "held"),
+        (2, bob, "held"),  # the push that carried Bob's turn.finished ended his term with no commit
         (1, ann, "released"),
         (1, ann, "held"),  # the renewal that rode with Ann's receipts
         (1, ann, "held"),
     ]
+    ends = [SLOT, None, None, None]  # Bob's term shows the time of the turn.finished that ended it
     shown = hz("lease", "log", AGENT)
-    assert (shown.exit_code, shown.out, shown.err) == (0, "".join(row(c, r) + "\n" for c, r in chain), "")
+    expected = "".join(row(c, r, end) + "\n" for (c, r), end in zip(chain, ends, strict=True))
+    assert (shown.exit_code, shown.out, shown.err) == (0, expected, "")
     as_json = json.loads(hz("lease", "log", AGENT, "--json").out)
-    assert as_json == [{"commit": c, **r, "damaged": None} for c, r in chain]
+    assert as_json == [
+        {"commit": c, **r, "damaged": None, "finished": end} for (c, r), end in zip(chain, ends, strict=True)
+    ]
     limited = hz("lease", "log", AGENT, "--limit", "1")
-    assert limited.out == row(*chain[0]) + "\n(older commits not shown: --limit 1)\n"
+    assert limited.out == row(*chain[0], SLOT) + "\n(older commits not shown: --limit 1)\n"
 
     log = hz("state", "log")
     assert (log.exit_code, log.out) == (
@@ -106,7 +110,7 @@ def test_a_damaged_commit_in_the_chain_is_shown_and_exits_1(tmp_path: Path, team
     assert (shown.exit_code, shown.out) == (1, f"{bad[:12]}  damaged: {why}\n{row(first, healthy)}\n")
     assert shown.err == f"error: 1 damaged commit in lease ref {REF} on {bare}: {bad[:12]}\n" + HINT.format(ref=REF)
     as_json = json.loads(hz("lease", "log", LEASE, "--json").out)
-    assert as_json == [{"commit": bad, "damaged": why}, {"commit": first, **healthy, "damaged": None}]
+    assert as_json == [{"commit": bad, "damaged": why}, {"commit": first, **healthy, "damaged": None, "finished": None}]
 
 
 def test_a_lease_that_is_not_there_and_an_id_that_is_none(team: Path, bare: Path, hz: Any) -> None:

@@ -39,7 +39,9 @@ def state_log(bare: Path) -> list[str]:
     return git("--git-dir", str(bare), "log", "--format=%s", "hz/state").splitlines()
 
 
-def test_a_tick_is_one_commit_and_one_push_with_the_renewal(tmp_path: Path, remote_url: str, bare: Path) -> None:
+def test_a_tick_is_one_commit_and_one_push_and_the_turns_end_ends_the_term(
+    tmp_path: Path, remote_url: str, bare: Path
+) -> None:
     team, token = holder(tmp_path, "ann", remote_url, hz_id(1))
     writer = StateWriter(team, SETTINGS)
     assert writer.queue(started(hz_id(1), SLOT, token))
@@ -49,13 +51,44 @@ def test_a_tick_is_one_commit_and_one_push_with_the_renewal(tmp_path: Path, remo
     assert (len(result.landed), result.pushes, result.pending, result.fenced) == (2, 1, 0, set())
     assert {ref: r.flag for ref, r in result.refs.items()} == {
         "refs/heads/hz/state": "*",
-        f"refs/hz/lease/{hz_id(1)}": " ",
+        f"refs/hz/lease/{hz_id(1)}": "=",  # guarded where it was, not moved
     }
     assert state_log(bare) == ["hz-state: 2 events"]
-    # the push that carries the turn's end releases its lease (same token), so the next slot never waits for it
-    record = git("--git-dir", str(bare), "show", f"refs/hz/lease/{hz_id(1)}:lease.json")
-    assert '"expires":"2026-10-30T15:01:00Z"' in record and '"state":"released"' in record
+    # the turn's end on hz/state ends the term: no release commit, and the lease reads free at once
+    chain = git("--git-dir", str(bare), "log", "--format=%s", f"refs/hz/lease/{hz_id(1)}").splitlines()
+    assert chain == [f"lease {hz_id(1)} token 1 held"]
     assert (result.released, writer.flush(NOW).pushes) == ({hz_id(1)}, 0)  # nothing happened: no push
+    bob = member(tmp_path, "bob", remote_url)
+    taken = acquire(bob, hz_id(1), slot="2026-10-30T16:00:00Z", identity=whoami({"HZ_HANDLE": "bob"}),
+                    role="owner", now=NOW + timedelta(minutes=2), settings=SETTINGS)  # fmt: skip
+    assert taken.won and taken.record is not None and taken.record.token == 2
+
+
+def test_a_finish_pushed_within_the_margin_of_expiry_releases_by_a_commit(tmp_path: Path, bare: Path) -> None:
+    """Past `expires - clock_skew_s` the guard alone is not enough (see hz.gitstate.writer_leases): the
+    release is a commit, which the remote's compare-and-swap checks under its lock."""
+    team, token = holder(tmp_path, "ann", str(bare), hz_id(1))
+    writer = StateWriter(team, SETTINGS)
+    writer.queue(started(hz_id(1), SLOT, token), finished(hz_id(1), SLOT, token))
+    result = writer.flush(NOW + timedelta(minutes=1), at=NOW + timedelta(minutes=9, seconds=31))
+    assert (len(result.landed), result.released) == (2, {hz_id(1)})
+    chain = git("--git-dir", str(bare), "log", "--format=%s", f"refs/hz/lease/{hz_id(1)}").splitlines()
+    assert chain == [f"lease {hz_id(1)} token 1 released", f"lease {hz_id(1)} token 1 held"]
+
+
+def test_a_finish_whose_lease_was_taken_over_is_refused_by_its_guard(tmp_path: Path, bare: Path) -> None:
+    """A late writer with an old token: its clock says the term is still its own, but bob took the lease
+    over after it expired. The guard finds the lease moved: nothing of ann's lands, her events are fenced."""
+    ann, ann_token = holder(tmp_path, "ann", str(bare), hz_id(1))
+    writer = StateWriter(ann, SETTINGS)
+    writer.queue(started(hz_id(1), SLOT, ann_token), finished(hz_id(1), SLOT, ann_token))
+    holder(tmp_path, "bob", str(bare), hz_id(1), now=NOW + timedelta(minutes=11))
+    lease_before = git("--git-dir", str(bare), "rev-parse", f"refs/hz/lease/{hz_id(1)}")
+    result = writer.flush(NOW + timedelta(minutes=1))
+    assert (result.fenced, len(result.dropped), result.landed, result.released) == ({hz_id(1)}, 2, [], set())
+    assert result.refs[f"refs/hz/lease/{hz_id(1)}"].summary == "[rejected] (stale info)"
+    assert git("--git-dir", str(bare), "for-each-ref", "refs/heads") == ""  # hz/state never came to be
+    assert git("--git-dir", str(bare), "rev-parse", f"refs/hz/lease/{hz_id(1)}") == lease_before
 
 
 def test_a_push_without_the_turns_end_renews_the_lease(tmp_path: Path, bare: Path) -> None:

@@ -3,8 +3,9 @@
 A bare remote (with hz's pre-receive hook for the guarded figure) whose `main` holds N hourly team contracts
 owned by one member; the member's clone and `$HZ_HOME` have them adopted and their created turns run. Then
 one tick at the next hour drafts every slot (the offline runner: no model), timed in process, with every git
-process it starts noted by a `git` first on PATH. The baseline, in the same run: a script that writes the
-slot's file in a clone, commits it and pushes it, once per slot.
+process it starts noted by a `git` first on PATH, and the commits the lease chains then hold per slot that
+ran (the created turns' and this hour's). The baseline, in the same run: a script that writes the slot's
+file in a clone, commits it and pushes it, once per slot.
 """
 
 from __future__ import annotations
@@ -102,8 +103,8 @@ def team(folder: Path, slots: int, *, guarded: bool) -> tuple[Path, dict[str, st
     return clone, environ
 
 
-def drafting_tick(folder: Path, slots: int, *, guarded: bool) -> tuple[float, Counter[str], int]:
-    """(seconds, git processes by verb, slots drafted) of one tick at the next hour."""
+def drafting_tick(folder: Path, slots: int, *, guarded: bool) -> tuple[float, Counter[str], int, float]:
+    """(seconds, git processes by verb, slots drafted, lease commits per run slot) of one tick at the next hour."""
     from hz.tick.daemon import tick
 
     folder.mkdir(parents=True)
@@ -128,7 +129,16 @@ def drafting_tick(folder: Path, slots: int, *, guarded: bool) -> tuple[float, Co
             continue
         words = line.split()[2:] if line.startswith("-C ") else line.split()
         verbs[next((w for w in words if not w.startswith("-") and "=" not in w), "?")] += 1
-    return took, verbs, drafted
+    return took, verbs, drafted, lease_commits_per_slot(folder / "team.git")
+
+
+def lease_commits_per_slot(bare: Path) -> float:
+    """Commits on every lease chain of the remote, per slot that ran (a `turn.finished` on its hz/state)."""
+    refs = git("--git-dir", str(bare), "for-each-ref", "--format=%(refname)", "refs/hz/lease/").split()
+    commits = sum(int(git("--git-dir", str(bare), "rev-list", "--count", ref)) for ref in refs)
+    files = git("--git-dir", str(bare), "ls-tree", "-r", "--name-only", "hz/state", "events/").split()
+    ran = sum(1 for name in files if name.rsplit("/", 1)[-1].startswith("turn.finished-"))
+    return commits / max(1, ran)
 
 
 def script_per_slot(folder: Path, slots: int) -> float:
@@ -152,10 +162,13 @@ def bench_team(folder: Path, slots: int) -> None:
     baseline = script_per_slot(folder, slots)
     print(f"  cron and script (write, commit, push): {baseline:.3f} s a slot")
     for guarded in (False, True):
-        took, verbs, drafted = drafting_tick(folder / ("guarded" if guarded else "unguarded"), slots, guarded=guarded)
+        took, verbs, drafted, chained = drafting_tick(
+            folder / ("guarded" if guarded else "unguarded"), slots, guarded=guarded
+        )
         total = sum(verbs.values())
         label = "guarded  " if guarded else "unguarded"
         per = took / slots
         print(f"  {label}: {took:.2f} s, {per:.3f} s a slot ({per / baseline:.1f}x the script), {drafted} drafted,"
               f" {total} git processes, {total / slots:.1f} a turn, {verbs['push']} pushes")  # fmt: skip
         print(f"    by verb: {', '.join(f'{verb} {count}' for verb, count in verbs.most_common())}")
+        print(f"    lease commits per run slot: {chained:.1f}")

@@ -59,6 +59,10 @@ def test_a_delegates_finished_turn_releases_the_lease_and_the_owners_next_slot_r
     (lease,) = leases(omar, NINE)  # no release commit: its turn's turn.finished on hz/state ended the term
     assert (lease["lease"], lease["state"], lease["status"], lease["token"]) == (LEASE, "held", "released", 1)
     assert str(lease["finished"]).startswith("2026-11-02T09:11:")
+    why = hz("why", "team-pulse", "--json", cwd=omar.clone, environ=omar.environ)  # the same reading, no fetch
+    assert why.returncode == 0, why.stdout + why.stderr
+    seen = json.loads(why.stdout)["lease"]
+    assert (seen["state"], seen["held_now"], seen["token"]) == ("released", False, 1)
     # the owner's 09:15 slot is not blocked by the finished 09:00 turn (its lease would hold until 09:21)
     woken = priya.tick(NINE + timedelta(minutes=15))
     assert [(e["action"], e.get("disposition")) for e in woken] == [("started", "drafted")], woken

@@ -81,8 +81,9 @@ def first_address_of(line: str, value: Any) -> str | None:
     shows there is none: ASCII with no blank and no escape holds every string verbatim, each one already
     folded (NFKC keeps ASCII, and no `[at]` or `(dot)` is spelled in it), and an address in the text lies
     inside one string (its `@`, the letter before and the domain after are never quotes or JSON syntax)."""
-    plain = line.isascii() and _BLANK_OR_ESCAPE.search(line) is None and _BRACKETED.search(line) is None
-    if plain and not looks_like_address(line):
+    text = line.removesuffix("\n")  # an event file's own newline is outside every string
+    plain = text.isascii() and _BLANK_OR_ESCAPE.search(text) is None and _BRACKETED.search(text) is None
+    if plain and not looks_like_address(text):
         return None
     return first_address(value)
 

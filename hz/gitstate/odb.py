@@ -137,14 +137,16 @@ class Objects(ABC):
         """`read` of each id, in order (a reader that can ask for many at once does)."""
         return [self.read(oid) for oid in oids]
 
-    def added(self, commits: list[Commit]) -> dict[str, list[tuple[str, str]]]:
-        """For each commit, the files it adds against its first parent: id -> [(path, blob id)], in git's path
-        order (a reader that has git do the tree comparison does)."""
+    def added(self, pairs: list[tuple[str, str | None]]) -> dict[str, list[tuple[str, str]]]:
+        """For each (commit, base commit or None for the empty tree), the files the commit's tree adds to the
+        base's: commit id -> [(path, blob id)], in git's path order (a reader that has git compare does)."""
         found: dict[str, list[tuple[str, str]]] = {}
-        for commit in commits:
-            parent = self.commit(commit.parents[0]) if commit.parents else None
-            changes = self.diff(parent.tree if parent is not None else None, commit.tree)
-            found[commit.oid] = [(c.path, c.new) for c in changes if c.status == "A" and c.new is not None]
+        for oid, base in pairs:
+            commit, before = self.commit(oid), self.commit(base) if base is not None else None
+            if commit is None or (base is not None and before is None):
+                raise KeyError(f"commit {(oid if commit is None else base or '')[:12]} is missing")
+            changes = self.diff(before.tree if before is not None else None, commit.tree)
+            found[oid] = [(c.path, c.new) for c in changes if c.status == "A" and c.new is not None]
         return found
 
     def descends(self, new: str, old: str) -> bool:
@@ -315,12 +317,11 @@ class PygitObjects(Objects):
             walker.hide(base)
         return [(str(c.id), tuple(str(p) for p in c.parent_ids)) for c in walker]
 
-    def added(self, commits: list[Commit]) -> dict[str, list[tuple[str, str]]]:
+    def added(self, pairs: list[tuple[str, str | None]]) -> dict[str, list[tuple[str, str]]]:
         from pathlib import Path
 
         from hz.gitstate.diff_tree import added_by_git
 
-        pairs = [(commit.oid, commit.parents[0] if commit.parents else None) for commit in commits]
         return added_by_git(Path(self.repo.path), pairs)
 
     def descends(self, new: str, old: str) -> bool:

@@ -87,10 +87,10 @@ def history(
     objects = objects_of(repo)
     book = leases or LeaseBook.local(objects)
     fence = _Fence(book)
-    # an archive step only moves events out of the tip: nothing landed (no diff of what it moved is made)
     commits = window_commits(objects, tip, since)
+    # an archive step only moves events out of the tip: nothing landed (no diff of what it moved is made)
     landing = [commit for commit in commits if not ARCHIVE_MESSAGE.fullmatch(commit.message)]
-    files = objects.added(landing)
+    files = objects.added([(commit.oid, commit.parents[0] if commit.parents else None) for commit in landing])
     for commit in landing:
         seen: dict[str, int] = {}
         shown, early = _split(_read(objects, files[commit.oid]), since, unread)

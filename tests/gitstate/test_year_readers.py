@@ -19,7 +19,7 @@ from hz.gitstate.lease_record import LeaseRecord
 from hz.gitstate.lint import LintContext, lint_range
 from hz.gitstate.lint_fence import LeaseBook
 from hz.gitstate.lint_since import lint_counted
-from hz.gitstate.odb import Commit, PygitObjects
+from hz.gitstate.odb import PygitObjects
 from hz.gitstate.reader import history
 from hz.gitstate.types import format_utc
 from tests.gitstate.factory import finished, hz_id, started
@@ -45,9 +45,9 @@ class Counting(PygitObjects):
         self.reads += 1
         return super().header(oid)
 
-    def added(self, commits: list[Commit]) -> dict[str, list[tuple[str, str]]]:
-        self.listed += len(commits)
-        return super().added(commits)
+    def added(self, pairs: list[tuple[str, str | None]]) -> dict[str, list[tuple[str, str]]]:
+        self.listed += len(pairs)
+        return super().added(pairs)
 
 
 def _slot(hour: datetime) -> str:
@@ -119,7 +119,7 @@ def test_a_log_since_reads_its_window_whatever_the_history_behind_it(tmp_path: P
 def test_a_slack_token_is_read_from_its_chain_only_when_it_would_void_an_event(tmp_path: Path) -> None:
     """A stale event in the window is still void, judged by a token the slack carried (read only then)."""
     repo = _repository(tmp_path / "team.git", 48)
-    since = END - timedelta(hours=6)
+    since = END - timedelta(minutes=30)  # the window holds the stale event alone
     base = _tip(repo)
     stale = started(AGENTS[0], _slot(END), 3, turn=999)  # token 3, long replaced: written by an old holder
     index = pygit2.Index()

@@ -31,7 +31,8 @@ def lease() -> None:
 @_remote
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def list_(remote: str | None, as_json: bool) -> int:
-    """List every lease on the remote with its holder (handle/machine), token and expiry.
+    """List every lease on the remote with its holder (handle/machine), token and expiry: held, expired,
+    or released (by a release, or by its turn's turn.finished on hz/state, read in the same look).
 
     A lease ref hz did not write (a tag, a foreign commit, a malformed record) is listed as damaged and
     the command exits 1: only an admin of the server can delete it."""
@@ -49,7 +50,8 @@ def list_(remote: str | None, as_json: bool) -> int:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def log(lease_id: str, limit: int, remote: str | None, as_json: bool) -> int:
     """Show a lease's chain on the remote, newest first: each acquisition, renewal and release with its
-    token, holder (handle/machine), role, slot, acquired and expiry times and state.
+    token, holder (handle/machine), role, slot, acquired and expiry times and state (`finished` and its
+    time on the newest commit of a term its turn's turn.finished ended: such a term has no release).
 
     A slot taken twice shows as two tokens for one slot. A commit hz did not write is shown as damaged
     and the command exits 1: only an admin of the server can delete the ref."""

@@ -17,7 +17,7 @@ from typing import Any
 from hz.session.spine import SPINE, read_spine
 from hz.session.store import Store
 from tests.review.test_main_versions import merge_on_remote
-from tests.turn.team_harness import Member, actions_run, hourly, seed_remote
+from tests.turn.team_harness import Member, actions_run, bare_remote, hourly, seed_remote
 from tests.turn.test_late_runner import CONTRACT_ID
 from tests.turn.test_team import git
 
@@ -25,8 +25,7 @@ SLOT = datetime(2026, 10, 26, 11, 0, tzinfo=UTC)
 
 
 def team(tmp_path: Path, contract: str | None = None) -> tuple[Path, Member, Member]:
-    bare = tmp_path / "team.git"
-    git("init", "-q", "--bare", str(bare))
+    bare = bare_remote(tmp_path)
     seed_remote(tmp_path, bare, str(bare), contract or hourly("@priya", ["@omar"]))
     return bare, Member.join(tmp_path, "priya", str(bare)), Member.join(tmp_path, "omar", str(bare))
 
@@ -167,8 +166,7 @@ def amendment_team(tmp_path: Path, change: tuple[str, str]) -> tuple[Path, Membe
     file = hourly("@priya", ["@omar"])
     proposed = self_contained(file, {"tags": ["pulse"]}).replace(*change)
     assert "tags" in proposed and proposed != self_contained(file, {"tags": ["pulse"]})
-    bare = tmp_path / "team.git"
-    git("init", "-q", "--bare", str(bare))
+    bare = bare_remote(tmp_path)
     seed_remote(tmp_path, bare, str(bare), file, others={"_defaults.yaml": DEFAULTS})
     priya = Member.join(tmp_path, "priya", str(bare))
     environ = priya.with_runner(amending_claude(tmp_path / "claude", proposed), tmp_path / "priya" / "config")

@@ -18,7 +18,7 @@ from hz.heinzel.amendments import propose
 from hz.heinzel.main_versions import versions_on_main
 from hz.session.spine import SPINE, read_spine
 from hz.session.store import Store
-from tests.turn.team_harness import Member, actions_run, hourly, pulse_team
+from tests.turn.team_harness import Member, actions_run, bare_remote, hourly, pulse_team
 from tests.turn.test_late_runner import CONTRACT_ID, hz
 from tests.turn.test_team import git
 
@@ -53,8 +53,7 @@ def agent(environ: dict[str, str]) -> dict[str, Any]:
 
 def local_team(tmp_path: Path, *names: str) -> tuple[Path, list[Member]]:
     """The pulse team on a bare remote its members reach by path, with the members `names` joined."""
-    bare = tmp_path / "team.git"
-    git("init", "-q", "--bare", str(bare))
+    bare = bare_remote(tmp_path)
     return bare, pulse_team(tmp_path, bare, str(bare), *names)
 
 

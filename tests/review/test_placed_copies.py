@@ -15,6 +15,7 @@ from hz.gitstate.remote import TeamRemote
 from hz.gitstate.types import format_utc
 from hz.tick.daemon import tick
 from tests.gitstate.factory import turn_id
+from tests.turn.team_harness import bare_remote, push_main
 from tests.turn.test_team import CONTRACT_ID, FRIDAY, TEAM, git, member
 
 AGENT = f"hz-{CONTRACT_ID}"
@@ -45,16 +46,10 @@ def _superseded_history(bare: Path) -> list[Event]:
 
 
 def test_the_copies_of_200_superseded_drafts_are_gone_after_a_tick(tmp_path: Path) -> None:
-    bare = tmp_path / "team.git"
-    git("init", "-q", "--bare", str(bare))
-    seed = tmp_path / "seed"
-    git("init", "-q", str(seed))
-    (seed / "hz.toml").write_text(f'[state]\nremote = "{bare}"\ntick_interval_s = 300\n')
-    (seed / "workflows").mkdir()
-    (seed / "workflows" / "team-note.prose.md").write_text(TEAM)  # hz/state's drafts count for contracts on main only
-    git("add", "hz.toml", "workflows", cwd=seed)
-    git("commit", "-q", "-m", "team repo", cwd=seed)
-    git("push", "-q", str(bare), "HEAD:main", cwd=seed)
+    bare = bare_remote(tmp_path)
+    state = f'[state]\nremote = "{bare}"\ntick_interval_s = 300\n'
+    # hz/state's drafts count for contracts on main only
+    push_main(tmp_path, bare, {"hz.toml": state, "workflows/team-note.prose.md": TEAM})
     placed = _superseded_history(bare)
     priya, priya_env = member(tmp_path, "priya", bare)
     remote = TeamRemote(priya, str(bare), priya_env)

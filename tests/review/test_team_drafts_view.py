@@ -12,7 +12,7 @@ from pathlib import Path
 
 from tests.gitstate.conftest import bare, loopback  # noqa: F401  (the fixtures, fetched by name below)
 from tests.review.conftest import PulseOnForge
-from tests.turn.team_harness import fresh_clone, key_branch, pulse_team
+from tests.turn.team_harness import bare_remote, fresh_clone, key_branch, pulse_team, push_main
 from tests.turn.test_late_runner import CONTRACT_ID, LEASE, hz
 from tests.turn.test_team import git
 
@@ -85,14 +85,9 @@ def test_another_repository_s_team_drafts_are_not_listed(
     [priya] = pulse_team(tmp_path, bare, loopback, "priya")
     priya.tick(SLOT + timedelta(minutes=1))
     # a second team repository whose remote holds a draft branch of some other contract
-    other = tmp_path / "other.git"
-    git("init", "-q", "--bare", str(other))
-    seed = tmp_path / "other-seed"
-    git("init", "-q", str(seed))
-    (seed / "hz.toml").write_text(f'[state]\nremote = "{other}"\n')
-    git("add", "hz.toml", cwd=seed)
-    git("commit", "-q", "-m", "other team", cwd=seed)
-    git("push", "-q", str(other), "HEAD:main", cwd=seed)
+    other = bare_remote(tmp_path, "other.git")
+    state = f'[state]\nremote = "{other}"\n'
+    seed = push_main(tmp_path, other, {"hz.toml": state}, seed="other-seed", message="other team")
     git("push", "-q", str(other), "HEAD:refs/heads/hz/draft/01KC9999999999999999999999/notes", cwd=seed)
     clone = tmp_path / "other-clone"
     git("clone", "-q", str(other), str(clone))

@@ -37,6 +37,29 @@ def hourly(owner: str, maintainers: list[str]) -> str:
     return HOURLY.replace('owner: "@priya"', f'owner: "{owner}"').replace('["@omar"]', f"[{listed}]")
 
 
+def bare_remote(tmp_path: Path, name: str = "team.git") -> Path:
+    """An empty bare repository at tmp_path/NAME: a team's remote, reached by its path."""
+    bare = tmp_path / name
+    git("init", "-q", "--bare", str(bare))
+    return bare
+
+
+def push_main(
+    tmp_path: Path, bare: Path, files: dict[str, str], *, seed: str = "seed", message: str = "team repo"
+) -> Path:
+    """`main` on `bare`: `files` (path in the repository -> text) committed in a new repository at
+    tmp_path/SEED and pushed, nothing else (no hook, no HEAD); the seed repository."""
+    clone = tmp_path / seed
+    git("init", "-q", str(clone))
+    for name, text in files.items():
+        (clone / name).parent.mkdir(parents=True, exist_ok=True)
+        (clone / name).write_text(text)
+    git("add", *files, cwd=clone)
+    git("commit", "-q", "-m", message, cwd=clone)
+    git("push", "-q", str(bare), "HEAD:main", cwd=clone)
+    return clone
+
+
 def seed_remote(
     tmp_path: Path, bare: Path, url: str, contract: str, *, toml: str = "", others: dict[str, str] | None = None
 ) -> None:
@@ -46,19 +69,12 @@ def seed_remote(
     A lease lasts 10 minutes and the grace period is two tick intervals of 5 minutes. Without a
     `[team.members]` table in `toml`, TEAM_ROSTER is the roster (rita reviews, priya and omar run)."""
     git("--git-dir", str(bare), "symbolic-ref", "HEAD", "refs/heads/main")  # so a fresh clone checks out main
-    seed = tmp_path / "seed"
-    git("init", "-q", str(seed))
     roster = "" if "[team.members]" in toml else TEAM_ROSTER
-    (seed / "hz.toml").write_text(
-        f'[state]\nremote = "{url}"\ntick_interval_s = 300\nlease_ttl_s = 600\n{toml}{roster}'
-    )
-    (seed / "workflows").mkdir()
-    (seed / "workflows" / "team-pulse.prose.md").write_text(contract)
-    for name, text in (others or {}).items():
-        (seed / "workflows" / name).write_text(text)
-    git("add", "hz.toml", "workflows", cwd=seed)
-    git("commit", "-q", "-m", "team repo", cwd=seed)
-    git("push", "-q", str(bare), "HEAD:main", cwd=seed)
+    files = {
+        "hz.toml": f'[state]\nremote = "{url}"\ntick_interval_s = 300\nlease_ttl_s = 600\n{toml}{roster}',
+        "workflows/team-pulse.prose.md": contract,
+    }
+    push_main(tmp_path, bare, files | {f"workflows/{name}": text for name, text in (others or {}).items()})
     installed = hz("state", "install-hook", str(bare), cwd=tmp_path, environ=base_environ(tmp_path / "installer"))
     assert installed.returncode == 0, installed.stderr
 

@@ -19,6 +19,7 @@ from hz.contract.load import load_text
 from hz.session.store import Store
 from hz.tick.owner_only import RULE, runs_here
 from hz.turn.plan import plan_from_contract
+from tests.turn.team_harness import bare_remote, push_main
 from tests.turn.test_team import FRIDAY, MONDAY, TEAM, git, member
 
 STATE_HINT = "add a [state] table to hz.toml (an empty one will do) so members share team slots through leases"
@@ -28,18 +29,11 @@ HANDLE_HINT = 'if you own it, set [user] handle = "@you" in config.toml (or HZ_H
 def team_repo(tmp: Path) -> tuple[Path, Path]:
     """A bare remote with the hook installed, and a main with the team contract and no hz.toml; the seed
     clone that made it."""
-    bare = tmp / "team.git"
-    git("init", "-q", "--bare", str(bare))
+    bare = bare_remote(tmp)
     hook = subprocess.run([sys.executable, "-m", "hz", "state", "install-hook", str(bare)], capture_output=True,
                           text=True, check=False)  # fmt: skip
     assert hook.returncode == 0, hook.stderr
-    seed = tmp / "seed"
-    git("init", "-q", str(seed))
-    (seed / "workflows").mkdir()
-    (seed / "workflows/team-note.prose.md").write_text(TEAM)  # on main: the hook takes roles from it
-    git("add", "workflows", cwd=seed)
-    git("commit", "-q", "-m", "team repo", cwd=seed)
-    git("push", "-q", str(bare), "HEAD:main", cwd=seed)
+    seed = push_main(tmp, bare, {"workflows/team-note.prose.md": TEAM})  # on main: the hook takes roles from it
     return bare, seed
 
 

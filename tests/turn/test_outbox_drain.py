@@ -20,26 +20,21 @@ from hz.gitstate.outbox import Outbox, waiting_under
 from hz.runners.base import ThinkRequest, ThinkResult
 from hz.runners.offline import OfflineRunner
 from hz.tick.daemon import tick
+from tests.turn.team_harness import bare_remote, push_main
 from tests.turn.test_team import MONDAY, TEAM, git, member
 from tests.turn.test_team_drafts import _drafts
 
 
 def guarded_team_repo(tmp_path: Path) -> Path:
     """The team's bare remote with hz's pre-receive hook, `hz.toml` and the team contract on main."""
-    bare = tmp_path / "team.git"
-    git("init", "-q", "--bare", str(bare))
+    bare = bare_remote(tmp_path)
     hooked = subprocess.run([sys.executable, "-m", "hz", "state", "install-hook", str(bare)],
                             capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
     assert hooked.returncode == 0, hooked.stderr
-    seed = tmp_path / "seed"
-    git("init", "-q", str(seed))
     roster = '[team.members]\n"@priya" = ["hz-test@example.invalid"]\n'  # the pinned git identity merges
-    (seed / "hz.toml").write_text(f'[state]\nremote = "{bare}"\n{roster}')
-    (seed / "workflows").mkdir()
-    (seed / "workflows/team-note.prose.md").write_text(TEAM)
-    git("add", "hz.toml", "workflows", cwd=seed)
-    git("commit", "-q", "-m", "team repo", cwd=seed)
-    git("push", "-q", str(bare), "HEAD:main", cwd=seed)
+    push_main(
+        tmp_path, bare, {"hz.toml": f'[state]\nremote = "{bare}"\n{roster}', "workflows/team-note.prose.md": TEAM}
+    )
     return bare
 
 

@@ -20,7 +20,7 @@ from typing import Any
 from hz.gitstate.lint_since import CUT, CUT_HINT
 from hz.session.store import Store
 from hz.tick.team_adoption import adopt_new_team_contracts
-from tests.turn.team_harness import actions_run
+from tests.turn.team_harness import actions_run, bare_remote, push_main
 from tests.turn.test_idle import HEAVY
 from tests.turn.test_late_runner import CONTRACT_ID, HOURLY, KEY, hz, lease_chain, tick
 from tests.turn.test_no_git_identity import no_identity
@@ -32,16 +32,9 @@ PAST_GRACE = SLOT + timedelta(minutes=12)  # grace: two tick intervals of 5 minu
 
 def remote(tmp_path: Path) -> Path:
     """The team's bare remote with the hook, main holding hz.toml's [state] and the hourly team contract."""
-    bare = tmp_path / "team.git"
-    git("init", "-q", "--bare", str(bare))
-    seed = tmp_path / "seed"
-    git("init", "-q", str(seed))
-    (seed / "hz.toml").write_text(f'[state]\nremote = "{bare}"\ntick_interval_s = 300\nlease_ttl_s = 600\n')
-    (seed / "workflows").mkdir()
-    (seed / "workflows" / "team-pulse.prose.md").write_text(HOURLY)
-    git("add", "hz.toml", "workflows", cwd=seed)
-    git("commit", "-q", "-m", "team repo", cwd=seed)
-    git("push", "-q", str(bare), "HEAD:main", cwd=seed)
+    bare = bare_remote(tmp_path)
+    state = f'[state]\nremote = "{bare}"\ntick_interval_s = 300\nlease_ttl_s = 600\n'
+    push_main(tmp_path, bare, {"hz.toml": state, "workflows/team-pulse.prose.md": HOURLY})
     installer = {**os.environ, "HZ_HOME": str(tmp_path / "installer")}
     installed = hz("state", "install-hook", str(bare), cwd=tmp_path, environ=installer)
     assert installed.returncode == 0, installed.stderr

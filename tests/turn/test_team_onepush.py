@@ -18,6 +18,7 @@ from hz.gitstate.settings import StateSettings
 from hz.heinzel.lifecycle import Origin, create
 from hz.session.store import Store
 from hz.tick.daemon import tick
+from tests.turn.team_harness import bare_remote, push_main
 from tests.turn.test_late_runner import CONTRACT_ID, HOURLY
 from tests.turn.test_team import MONDAY, git, member
 
@@ -44,18 +45,10 @@ def _team(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path, 
     (wrapper / "git").write_text(f'#!/bin/sh\necho "$*" >> "{log}"\nexec {shutil.which("git")} "$@"\n')
     (wrapper / "git").chmod(0o755)
     monkeypatch.setenv("PATH", f"{wrapper}:{__import__('os').environ['PATH']}")
-    bare = tmp_path / "team.git"
-    git("init", "-q", "--bare", str(bare))
-    seed = tmp_path / "seed"
-    git("init", "-q", str(seed))
+    bare = bare_remote(tmp_path)
     roster = '[team.members]\n"@priya" = ["hz-test@example.invalid"]\n"@omar" = ["omar@example.invalid"]\n'
-    (seed / "hz.toml").write_text(f'[state]\nremote = "{bare}"\ntick_interval_s = 300\n{roster}')
-    (seed / "workflows").mkdir()
-    for n in range(SLOTS):
-        (seed / "workflows" / f"team-pulse-{n}.prose.md").write_text(_contract(n))
-    git("add", ".", cwd=seed)
-    git("commit", "-q", "-m", "team repo", cwd=seed)
-    git("push", "-q", str(bare), "HEAD:main", cwd=seed)
+    contracts = {f"workflows/team-pulse-{n}.prose.md": _contract(n) for n in range(SLOTS)}
+    push_main(tmp_path, bare, {"hz.toml": f'[state]\nremote = "{bare}"\ntick_interval_s = 300\n{roster}', **contracts})
     adopted = MONDAY - timedelta(minutes=10)
     clone, environ = member(tmp_path, "priya", bare, contract=_contract(0), adopted=adopted)
     with Store.from_environ(environ) as store:

@@ -5,12 +5,16 @@ owned by one member; the member's clone and `$HZ_HOME` have them adopted and the
 one tick at the next hour drafts every slot (the offline runner: no model), timed in process, with every git
 process it starts noted by a `git` first on PATH, and the commits the lease chains then hold per slot that
 ran (the created turns' and this hour's). The baseline, in the same run: a script that writes the slot's
-file in a clone, commits it and pushes it, once per slot.
+file in a clone, commits it and pushes it, once per slot. Printed beside each wall time: the CPU time of
+the tick and of the git processes it ran; the last figure is the same tick as a fresh `hz tick` process
+(its imports included). `bench/tick.py --team --slots 10` ticks 10 slots.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -103,8 +107,18 @@ def team(folder: Path, slots: int, *, guarded: bool) -> tuple[Path, dict[str, st
     return clone, environ
 
 
-def drafting_tick(folder: Path, slots: int, *, guarded: bool) -> tuple[float, Counter[str], int, float]:
-    """(seconds, git processes by verb, slots drafted, lease commits per run slot) of one tick at the next hour."""
+def cpu_seconds() -> float:
+    """CPU time of this process and of the children it waited for (git), user and system."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def drafting_tick(
+    folder: Path, slots: int, *, guarded: bool, process: bool = False
+) -> tuple[float, float, Counter[str], int, float]:
+    """(seconds, CPU seconds, git processes by verb, slots drafted, lease commits per run slot) of one tick
+    at the next hour; in this process (its imports warm from the ticks before), or as a fresh `hz tick`
+    process (`process`)."""
     from hz.tick.daemon import tick
 
     folder.mkdir(parents=True)
@@ -117,19 +131,25 @@ def drafting_tick(folder: Path, slots: int, *, guarded: bool) -> tuple[float, Co
     path = os.environ["PATH"]
     os.environ["PATH"] = f"{wrapper}:{path}"
     try:
-        started = time.perf_counter()
-        report = tick(root=clone, environ={**environ, "PATH": os.environ["PATH"]}, now=HOUR)
-        took = time.perf_counter() - started
+        started, cpu = time.perf_counter(), cpu_seconds()
+        if process:
+            argv = [sys.executable, "-m", "hz", "tick", "--now", HOUR.isoformat(), "--json"]
+            done = subprocess.run(argv, cwd=clone, env={**environ, "PATH": os.environ["PATH"]}, capture_output=True,
+                                  text=True, check=True)  # fmt: skip
+            woken = json.loads(done.stdout)["woken"]
+        else:
+            woken = tick(root=clone, environ={**environ, "PATH": os.environ["PATH"]}, now=HOUR).woken
+        took, cpu = time.perf_counter() - started, cpu_seconds() - cpu
     finally:
         os.environ["PATH"] = path
-    drafted = sum(1 for e in report.woken if e.get("disposition") == "drafted")
+    drafted = sum(1 for e in woken if e.get("disposition") == "drafted")
     verbs: Counter[str] = Counter()
     for line in log.read_text().splitlines():
         if not line.startswith("-"):  # the rest of a multi-line argument (a commit message)
             continue
         words = line.split()[2:] if line.startswith("-C ") else line.split()
         verbs[next((w for w in words if not w.startswith("-") and "=" not in w), "?")] += 1
-    return took, verbs, drafted, lease_commits_per_slot(folder / "team.git")
+    return took, cpu, verbs, drafted, lease_commits_per_slot(folder / "team.git")
 
 
 def lease_commits_per_slot(bare: Path) -> float:
@@ -159,16 +179,16 @@ def script_per_slot(folder: Path, slots: int) -> float:
 def bench_team(folder: Path, slots: int) -> None:
     os.environ.update(IDENTITY, HZ_CONFIG_HOME=str(folder / "config"))  # the seed's commit; no user config
     print(f"a drafting tick of {slots} team slots (goal: <= 0.15 s a slot unguarded, <= 10 git processes a turn)")
+    print(f"  load average {os.getloadavg()[0]:.1f}; CPU is this process's and its git processes' (user + system)")
     baseline = script_per_slot(folder, slots)
     print(f"  cron and script (write, commit, push): {baseline:.3f} s a slot")
-    for guarded in (False, True):
-        took, verbs, drafted, chained = drafting_tick(
-            folder / ("guarded" if guarded else "unguarded"), slots, guarded=guarded
-        )
+    for label, guarded, process in (("unguarded", False, False), ("guarded", True, False), ("hz process", False, True)):
+        took, cpu, verbs, drafted, chained = drafting_tick(folder / label.replace(" ", "-"), slots, guarded=guarded,
+                                                           process=process)  # fmt: skip
         total = sum(verbs.values())
-        label = "guarded  " if guarded else "unguarded"
         per = took / slots
-        print(f"  {label}: {took:.2f} s, {per:.3f} s a slot ({per / baseline:.1f}x the script), {drafted} drafted,"
-              f" {total} git processes, {total / slots:.1f} a turn, {verbs['push']} pushes")  # fmt: skip
+        print(f"  {label:>10}: {took:.2f} s, {per:.3f} s a slot ({per / baseline:.1f}x the script), CPU {cpu:.2f} s"
+              f" ({cpu / slots:.3f} s a slot), {drafted} drafted, {total} git processes, {total / slots:.1f} a turn,"
+              f" {verbs['push']} pushes")  # fmt: skip
         print(f"    by verb: {', '.join(f'{verb} {count}' for verb, count in verbs.most_common())}")
         print(f"    lease commits per run slot: {chained:.1f}")

@@ -245,7 +245,8 @@ def main() -> None:
         if "--team" in sys.argv:
             from team_slots import bench_team
 
-            bench_team(folder / "team", 5)
+            slots = int(sys.argv[sys.argv.index("--slots") + 1]) if "--slots" in sys.argv else 5
+            bench_team(folder / "team", slots)
             return
         bench_idle(folder, 1_000 if quick else 10_000, 5 if quick else 21)
         bench_busy(folder, 990, 10)

@@ -61,14 +61,16 @@ def append_body(agent_dir: Path, turn: str, record: dict[str, Any]) -> None:
     private_dir(path.parent)
     fd = _open_for_append(path)
     try:
-        if os.fstat(fd).st_size == 0:
+        created = os.fstat(fd).st_size == 0
+        if created:
             os.write(fd, orjson.dumps({"hz_body": 1, "turn": turn}) + b"\n")
         # the last boundary before the disk: whatever a body holds, no secret of this process lands in it
         os.write(fd, secrets_of().scrub_bytes(orjson.dumps(record)) + b"\n")
-        os.fsync(fd)
+        os.fsync(fd)  # also inside a tick's batch: a spine line that names this record may reach the disk first
     finally:
         os.close(fd)
-    fsync_dir(path.parent)
+    if created:  # the folder's entry of a new body; later records change the file alone
+        fsync_dir(path.parent)
 
 
 def _open_for_append(path: Path) -> int:

@@ -143,7 +143,7 @@ class Store:
             yield writer
             self.index.catch_up(agent_id)
             if self.sync:
-                clear_pending(directory)
+                _clear_pending(directory)
         except FrozenSpine:  # a reader found a break the index has not seen (an edit that kept the size)
             self.index.replay(agent_id)
             raise
@@ -169,3 +169,14 @@ class Store:
         from hz.session.spine import read_spine
 
         return read_spine(self.agent_dir(agent_id) / SPINE)
+
+
+def _clear_pending(directory: Path) -> None:
+    """Once the index holds every line; inside a batch only after its flush (hz.session.batch)."""
+    from hz.session.batch import active
+
+    batch = active()
+    if batch is None:
+        clear_pending(directory)
+    else:
+        batch.mark_held(directory)

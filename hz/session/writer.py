@@ -17,6 +17,7 @@ from typing import Any
 import orjson
 
 from hz.fsio import FILE_MODE, fsync_dir
+from hz.session.batch import active
 from hz.session.compact import Context, encode
 from hz.session.envelope import Envelope, format_ts, line_hash
 from hz.session.lock import LOCK, SPINE, lock, mark_pending
@@ -115,7 +116,12 @@ class SpineWriter:
             self._context.reset()  # what was written is not known: the next line starts a stretch
             raise
         if self.sync:
-            self._sync()
+            batch = active()
+            if batch is None:
+                self._sync()
+            else:  # flushed at the batch's end, with the folder when this line created the file
+                batch.wrote(self.directory / SPINE, created=self._created)
+                self._created = False
         self.size += len(line) + 1
         self.last_seq, self.head = envelope.seq, line_hash(line)
         for listener in self.listeners:

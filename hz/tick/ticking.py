@@ -19,6 +19,7 @@ from typing import Any
 
 from hz.config import HeinzelSettings, load_user_config
 from hz.errors import HzError, LockTimeout
+from hz.session.batch import durable_once
 from hz.session.frozen import FrozenSpine, frozen_entry
 from hz.session.store import Store
 from hz.tick.asked import unmark
@@ -59,7 +60,6 @@ def run_tick(
     if team is None and coordinated(root):  # never run a team slot unleased where leases are the rule
         report.team.extend(unreached_entry(c) for c in candidates if c.plan.scope == "team")
         candidates = [c for c in candidates if c.plan.scope != "team"]
-    budget = settings.max_wakes_per_tick
     if team is not None:  # every lease this tick's turns need, in one push before any of them spends
         from hz.tick.team_batch import claim_due
 
@@ -68,8 +68,50 @@ def run_tick(
             from hz.tick.team_due import due_leases
 
             bring_leases(team.remote, due_leases(team, candidates, now))
-        claim_due(team, candidates, budget, now, {str(row["agent"]) for row in store.index.running_turns()})
+        running = {str(row["agent"]) for row in store.index.running_turns()}
+        claim_due(team, candidates, settings.max_wakes_per_tick, now, running)
     clock = running_from(now)  # events are stamped when they happen, from the tick's moment on
+    with durable_once():  # the turns' lines and bodies flushed together, before the push and the report
+        _run_candidates(
+            store, candidates, settings, report, team, environ=environ, now=now, runner=runner, tools=tools, clock=clock
+        )
+    if team is not None:
+        from hz.tick.team_push import flush
+
+        carry_waiting_drafts(store, team)
+        pushed = flush(team, now)
+        report.pushed = bool(pushed["pushed"])
+        for lease in pushed.get("fenced", ()):
+            forget_fenced(store, team, lease, report, now)
+            report.woken.append(fenced_entry(lease, pushed.get("withheld", {})))
+        if "error" in pushed:
+            report.woken.append({"agent": "hz/state", "action": "error", "error": pushed["error"]})
+        for ref, why in sorted(pushed.get("unpublished", {}).items()):
+            error = f"the remote refused the draft branch {ref.removeprefix('refs/heads/')}: {why}"
+            report.woken.append({"agent": "hz/state", "action": "error", "error": error})
+        for why in sorted(pushed.get("clashed", {}).values()):
+            report.woken.append({"agent": "hz/state", "action": "error", "error": f"not written: {why}"})
+        for why in pushed.get("pulls_failed", ()):  # the branch is on the remote; the next tick asks again
+            report.woken.append({"agent": "forge", "action": "error", "error": why})
+        report.woken.extend(pushed.get("auto_published", ()))  # publishes a policy let run before the review
+    return report
+
+
+def _run_candidates(
+    store: Store,
+    candidates: list[Candidate],
+    settings: HeinzelSettings,
+    report: TickReport,
+    team: Any,
+    *,
+    environ: Mapping[str, str],
+    now: datetime,
+    runner: Any,
+    tools: tuple[Any, ...],
+    clock: Callable[[], datetime],
+) -> None:
+    """Run the candidates' wakes in order, up to the tick's budget of wakes; the rest are deferred."""
+    budget = settings.max_wakes_per_tick
     for candidate in candidates:
         if budget <= 0:
             report.deferred.append(candidate.row["name"])
@@ -95,26 +137,6 @@ def run_tick(
             entries = [{"agent": candidate.row["name"], "action": "error", "error": exc.message}]
         report.woken.extend(entries)
         budget -= sum(1 for e in entries if e["action"] in {"started", "resumed"})
-    if team is not None:
-        from hz.tick.team_push import flush
-
-        carry_waiting_drafts(store, team)
-        pushed = flush(team, now)
-        report.pushed = bool(pushed["pushed"])
-        for lease in pushed.get("fenced", ()):
-            forget_fenced(store, team, lease, report, now)
-            report.woken.append(fenced_entry(lease, pushed.get("withheld", {})))
-        if "error" in pushed:
-            report.woken.append({"agent": "hz/state", "action": "error", "error": pushed["error"]})
-        for ref, why in sorted(pushed.get("unpublished", {}).items()):
-            error = f"the remote refused the draft branch {ref.removeprefix('refs/heads/')}: {why}"
-            report.woken.append({"agent": "hz/state", "action": "error", "error": error})
-        for why in sorted(pushed.get("clashed", {}).values()):
-            report.woken.append({"agent": "hz/state", "action": "error", "error": f"not written: {why}"})
-        for why in pushed.get("pulls_failed", ()):  # the branch is on the remote; the next tick asks again
-            report.woken.append({"agent": "forge", "action": "error", "error": why})
-        report.woken.extend(pushed.get("auto_published", ()))  # publishes a policy let run before the review
-    return report
 
 
 def _earliest(slot: datetime | None, valid_until: datetime | None, now: datetime) -> datetime | None:

@@ -207,6 +207,11 @@ STATE_LINT_WORKFLOW = """\
 # (a self-hosted remote enforces the same rules with `hz state install-hook`). Pushes made with an
 # Actions token start no workflow either. The schedule, read from the default branch, is what makes
 # sure every push to hz/state is linted within half an hour.
+#
+# A run fetches what its lint reads, not the branch's history: a push's run the commits since the push's
+# old tip (`before`), a scheduled run the commits of the last day (runs every half hour overlap, a late or
+# skipped one is covered), the lease chains from two days before those commits on, the default branch
+# whole (contract versions) and the draft branches. A manual run lints the whole branch.
 name: hz state lint
 
 on:
@@ -231,20 +236,49 @@ jobs:
       - uses: @CHECKOUT@
         with:
           ref: ${{ github.event.repository.default_branch }}
-          fetch-depth: 0   # every branch: hz/state, and main, whose contracts the events are judged by
-      - name: Fetch the leases, so the lint checks each event's fencing token
-        run: git fetch --no-tags origin "+refs/hz/lease/*:refs/hz/lease/*"
-@INSTALL@
-      # Only what the push added (the run of the push before it checked the rest); the whole branch when
-      # the push created it (all zeros) or rewrote it, or when its old tip is not in the clone.
-      - name: Lint the pushed commits
-        if: github.event_name == 'push'
+      - name: Fetch what the lint reads
+        id: fetch
         env:
+          MAIN: ${{ github.event.repository.default_branch }}
           BEFORE: ${{ github.event.before }}
-        run: hz state lint --since "$BEFORE"
-      - name: Lint the whole branch
-        if: github.event_name != 'push'
-        run: hz state lint
+          WHOLE: ${{ github.event_name == 'workflow_dispatch' }}
+        run: |
+          git fetch --no-tags --unshallow origin "+refs/heads/$MAIN:refs/remotes/origin/$MAIN"
+          git fetch --no-tags origin "+refs/heads/hz/draft/*:refs/remotes/origin/hz/draft/*"
+          state="+refs/heads/hz/state:refs/remotes/origin/hz/state"
+          leases="+refs/hz/lease/*:refs/hz/lease/*"
+          if [ -z "$(git ls-remote origin refs/heads/hz/state)" ]; then
+            exit 0  # no hz/state yet: the lint says so
+          fi
+          if [ "$WHOLE" = true ]; then
+            git fetch --no-tags origin "$state" "$leases"
+            exit 0
+          fi
+          if [ -n "${BEFORE//0/}" ] && git fetch --no-tags --depth=1 origin "+$BEFORE:refs/hz/lint/before"; then
+            git fetch --no-tags origin "$state"  # the pushed commits, down to the old tip it has
+            base="$BEFORE"
+          else  # the last day's commits, and the one before them to judge the first against
+            git fetch --no-tags --depth=1 origin "$state"
+            git fetch --no-tags --shallow-since="$(date -u -d '-1 day' +%Y-%m-%dT%H:%M:%SZ)" origin "$state"
+            git fetch --no-tags --deepen=1 origin "$state"
+            base="$(git rev-list refs/remotes/origin/hz/state | tail -n 1)"
+          fi
+          if [ -n "$(git ls-remote origin 'refs/hz/lease/*')" ]; then
+            since="$(date -u -d "@$(( $(git log -1 --format=%ct "$base" --) - 2 * 86400 ))" +%Y-%m-%dT%H:%M:%SZ)"
+            git fetch --no-tags --depth=1 origin "$leases"
+            git fetch --no-tags --shallow-since="$since" origin "$leases"
+          fi
+          echo "base=$base" >> "$GITHUB_OUTPUT"
+@INSTALL@
+      - name: Lint
+        env:
+          BASE: ${{ steps.fetch.outputs.base }}
+        run: |
+          if [ -n "$BASE" ]; then
+            hz state lint --since "$BASE"
+          else
+            hz state lint
+          fi
 """.replace("@CHECKOUT@", CHECKOUT).replace("@INSTALL@\n", _INSTALL)
 
 # A local hook runs the `hz` each member installed to tick, so nothing is fetched and no address of

@@ -33,9 +33,9 @@ def lint_command(root: Path, span: str | None, as_json: bool, since: str | None 
     if tip is None:
         click.echo(f"{STATE_BRANCH}: no such branch yet, nothing to lint")
         return EXIT_OK
-    _whole_history(repo, tip)
     if since is not None:
         return _lint_since(repo, since, tip, as_json)
+    _whole_history(repo, tip)
     return _report(_lint(repo, None, tip, history=True), as_json)
 
 
@@ -45,6 +45,10 @@ def _lint_since(repo: pygit2.Repository, since: str, tip: str, as_json: bool) ->
     from hz.gitstate.lint_since import lint_counted, since_base
 
     base, why = since_base(repo, since, tip)
+    if base is None:
+        _whole_history(repo, tip)
+    else:
+        _range_whole(repo, base, tip)
     if why is not None:
         click.echo(f"hz state lint: {why}; linting all of {STATE_BRANCH}", err=True)
     run = lint_counted(repo, base, tip, LintContext.local(repo))
@@ -58,6 +62,16 @@ def _whole_history(repo: pygit2.Repository, tip: str) -> None:
     from hz.gitstate.lint_since import CUT, CUT_HINT, cut_short
 
     if cut_short(repo, tip):
+        raise HzError(f"{STATE_BRANCH}: {CUT}", hint=CUT_HINT)
+
+
+def _range_whole(repo: pygit2.Repository, base: str, tip: str) -> None:
+    """Refuse a range with a commit whose parent this clone lacks; a clone that holds `base` and what came
+    after it (the state-lint workflow's) lints the range as a whole clone would, its lease chains from a date
+    on (a token older than what it fetched is not held against an event: hz.gitstate.lint_fence)."""
+    from hz.gitstate.lint_since import CUT, CUT_HINT, cut_within
+
+    if cut_within(repo, base, tip):
         raise HzError(f"{STATE_BRANCH}: {CUT}", hint=CUT_HINT)
 
 

@@ -77,7 +77,9 @@ class Grants:
 
 def _records(objects: Objects, tip: str, grants: Grants) -> Iterator[Any]:
     """Lease records from `tip` back along first parents, MAX_RECORDS at most (then `grants.cut` is set);
-    an unreadable commit ends the chain here."""
+    an unreadable commit ends the chain here. A parent this repository lacks (a clone that fetched the chain
+    from a date on, as the state-lint workflow does) sets `grants.cut` too: what came before is unknown here,
+    not absent."""
     commit = objects.commit(tip)
     for _ in range(MAX_RECORDS):
         if commit is None:
@@ -87,8 +89,14 @@ def _records(objects: Objects, tip: str, grants: Grants) -> Iterator[Any]:
         if record is None:
             return  # not a lease record: the lease lint refuses it; no token past it is trusted
         yield record
-        commit = objects.commit(commit.parents[0]) if commit.parents else None
-    grants.cut = commit is not None
+        if not commit.parents:
+            return
+        parent = objects.commit(commit.parents[0])
+        if parent is None:
+            grants.cut = True
+            return
+        commit = parent
+    grants.cut = True
 
 
 def _record(data: bytes) -> Any:

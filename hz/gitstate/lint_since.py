@@ -92,3 +92,15 @@ def cut_short(repo: pygit2.Repository, tip: str) -> bool:
         if name.startswith(LEASE_PREFIX) or (name.startswith(SYNC_PREFIX) and lease_part in name):
             tips.add(str(repo.references[name].resolve().target))
     return any(top == edge or repo.descendant_of(top, edge) for top in tips for edge in cut)
+
+
+def cut_within(repo: pygit2.Repository, base: str, tip: str) -> bool:
+    """Whether a commit after `base`, up to `tip`, is a shallow boundary of this clone (its parents never
+    fetched): the range would be judged without what came before that commit. `base` itself may be one:
+    only its tree is read, as the parent of the first commit after it."""
+    from hz.sources.gitshallow import boundary_ids
+
+    return any(
+        (edge == tip or repo.descendant_of(tip, edge)) and not repo.descendant_of(base, edge)
+        for edge in boundary_ids(repo) - {base}
+    )

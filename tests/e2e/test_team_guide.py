@@ -153,18 +153,12 @@ def test_the_team_guide_from_hz_init_to_the_first_approved_draft(
 
 
 def lint_as_actions_does(tmp_path: Path, url: str, env: dict[str, str]) -> str:
-    """The `run:` steps of the team's hz-state-lint.yml for a scheduled run, in a full clone as the
-    checkout leaves it (every branch fetched): what the lint prints."""
-    from ruamel.yaml import YAML
+    """A scheduled run of the team's generated state-lint workflow (its checkout and `run:` steps,
+    tests.turn.team_harness.state_lint_run): what the lint prints."""
+    from tests.turn.team_harness import state_lint_run
 
     clone = tmp_path / "actions-lint"
-    subprocess.run(["git", "clone", "-q", url, str(clone)], env=env, check=True)
-    workflow = YAML(typ="safe").load((clone / ".github/workflows/hz-state-lint.yml").read_text(encoding="utf-8"))
-    steps = [s for s in workflow["jobs"]["lint"]["steps"] if "run" in s and s.get("name") != "Install hz"]
-    scheduled = [s["run"] for s in steps if s.get("if") != "github.event_name == 'push'"]
-    assert len(scheduled) == 2, scheduled  # fetch the leases, lint the whole branch
-    done = subprocess.run(["bash", "-ec", "\n".join(scheduled)], cwd=clone, env=env, capture_output=True,
-                          text=True, timeout=120, check=False)  # fmt: skip
+    done = state_lint_run(url, clone, env, "schedule")
     assert done.returncode == 0, done.stdout + done.stderr
     leases = subprocess.run(["git", "for-each-ref", "--format=%(refname)", "refs/hz/lease/"], cwd=clone, env=env,
                             capture_output=True, text=True, check=True).stdout.split()  # fmt: skip

@@ -155,6 +155,44 @@ def actions_checkout(url: str, clone: Path, branch: str = "main") -> None:
         assert done.returncode == 0, f"{step.get('name')}: {done.stderr}"
 
 
+def state_lint_run(url: str, clone: Path, environ: dict[str, str], event: str, before: str = "",
+                   branch: str = "main") -> subprocess.CompletedProcess[str]:  # fmt: skip
+    """A run of the generated state-lint workflow for `event` (push, schedule, workflow_dispatch): the
+    checkout actions/checkout makes of the default branch, then every `run:` step as written (hz installed
+    already), with the expressions it uses filled in as GitHub would; the lint step's result."""
+    from ruamel.yaml import YAML
+
+    from hz.commands.init_files import STATE_LINT_WORKFLOW
+
+    steps = YAML(typ="safe").load(STATE_LINT_WORKFLOW)["jobs"]["lint"]["steps"]
+    git("init", "-q", str(clone))
+    git("remote", "add", "origin", url, cwd=clone)
+    tracking = f"refs/remotes/origin/{branch}"
+    if steps[0].get("with", {}).get("fetch-depth") == 0:  # every branch, whole
+        git("fetch", "-q", "--no-tags", "origin", "+refs/heads/*:refs/remotes/origin/*", cwd=clone)
+    else:  # the default: the branch's newest commit alone
+        git("fetch", "-q", "--no-tags", "--depth=1", "origin", f"+refs/heads/{branch}:{tracking}", cwd=clone)
+    git("checkout", "-q", "-B", branch, tracking, cwd=clone)
+    conditions = {"github.event_name == 'push'": event == "push", "github.event_name != 'push'": event != "push"}
+    filled = {"${{ github.event.repository.default_branch }}": branch, "${{ github.event.before }}": before,
+              "${{ github.event_name == 'workflow_dispatch' }}": str(event == "workflow_dispatch").lower()}  # fmt: skip
+    output = clone.parent / f"{clone.name}-output"
+    output.write_text("")
+    done = None
+    for step in steps:
+        if "run" not in step or step.get("name") == "Install hz" or not conditions.get(step.get("if", ""), True):
+            continue
+        said = dict(line.split("=", 1) for line in output.read_text().splitlines())
+        values = {**filled, "${{ steps.fetch.outputs.base }}": said.get("base", "")}
+        env = {k: values.get(v, v) for k, v in step.get("env", {}).items()}
+        done = subprocess.run(["bash", "-e", "-c", step["run"]], cwd=clone, capture_output=True, text=True,
+                              env={**environ, **env, "GITHUB_OUTPUT": str(output)}, check=False)  # fmt: skip
+        if step.get("id") == "fetch":
+            assert done.returncode == 0, done.stderr
+    assert done is not None
+    return done
+
+
 def actions_run(tmp_path: Path, url: str, run_id: int) -> tuple[Path, dict[str, str]]:
     """An Actions-like runner: the tick workflow's checkout (`actions_checkout`), an empty HZ_HOME,
     GITHUB_ACTIONS=true and no git identity."""

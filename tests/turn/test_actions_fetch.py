@@ -119,9 +119,9 @@ def test_an_actions_run_of_many_contracts_fetches_the_leases_of_the_due_ones_alo
     checked_out = objects(clone)
     assert woke(tick(clone, environ, PAST_GRACE)) == [("started", "drafted")]
     assert sorted(e["key"] for e in finished(bare)) == [KEY.replace("T11:", "T10:"), KEY]
-    # the due contract's lease was read before it was taken again (its token follows the first run's) ...
+    # the due contract's lease was read before it was taken again (the new term builds on the first run's) ...
     chain = git("--git-dir", str(bare), "rev-list", f"refs/hz/lease/{LEASE}").split()
-    assert before in chain and len(chain) > 2
+    assert before in chain[1:], chain
     # ... and the quiet ones' leases were never fetched: not as refs, not as objects
     assert lease_copies(clone) == [f"refs/hz/lease/{LEASE}"]
     tips = [git("--git-dir", str(bare), "rev-parse", ref).strip() for ref in quiet]

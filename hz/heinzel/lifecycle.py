@@ -6,6 +6,7 @@ agent's lock; the index follows from the event. `now` and the time zone are pass
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -20,6 +21,7 @@ from hz.session.store import Store
 
 if TYPE_CHECKING:
     from hz.contract.load import Contract
+    from hz.schedule import Cron
 
 
 class UnknownHeinzel(HzError):
@@ -60,9 +62,17 @@ def resolve(store: Store, name_or_id: str) -> Row:
 
 def next_due(contract: Contract, now: datetime, default_tz: str) -> str | None:
     """The first schedule slot after `now` (ISO UTC), or None for a contract without a schedule."""
-    from hz.schedule import crons_from, next_slot
+    from hz.schedule import crons_from
 
-    slot = next_slot(crons_from(contract.frontmatter.hz.schedule, default_tz), now)
+    return _next_due(crons_from(contract.frontmatter.hz.schedule, default_tz), now)
+
+
+@functools.lru_cache(maxsize=256)
+def _next_due(crons: tuple[Cron, ...], now: datetime) -> str | None:
+    """Cached: an adoption of many contracts asks it for the same few schedules at one moment."""
+    from hz.schedule import next_slot
+
+    slot = next_slot(crons, now)
     return None if slot is None else slot.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 

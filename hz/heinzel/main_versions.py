@@ -183,8 +183,12 @@ class _Compiled:
     def _compile(self, label: str, blob_id: Any, defaults_id: Any) -> tuple[str, _Found] | None:
         from hz.heinzel.adopt import self_contained
         from hz.heinzel.versions import ContractInvalid, compile_text
+        from hz.repo_paths import MAX_FILE_BYTES
 
-        data: bytes = self.repo[blob_id].data  # type: ignore[attr-defined]
+        blob: Any = self.repo[blob_id]
+        if blob.size > MAX_FILE_BYTES:  # as a file too large to be a contract: none
+            return None
+        data: bytes = blob.data
         try:
             text = self_contained(data.decode("utf-8"), self._defaults(defaults_id))
             contract = compile_text(text, label=label, namespace="team")
@@ -202,13 +206,10 @@ class _Compiled:
 
 
 def _contract_blobs(repo: pygit2.Repository, folder: Any) -> Iterator[tuple[str, Any]]:
-    from hz.repo_paths import MAX_FILE_BYTES
-
     for entry in sorted(folder, key=lambda e: e.name):
         if not entry.name.endswith(SUFFIX) or len(entry.name) <= len(SUFFIX) or entry.filemode not in _REGULAR:
             continue
-        if repo[entry.id].size <= MAX_FILE_BYTES:  # type: ignore[attr-defined]
-            yield entry.name, entry.id
+        yield entry.name, entry.id  # its size is checked when it is first compiled, not at every commit
 
 
 def _defaults_id(folder: Any) -> Any | None:

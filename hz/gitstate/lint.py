@@ -41,7 +41,7 @@ from hz.gitstate.double_run import double_runs, rerun, tree_reader
 from hz.gitstate.event_shapes import PAYLOADS, EventView, PlainEvent, plain_event, read_plain
 from hz.gitstate.layout import MAX_LINE_BYTES, event_path, is_event_path
 from hz.gitstate.lint_commit import commit_findings, said_count, tree_findings
-from hz.gitstate.lint_text import banned_field, field_names, first_address_of
+from hz.gitstate.lint_text import banned_field, banned_names, first_address_of
 from hz.gitstate.odb import Change, Objects, objects_of
 from hz.gitstate.shapes import occasion
 from hz.gitstate.times import parse_utc
@@ -156,8 +156,7 @@ def _check_text(path: str, line: str, raw: dict[str, Any], loc: str) -> list[Dia
             "hz/state holds ids, hashes, numbers and enums, never text",
             _column(line, f'"{name.rsplit(".", 1)[-1]}"'),
         )
-        for name in field_names(raw)
-        if banned_field(name.rsplit(".", 1)[-1])
+        for name in banned_names(raw)
     ]
 
 

@@ -27,6 +27,7 @@ begins a hold or changes its role; `hz lease acquire` checks it before pushing.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
@@ -334,9 +335,14 @@ def _assets(event: Event) -> Iterator[tuple[str, str]]:
                 yield slot, event.data["asset"]
 
 
-def _filled(declared: Declared, slot: str) -> set[str]:
+def _filled(declared: Declared, slot: str) -> frozenset[str]:
     """Every target of the contract with its placeholders filled for `slot` (none for a slot that is no time)."""
+    return _filled_targets(tuple(declared.targets.values()), slot)
+
+
+@functools.lru_cache(maxsize=1024)  # a push names the same few slots of the same contracts in many events
+def _filled_targets(targets: tuple[str, ...], slot: str) -> frozenset[str]:
     from hz.repo_paths import fill_slot  # what the turn engine fills a target with (hz.review.drafts)
 
     moment = slot_time(slot)
-    return set() if moment is None else {fill_slot(target, moment) for target in declared.targets.values()}
+    return frozenset() if moment is None else frozenset(fill_slot(target, moment) for target in targets)

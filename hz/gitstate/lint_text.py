@@ -98,3 +98,26 @@ def field_names(value: Any, prefix: str = "") -> Iterator[str]:
     elif isinstance(value, list):
         for child in value:
             yield from field_names(child, prefix)
+
+
+@functools.lru_cache(maxsize=256)  # every event of a kind has the same keys at each level
+def _banned_of(keys: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(key for key in keys if banned_field(key.rsplit(".", 1)[-1]))
+
+
+def banned_names(value: Any, prefix: str = "") -> list[str]:
+    """The dotted names of `field_names(value)` whose last part `banned_field` refuses, in the same order;
+    each object's keys are judged once per set of keys, so a push of thousands of alike events pays once."""
+    found: list[str] = []
+    if isinstance(value, dict):
+        banned = _banned_of(tuple(value))
+        for key, child in value.items():
+            if key in banned:
+                found.append(prefix + key)
+            if isinstance(child, (dict, list)):
+                found.extend(banned_names(child, f"{prefix}{key}."))
+    elif isinstance(value, list):
+        for child in value:
+            if isinstance(child, (dict, list)):
+                found.extend(banned_names(child, prefix))
+    return found

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from hz.gitstate.lint_text import address_in, first_address
 
@@ -45,3 +47,19 @@ def test_hz_values_are_not_addresses(value: str) -> None:
 def test_object_keys_are_searched_too() -> None:
     assert first_address({"data": {"input_fps": {"priya at example dot com": "x"}}}) == "priya at example dot com"
     assert first_address({"data": {"keys": ["a", "b"]}, "token": 1}) is None
+
+
+_KEYS = st.sampled_from(["text", "a.summary", "draft_hash", "x", "body.id", "name", "k"])
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(_KEYS, children, max_size=4),
+    max_leaves=20,
+)
+
+
+@given(_JSON)
+def test_banned_names_are_the_banned_field_names_in_their_order(value: object) -> None:
+    """The hook's cached form says what the walk of every field name said, in the same order."""
+    from hz.gitstate.lint_text import banned_field, banned_names, field_names
+
+    assert banned_names(value) == [name for name in field_names(value) if banned_field(name.rsplit(".", 1)[-1])]

@@ -90,7 +90,8 @@ def history(
     commits = window_commits(objects, tip, since)
     # an archive step only moves events out of the tip: nothing landed (no diff of what it moved is made)
     landing = [commit for commit in commits if not ARCHIVE_MESSAGE.fullmatch(commit.message)]
-    files = objects.added([(commit.oid, commit.parents[0] if commit.parents else None) for commit in landing])
+    read = {commit.oid for commit in commits}
+    files = objects.added([(commit.oid, _base(objects, commit, read)) for commit in landing])
     for commit in landing:
         seen: dict[str, int] = {}
         shown, early = _split(_read(objects, files[commit.oid]), since, unread)
@@ -102,6 +103,14 @@ def history(
                 seen[event.lease] = max(seen.get(event.lease, 0), event.token)
             yield Landed(event, commit.oid, path, void)
         fence.add(seen, early)
+
+
+def _base(objects: Objects, commit: Commit, read: set[str]) -> str | None:
+    """What `commit` is compared with: its first parent, or nothing where this clone lacks it (a clone cut
+    short at a depth: git compares the commit at its boundary with the empty tree, as before). A parent the
+    walk read is there; only the oldest commit's is asked about."""
+    parent = commit.parents[0] if commit.parents else None
+    return parent if parent is not None and (parent in read or objects.header(parent)[0] == "commit") else None
 
 
 def _split(

@@ -150,3 +150,17 @@ def test_a_lint_of_the_last_push_reads_what_that_push_added(tmp_path: Path) -> N
         objects = Counting(repo)  # the same, and the commit and its parent again to count what it added
         run = lint_counted(objects, before, tip, LintContext.local(repo))
         assert (run.found, run.commits, run.events, objects.reads) == ([], 1, events, hooked.reads + 2)
+
+
+def test_a_clone_cut_short_reads_from_its_boundary(tmp_path: Path) -> None:
+    """A clone that took hz/state at a depth (an Actions run) logs what it holds, window or whole: the commit
+    at the boundary shows the files of its tree, as a first commit does."""
+    _repository(tmp_path / "team.git", 30)
+    shallow = tmp_path / "shallow.git"
+    subprocess.run(["git", "clone", "-q", "--bare", "--depth", "3", "--branch", "hz/state",
+                    f"file://{tmp_path / 'team.git'}", str(shallow)], check=True)  # fmt: skip
+    repo = pygit2.Repository(str(shallow))
+    whole = list(history(repo, _tip(repo)))
+    assert len(whole) == 30 * 2 * len(AGENTS)  # the boundary's tree holds every event before it
+    window = list(history(repo, _tip(repo), since=END - timedelta(hours=2)))
+    assert [item.path for item in window] == [item.path for item in whole[-2 * 2 * len(AGENTS) :]]

@@ -16,7 +16,8 @@ compact` (its default keep, what a team runs) from a member's whole clone:
   its guarded push (the git push it made, timed by a `git` shim), an idle tick after it;
 - an Actions run: the tick workflow's checkout and steps, then its first tick (adopting every contract):
   bytes in the clone and seconds;
-- `hz state lint --since <tip before priya's next tick>` in a whole clone, `hz state log --since 1d` and
+- `hz state lint --since <tip before priya's next tick>` in a whole clone, and the state-lint workflow's run
+  for that push (its checkout and steps: what it fetches, bytes and seconds), `hz state log --since 1d` and
   `hz drafts` in priya's clone, and the spine bytes her agents added per turn in the next hour's tick;
 - the cron-and-script baseline: write a file, commit, push, per slot, to a plain remote.
 Figures only; nothing here fails on time.
@@ -296,6 +297,40 @@ def workflow_checkout(url: str, clone: Path) -> None:
             subprocess.run(["bash", "-e", "-c", step["run"]], cwd=clone, env=env, check=True, capture_output=True)
 
 
+def lint_workflow(url: str, folder: Path, before: str) -> tuple[float, int, str]:
+    """A push run of the state-lint workflow: actions/checkout of main alone, then its `run:` steps as
+    written, `hz` on PATH; (seconds, bytes in the clone, what the lint said)."""
+    from ruamel.yaml import YAML
+
+    from hz.commands.init_files import STATE_LINT_WORKFLOW
+
+    tools = folder / "bin"
+    tools.mkdir(parents=True)
+    (tools / "hz").write_text(f'#!/bin/sh\nexec "{sys.executable}" -m hz "$@"\n')
+    (tools / "hz").chmod(0o755)
+    env = {**environ(folder / "hz"), "PATH": f"{tools}{os.pathsep}{os.environ['PATH']}"}
+    filled = {"${{ github.event.repository.default_branch }}": "main", "${{ github.event.before }}": before,
+              "${{ github.event_name == 'workflow_dispatch' }}": "false"}  # fmt: skip
+    output, clone = folder / "output", folder / "clone"
+    output.write_text("")
+    began = time.perf_counter()
+    git("init", "-q", str(clone))
+    git("remote", "add", "origin", url, cwd=clone)
+    git("fetch", "-q", "--no-tags", "--depth=1", "origin", "+refs/heads/main:refs/remotes/origin/main", cwd=clone)
+    git("checkout", "-q", "-B", "main", "refs/remotes/origin/main", cwd=clone)
+    said = ""
+    for step in YAML(typ="safe").load(STATE_LINT_WORKFLOW)["jobs"]["lint"]["steps"]:
+        if "run" not in step or step.get("name") == "Install hz":
+            continue
+        base = dict(line.split("=", 1) for line in output.read_text().splitlines()).get("base", "")
+        values = {**filled, "${{ steps.fetch.outputs.base }}": base}
+        step_env = {**env, "GITHUB_OUTPUT": str(output), **{k: values.get(v, v) for k, v in step["env"].items()}}
+        done = subprocess.run(["bash", "-e", "-c", step["run"]], cwd=clone, env=step_env, capture_output=True,
+                              text=True, check=False)  # fmt: skip
+        said = f"exit {done.returncode}: {done.stderr.strip()[-70:]}"
+    return time.perf_counter() - began, clone_bytes(clone), said
+
+
 def clone_bytes(clone: Path) -> int:
     return sum(p.stat().st_size for p in (clone / ".git" / "objects").rglob("*") if p.is_file())
 
@@ -353,6 +388,8 @@ def measure(base: Path, name: str, url: str, bare: Path) -> dict[str, str]:
     git("fetch", "-q", "origin", "+refs/heads/*:refs/remotes/origin/*", "+refs/hz/lease/*:refs/hz/lease/*", cwd=whole)
     took, done = hz(["state", "lint", "--since", before], whole, environ(folder / "whole-hz"))
     out["lint of the last push"] = f"{took:.2f} s (exit {done.returncode}: {done.stderr.strip()[-80:]})"
+    took, size, said = lint_workflow(url, folder / "lint-run", before)
+    out["state-lint workflow, push run"] = f"{size / 1e6:.2f} MB, {took:.2f} s ({said})"
     took, done = hz(["state", "log", "--since", "1d", "--no-fetch"], priya, env)
     if done.returncode == 2:  # no --since in this hz yet: the whole log
         took, done = hz(["state", "log", "--no-fetch"], priya, env)

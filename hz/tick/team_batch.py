@@ -31,14 +31,21 @@ if TYPE_CHECKING:
 def claim_due(
     team: Team, candidates: Sequence[Candidate], budget: int, now: datetime, open_agents: AbstractSet[str]
 ) -> None:
-    """Take, in one push, the leases of the team slots among the first `budget` candidates (see above);
+    """Take, in one push, the leases of the team slots among the candidates the tick's budget of wakes will
+    start (a contract held elsewhere, done, or not ours spends none of it; see above);
     `open_agents`: the agents with a turn running or waiting, whose recovery comes first and claims its own."""
     from hz.gitstate.lease_batch import push_plans
     from hz.slots import lease_stamp
     from hz.tick.team_claim import Claim, held_claim, wish
 
     wishes: dict[str, tuple[Any, datetime, Any]] = {}
-    for candidate in candidates[: max(0, budget)]:
+    starts = 0  # wakes that will spend the tick's budget: a slot held elsewhere or not ours spends none
+    for candidate in candidates:
+        if starts >= budget:
+            break
+        if candidate.plan.scope != "team":
+            starts += 1
+            continue
         predicted = None if candidate.agent_id in open_agents else _slot(candidate, now)
         if predicted is None:
             continue
@@ -49,6 +56,7 @@ def claim_due(
             continue
         if step is not None and decided.lease is not None and decided.lease not in wishes:
             wishes[decided.lease] = (candidate.plan, slot, step)
+            starts += 1
     if not wishes:
         return
     try:

@@ -36,9 +36,20 @@ def _lease(n: int) -> str:
     return f"hz-{CONTRACT_ID[:-2]}{n:02d}"
 
 
-def _team(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path, dict[str, str], Path]:
-    """A remote with SLOTS hourly team contracts owned by priya, her clone with all adopted and their
-    created turns run; git calls from then on are noted in the returned log."""
+def _omars(n: int) -> str:
+    """An hourly team contract of omar's alone: priya's home has it, no role of hers runs it."""
+    return (
+        _contract(n)
+        .replace(f"name: team-pulse-{n}", f"name: omar-pulse-{n}")
+        .replace('owner: "@priya"', 'owner: "@omar"')
+        .replace('maintainers: ["@omar"]', "maintainers: []")
+    )
+
+
+def _team(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, others: int = 0) -> tuple[Path, Path, dict[str, str], Path]:
+    """A remote with SLOTS hourly team contracts owned by priya (and `others` of omar's alone, ordered
+    among hers), her clone with all adopted and their created turns run; git calls from then on are noted
+    in the returned log."""
     log = tmp_path / "git.log"
     wrapper = tmp_path / "bin"
     wrapper.mkdir()
@@ -48,10 +59,14 @@ def _team(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path, 
     bare = bare_remote(tmp_path)
     roster = '[team.members]\n"@priya" = ["hz-test@example.invalid"]\n"@omar" = ["omar@example.invalid"]\n'
     contracts = {f"workflows/team-pulse-{n}.prose.md": _contract(n) for n in range(SLOTS)}
+    contracts |= {f"workflows/omar-pulse-{n}.prose.md": _omars(n) for n in range(SLOTS, SLOTS + others)}
     push_main(tmp_path, bare, {"hz.toml": f'[state]\nremote = "{bare}"\ntick_interval_s = 300\n{roster}', **contracts})
     adopted = MONDAY - timedelta(minutes=10)
     clone, environ = member(tmp_path, "priya", bare, contract=_contract(0), adopted=adopted)
     with Store.from_environ(environ) as store:
+        for n in range(SLOTS, SLOTS + others):  # created before priya's others: the tick meets them first
+            create(store, _omars(n), label=f"workflows/omar-pulse-{n}.prose.md", namespace="team",
+                   handle="@priya", origin=Origin("adopted"), now=adopted, approve=True)  # fmt: skip
         for n in range(1, SLOTS):
             create(store, _contract(n), label=f"workflows/team-pulse-{n}.prose.md", namespace="team",
                    handle="@priya", origin=Origin("adopted"), now=adopted, approve=True)  # fmt: skip
@@ -78,6 +93,22 @@ def test_a_drafting_tick_of_five_slots_takes_every_lease_in_one_push(
     for n in range(SLOTS):
         chain = git("--git-dir", str(bare), "log", "--format=%s", f"refs/hz/lease/{_lease(n)}").splitlines()
         assert chain == [f"lease {_lease(n)} token 2 held", f"lease {_lease(n)} token 1 held"]  # no releases
+
+
+def test_contracts_not_ours_spend_none_of_the_batch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With a budget of SLOTS wakes and omar's contracts met first, every one of priya's slots is still in
+    the one acquisition push (the budget counted omar's, which start nothing, and left hers to a push each)."""
+    _bare, clone, environ, log = _team(tmp_path, monkeypatch, others=SLOTS)
+    config = tmp_path / "config"
+    config.mkdir()
+    (config / "config.toml").write_text(f'[user]\nhandle = "@priya"\n[heinzel]\nmax_wakes_per_tick = {SLOTS}\n')
+    environ = {**environ, "HZ_CONFIG_HOME": str(config)}
+    report = tick(root=clone, environ=environ, now=HOUR)
+    started = [e["agent"] for e in report.woken if e["action"] == "started"]
+    assert sorted(started) == [f"team-pulse-{n}" for n in range(SLOTS)], report.woken
+    pushes = _pushes(log)
+    assert len(pushes) == 2, pushes
+    assert pushes[0].count("refs/hz/lease/") == 2 * SLOTS
 
 
 def test_a_lease_taken_since_the_fetch_is_the_takers_and_the_other_slots_run(

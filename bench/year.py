@@ -18,7 +18,8 @@ compact` (its default keep, what a team runs) from a member's whole clone:
   bytes in the clone and seconds;
 - `hz state lint --since <tip before priya's next tick>` in a whole clone, and the state-lint workflow's run
   for that push (its checkout and steps: what it fetches, bytes and seconds), `hz state log --since 1d` and
-  `hz drafts` in priya's clone, and the spine bytes her agents added per turn in the next hour's tick;
+  `hz drafts` in priya's clone, and the spine bytes her agents added in the next hour's tick (per drafted
+  turn, and per agent of omar's, which writes a skip line a slot);
 - the cron-and-script baseline: write a file, commit, push, per slot, to a plain remote.
 Figures only; nothing here fails on time.
 """
@@ -335,8 +336,23 @@ def clone_bytes(clone: Path) -> int:
     return sum(p.stat().st_size for p in (clone / ".git" / "objects").rglob("*") if p.is_file())
 
 
-def spine_bytes(home: Path) -> int:
-    return sum(p.stat().st_size for p in home.rglob("*.jsonl") if p.is_file())
+def spine_sizes(home: Path) -> dict[str, int]:
+    """Each agent's spine size by its name: a turn's body records (its draft's text) are not the spine."""
+    sizes: dict[str, int] = {}
+    for spine in home.glob("heinzel/*/session.jsonl"):
+        with spine.open("rb") as lines:
+            sizes[str(orjson.loads(lines.readline())["d"]["name"])] = spine.stat().st_size
+    return sizes
+
+
+def spine_growth(before: dict[str, int], after: dict[str, int], ran: set[str]) -> str:
+    """Bytes per drafted turn of the agents that ran, and per slot of the rest (one skip line each)."""
+    grown = {name: size - before.get(name, 0) for name, size in after.items()}
+    own = [grown[name] for name in ran if name in grown]
+    rest = [size for name, size in grown.items() if name not in ran]
+    per_turn = sum(own) / max(len(own), 1)
+    per_skip = sum(rest) / max(len(rest), 1)
+    return f"{per_turn:.0f} B per turn ({len(own)} turns); {per_skip:.0f} B per agent not run ({len(rest)})"
 
 
 def woken(done: subprocess.CompletedProcess[str]) -> list[str]:
@@ -379,11 +395,10 @@ def measure(base: Path, name: str, url: str, bare: Path) -> dict[str, str]:
     out["Actions clone + first tick"] = f"{clone_bytes(actions) / 1e6:.2f} MB, {took:.2f} s"
 
     before = git("--git-dir", str(bare), "rev-parse", "refs/heads/hz/state").strip()
-    spine_before = spine_bytes(folder / "priya-hz")
+    spine_before = spine_sizes(folder / "priya-hz")
     took, done = hz(["tick", "--now", (END + timedelta(minutes=61)).isoformat(), "--json"], priya, env)
-    turns = sum(1 for w in woken(done) if w.startswith("started:"))
-    grown = spine_bytes(folder / "priya-hz") - spine_before
-    out["spine bytes per turn"] = f"{grown / max(turns, 1):.0f} B ({turns} turns)"
+    ran = {str(e["agent"]) for e in json.loads(done.stdout)["woken"] if e.get("action") == "started"}
+    out["spine bytes"] = spine_growth(spine_before, spine_sizes(folder / "priya-hz"), ran)
 
     git("fetch", "-q", "origin", "+refs/heads/*:refs/remotes/origin/*", "+refs/hz/lease/*:refs/hz/lease/*", cwd=whole)
     took, done = hz(["state", "lint", "--since", before], whole, environ(folder / "whole-hz"))

@@ -161,10 +161,10 @@ was quiet; the round before had measured 211 ms and 0.219 ms there."""
 def run_hook(bare: Path, stdin: str, hz: str | None = None) -> float:
     """One run of the installed hook as git starts it (`hz`: a checkout to run instead of this one); its wall
     time in seconds (it must accept)."""
-    return _run(bare, stdin, hz)[0]
+    return hook_run(bare, stdin, hz)[0]
 
 
-def _run(bare: Path, stdin: str, hz: str | None = None) -> tuple[float, float]:
+def hook_run(bare: Path, stdin: str, hz: str | None = None) -> tuple[float, float]:
     """(wall, CPU) seconds of one hook run; CPU is the hook's and its git processes' user and system time,
     which other work on a busy machine does not inflate as it does the wall time."""
     env = {**os.environ, "GIT_DIR": str(bare)} | ({"PYTHONPATH": hz} if hz else {})
@@ -254,7 +254,7 @@ def _figures(bare: Path, one: str, many: str, runs: int, hz: str | None) -> dict
     each in wall time and (`cpu …`) in CPU time."""
 
     def batch(n: int, stdin: str, forget: bool = False) -> tuple[list[float], list[float]]:
-        pairs = [_run(bare, stdin, hz) for _ in range(n) if not forget or _forget(bare)]
+        pairs = [hook_run(bare, stdin, hz) for _ in range(n) if not forget or _forget(bare)]
         return sorted(wall for wall, _ in pairs), sorted(cpu for _, cpu in pairs)
 
     run_hook(bare, one, hz)  # the first push under this main keeps what it read of it

@@ -31,6 +31,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import year  # the history, the remote and its contracts are bench/year.py's own
+from hook import hook_run  # one run of the installed hook, wall and CPU: bench/hook.py's
 
 from hz.gitstate.layout import LEASE_FILE, lease_ref
 
@@ -80,20 +81,6 @@ def next_push(base: Path, name: str) -> tuple[str, str]:
     state = year.git("--git-dir", str(bare), "rev-parse", "refs/bench/state").strip()
     stdin = "".join(line.format(*[new[n] for n in range(year.OWN)]) + "\n" for line in lines)
     return stdin + f"{tip} {state} refs/heads/hz/state\n", tip
-
-
-def hook_run(bare: Path, stdin: str, hz: str) -> tuple[float, float]:
-    """(wall, CPU) seconds of one run of the installed hook, as git starts it; it must accept."""
-    env = {**os.environ, "GIT_DIR": str(bare), "PYTHONPATH": hz}
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    started = time.perf_counter()
-    done = subprocess.run([str(bare / "hooks" / "pre-receive")], input=stdin, capture_output=True, text=True,
-                          env=env, cwd=bare, check=False)  # fmt: skip
-    took = time.perf_counter() - started
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode != 0:
-        raise SystemExit(f"the hook refused the bench's push:\n{done.stderr}")
-    return took, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def timed_hz(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float, str, str]:

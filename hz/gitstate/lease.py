@@ -140,6 +140,15 @@ def acquire(
     return push_plan(team, step, now)
 
 
+def grace_ends(role: str, due: datetime | None, now: datetime, settings: StateSettings) -> datetime | None:
+    """When a claim of a slot due at `due` may look at its lease: the owner at once (None), a delegate or an
+    Actions run once the grace period past `due` is over (None once it is; a wake a person asked for has no
+    `due` and waits for nothing)."""
+    if role != "owner" and due is not None and now < due + settings.grace:
+        return due + settings.grace
+    return None
+
+
 def plan(team: TeamRemote, claim: Claim, now: datetime, settings: StateSettings) -> Plan | Outcome:
     """Look (one fetch of hz/state, one of the lease ref) and decide; owner first: a delegate or an
     Actions run waits `settings.grace` past `due`. No role takes a slot whose end is on hz/state already:
@@ -150,8 +159,8 @@ def plan(team: TeamRemote, claim: Claim, now: datetime, settings: StateSettings)
         raise HzError(
             f"{claim.holder} cannot hold a lease as {claim.role}", hint="the role actions is an Actions run's"
         )
-    if claim.role != "owner" and claim.due is not None and now < claim.due + settings.grace:
-        return Outcome("early", None, None, claim.due + settings.grace)
+    if (not_before := grace_ends(claim.role, claim.due, now, settings)) is not None:
+        return Outcome("early", None, None, not_before)
     state = team.current(STATE_REF)  # read once: the receipts and the lease from the tick's one fetch
     read = reader(team.repo, state)
     done = _ended_at(read, claim.lease_id, done_keys(claim.lease_id, claim.slot) + claim.keys)

@@ -38,7 +38,7 @@ class Claim:
     held_slot: str | None = None  # held: the slot the holder holds it for
 
 
-def _role(team: Team, plan: Plan, lease: str) -> Any:
+def role_of(team: Team, plan: Plan, lease: str) -> Any:
     """This machine's role for the contract: by its owner and maintainers on the remote's main (what the
     hook checks; a change there counts before this machine adopts the new version), else by its version."""
     if team.main is False:
@@ -111,7 +111,7 @@ def _decided(
         return Claim(False, None, 0, "no contract id"), None
     if _retired(team, lease):  # the hook refuses any new hold on it
         return Claim(False, lease, 0, NOT_ON_MAIN), None
-    role = _role(team, plan, lease)
+    role = role_of(team, plan, lease)
     if role is None:
         return Claim(False, lease, 0, "not a member of it"), None
     stamp = lease_stamp(slot)

@@ -31,15 +31,15 @@ def due_leases(team: Team, candidates: Sequence[Candidate], now: datetime) -> li
 
 
 def _early(team: Team, candidate: Candidate, lease: str, now: datetime) -> bool:
-    """Whether the claim will wait for the grace period before reading the lease (hz.gitstate.lease.plan):
-    a schedule's wake, not a person's, whose slot is within the grace period, and a role that is not the
-    owner's. Any doubt reads as not early (the lease is fetched)."""
-    from hz.tick.team_claim import _role
+    """Whether the claim will wait for the grace period before reading the lease, by the claim's own rule
+    (hz.gitstate.lease.grace_ends; a wake a person asked for has no due slot, as in team_claim.wish). Any
+    doubt reads as not early (the lease is fetched)."""
+    from hz.gitstate.lease import grace_ends
+    from hz.tick.team_claim import role_of
     from hz.turn.causes import coalesce
     from hz.turn.engine import wake_slot
 
     wake = coalesce(candidate.plan.agent_id, candidate.causes)
-    if wake.kinds() <= {"asked", "retry"} or now >= wake_slot(wake, now) + team.settings.grace:
-        return False
-    role = _role(team, candidate.plan, lease)
-    return role is not None and role != "owner"
+    due = None if wake.kinds() <= {"asked", "retry"} else wake_slot(wake, now)
+    role = role_of(team, candidate.plan, lease)
+    return role is not None and grace_ends(role, due, now, team.settings) is not None

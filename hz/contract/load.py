@@ -149,6 +149,40 @@ def load_text(
 
 
 def _load(text: str, *, path: Path, namespace: str, defaults: Mapping[str, Any] | None, stem: str | None) -> LoadResult:
+    """A compile, or inside `hz.contract.compiled.shared()` the one of the same text earlier in the tick.
+
+    The label (`path`) only names the file in diagnostics and `Contract.path`, so a kept result is handed
+    out again under the new label. The stem adds one finding only, when the validated name differs from
+    it; a result is kept under no stem whenever the stem changed nothing."""
+    from hz.contract import compiled
+
+    key = ("load", text, namespace, repr(dict(defaults)) if defaults else None)  # {} applies as None does
+    kept: LoadResult | None = compiled.peek(key)
+    if kept is not None and (stem is None or kept.draft is None or kept.draft.name == stem):
+        return _relabel(kept, path)
+    result = _compile(text, path=path, namespace=namespace, defaults=defaults, stem=stem)
+    if stem is None or result.draft is None or result.draft.name == stem:
+        compiled.keep(key, result)
+    return result
+
+
+def _relabel(result: LoadResult, path: Path) -> LoadResult:
+    """`result` as a compile of the same text labelled `path` gives it."""
+    import dataclasses
+
+    label = str(path)
+    contract = result.draft or result.contract
+    if contract is not None and contract.path == path and all(d.path == label for d in result.diagnostics):
+        return result
+    draft = dataclasses.replace(result.draft, path=path) if result.draft is not None else None
+    main = None if result.contract is None else draft if result.contract is result.draft else (
+        dataclasses.replace(result.contract, path=path))  # fmt: skip
+    return LoadResult(main, tuple(d.at(label) for d in result.diagnostics), draft)
+
+
+def _compile(
+    text: str, *, path: Path, namespace: str, defaults: Mapping[str, Any] | None, stem: str | None
+) -> LoadResult:
     from hz.contract import text as texts
     from hz.contract.bodycheck import Declared, check_body
     from hz.contract.migrate import SchemaTooNew, migrate

@@ -97,7 +97,14 @@ def defaults(repo: pygit2.Repository, root: Any) -> dict[str, Any]:
 
 def declared(text: str, defaults: dict[str, Any] | None = None) -> tuple[str, Declared] | None:
     """(agent id, what it declares) from a contract's frontmatter, its owner and maintainers falling back
-    on `defaults` (its own keys win); None when it has no id or no frontmatter."""
+    on `defaults` (its own keys win); None when it has no id or no frontmatter. Inside a tick each text is
+    read once (`hz.contract.compiled`): the sweep, the watch and the claim's roles each read all of main's."""
+    from hz.contract.compiled import kept
+
+    return kept(("declared", text, repr(defaults) if defaults else None), lambda: _declared(text, defaults))  # type: ignore[no-any-return]
+
+
+def _declared(text: str, defaults: dict[str, Any] | None) -> tuple[str, Declared] | None:
     from hz.contract.text import normalize, split_frontmatter
     from hz.contract.yamlload import YamlProblem, load_mapping
 

@@ -188,9 +188,10 @@ def tick(
     """One deterministic tick at `now` (default: the clock); `runner` and `tools` override the defaults.
 
     Its remote requests (sources, the forge, publishes) share one budget of time (`hz.http.budget`)."""
+    from hz.contract.compiled import shared
     from hz.http.budget import tick_budget
 
-    with tick_budget(environ):
+    with tick_budget(environ), shared():  # each contract text compiled once a tick
         return _tick(root=root, environ=environ, now=now, runner=runner, tools=tools)
 
 

@@ -80,3 +80,13 @@ def test_a_description_key_or_list_item_is_checked_too_and_tabs_and_newlines_are
         ("HZC024", "hz.labels[0]", "hz.labels[0] holds left-to-right override (U+202D) at character 3"),
     ]  # an unknown key (HZC002) is no reason to keep quiet about what it holds
     assert codes(BASE.replace(line, f"description: {quoted('line one' + chr(10) + chr(9) + 'line two')}", 1)) == []
+
+
+def test_the_search_finds_what_the_rule_forbids_at_every_code_point() -> None:
+    """`first_forbidden` searches with one character class; `forbidden` is the rule, character by character."""
+    from hz.contract.textcheck import first_forbidden
+
+    for code in range(0x110000):
+        char = chr(code)
+        assert (first_forbidden(f"ab{char}") is not None) == forbidden(char), hex(code)
+    assert first_forbidden("a\tb\u202ec\x07") == (3, "\u202e")

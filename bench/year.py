@@ -367,7 +367,7 @@ def measure(base: Path, name: str, url: str, bare: Path) -> dict[str, str]:
     """Every figure on one remote."""
     out: dict[str, str] = {}
     folder = base / f"{name}-run"
-    # a member's whole clone: the team's weekly `hz state compact` runs there first, the lint at the end
+    # a member's whole clone: the team's daily `hz state compact` runs there first, the lint at the end
     whole = folder / "whole"
     git("clone", "-q", url, str(whole))
     took, done = hz(["state", "compact"], whole, environ(folder / "whole-hz"))  # the default keep, as a team runs it

@@ -261,7 +261,7 @@ ROWS: list[Row] = [
     row("state", "lint", "--range", "--upload-pack=touch {run}/pwned", code=1, says="not a range"),
     row("state", "log", "--no-fetch", "--id", "garbage", code=1, says=f"'garbage' {NOT_AN_ID}"),
     row("state", "log", "--no-fetch", "--since", "yesterday", code=1, says="--since 'yesterday' is no age"),
-    row("state", "compact", "--keep", "3", code=1, says="--keep 3 is below 7 days"),
+    row("state", "compact", "--keep", "0", code=1, says="--keep 0 is below 1 day"),
     row("state", "log", "--no-fetch", "--id", "", code=1, says=f"'' {NOT_AN_ID}"),
     row("state", "log", "--no-fetch", "--id", LONG, code=1, says=f"'{'x' * 40}…' {NOT_AN_ID}"),
     row("state", "log", "--no-fetch", "--id", "{agent}", code=0, says=""),

@@ -43,12 +43,13 @@ def log(hz_id: str | None, remote: str | None, no_fetch: bool, as_json: bool, si
     callback=remote_option,
     help="Remote name or URL (default: [state] remote of hz.toml, else origin).",
 )
-@click.option("--keep", "keep_days", type=int, default=8, show_default=True, metavar="DAYS",
-              help="Closed work older than this many days moves to the archive (at least 7).")  # fmt: skip
+@click.option("--keep", "keep_days", type=int, default=1, show_default=True, metavar="DAYS",
+              help="Closed work older than this many days moves to the archive (at least 1).")  # fmt: skip
 @click.option("--dry-run", is_flag=True, help="Say what would move; push nothing.")
 def compact(remote: str | None, keep_days: int, dry_run: bool) -> int:
     """Move closed work older than --keep days off the tip of hz/state into its archive (history plus an index
-    per month). Also the one-step migration of a branch written before the archive existed."""
+    per month; a mark per event for the week it may still be sent again). Also the one-step migration of a
+    branch written before the archive existed. Run it daily."""
     from hz.commands.state_compact import compact_command
     from hz.repo import find_root
 

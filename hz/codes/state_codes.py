@@ -331,12 +331,14 @@ CODES: tuple[Code, ...] = (
         "an archive step hz would not write",
         "error",
         LINT,
-        "An archive step (`hz-state: archive N events`) moves closed work older than its horizon off the tip: "
-        "it deletes exactly the event files it counts and appends one line per period to `archive/<yyyy-mm>` "
-        "naming its parent, its horizon and the count and digest of what that period lost. This one did "
-        "something else: it added or changed an event, its line does not match what it moved, it moved a "
-        "pending draft or a fate without its draft, or its horizon is newer than a week ago or older than "
-        "the last one.",
+        "An archive step (`hz-state: archive N events`) moves closed work at least a day old off the tip: "
+        "it deletes exactly the event files it counts, appends one line per period to `archive/<yyyy-mm>` "
+        "naming its parent, its horizon and the count and digest of what that period lost, and adds a mark "
+        "of each moved event younger than the horizon to `archive/<yyyy-mm-dd>`. This one did something "
+        "else: it added or changed an event, its line or its marks do not match what it moved, it moved a "
+        "pending draft, a fate without its draft, an event less than a day old or an approval younger than "
+        "the horizon, deleted a day file the horizon has not passed, or its horizon is newer than a week ago "
+        "or older than the last one.",
         _story(
             "an archive step that deletes a draft.placed nobody decided, or whose line counts 3 events "
             "of 2026-10 where it moved 2"
@@ -346,12 +348,13 @@ CODES: tuple[Code, ...] = (
     ),
     Code(
         "HZS027",
-        "an event older than the archive horizon",
+        "an event older than the archive horizon, or archived already",
         "error",
         LINT,
         "An event whose time (or, for a turn.started, whose slot) is older than the newest horizon in the "
-        "tip's `archive/` index. Work that old was archived already or is too late to record: adding it "
-        "again would put a second copy of an identity the archive holds back on the tip.",
+        "tip's `archive/` index, or whose mark a day file of `archive/` holds. Work that old was archived "
+        "already or is too late to record, and a marked event was recorded and moved off the tip: adding "
+        "it again would put a second copy of an identity the archive holds back on the tip.",
         _story("a draft.rejected of 2026-10-04 pushed again after an archive step with horizon 2026-10-28"),
         "hz's writer drops such events itself; `hz state log` shows the archived copy. Nothing to redo.",
         proof="tests",

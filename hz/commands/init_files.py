@@ -136,12 +136,14 @@ TICK_WORKFLOW = """\
 # Who runs: hz names this run `actions:<run id>` from GITHUB_RUN_ID, the Actions role of every team
 # contract, so no handle is set here. Its commits (hz/state, leases, draft branches) are signed by hz
 # itself and pushed with the checkout's token; GITHUB_TOKEN lets hz open a pull request per draft and
-# read who merged it.
+# read who merged it. Once a day the run also moves closed work off the tip of hz/state (`hz state
+# compact`), so what every run fetches stays the size of a day's work, not of the team's history.
 name: hz tick
 
 on:
   schedule:
     - cron: "*/15 * * * *"
+    - cron: "7 4 * * *"
   workflow_dispatch:
 
 concurrency:
@@ -169,6 +171,9 @@ jobs:
         env:
           GITHUB_TOKEN: ${{ secrets.GITHUB_TOKEN }}
         run: hz tick
+      - name: Archive closed work of hz/state (the daily run)
+        if: github.event.schedule == '7 4 * * *'
+        run: hz state compact
 """.replace("@CHECKOUT@", CHECKOUT).replace("@INSTALL@\n", _INSTALL)
 
 CHECK_WORKFLOW = """\

@@ -7,14 +7,19 @@ fall in (hz.gitstate.layout). Everything it claims can be recomputed from the st
 - it deletes event files and appends to index files, nothing else (no event is added or changed);
 - each appended line names the parent, one horizon shared by the step's lines, and the count and digest
   of exactly the moved files of that period; every period it moves events of has its line;
-- every moved event is older than the horizon, the horizon never moves back and stays at least
-  `MIN_KEEP` behind the clock (the server's, in the hook);
+- the horizon never moves back and stays at least `MIN_KEEP` behind the clock (the server's, in the hook);
+- every moved event is at least `MIN_CUT` older than the step (the step's time, and the server's clock in
+  the hook); one not older than the horizon is no approval, second or publish (they stay until the horizon
+  passes them: publishes follow an approval for a week), and its mark is added to the day file of its
+  `ts` (`archive/<yyyy-mm-dd>`): a day file gains exactly the marks of its day's moved events, and only a
+  day file behind the horizon is deleted;
 - a draft moves with its fate: a pending `draft.placed` (no fate) stays on the tip, and a fate never
   moves away from a draft that stays (which would read as pending again).
 
 So `hz state lint` over the whole branch proves each period's index against history, and the tip's index
-alone tells a reader or the hook the horizon: an event older than it is never added again (HZS027), which
-keeps the tip's promise that an identity lands once although its file may have moved out of the tip.
+alone tells a reader or the hook the horizon: an event older than it, or one whose mark a day file holds, is
+never added again (HZS027), which keeps the tip's promise that an identity lands once although its file may
+have moved out of the tip.
 Nothing here imports the event models (the hook's path).
 """
 
@@ -28,14 +33,21 @@ from hz.diagnostic import Diagnostic
 from hz.gitstate.event_shapes import EventView, read_plain
 from hz.gitstate.layout import (
     ARCHIVE_DIR,
+    DAY_MARKS_MOST,
     INDEX_LINE_MAX,
+    MARK_HEX,
     MAX_LINE_BYTES,
+    PERIOD_NAME,
+    day_of_path,
     event_path,
     is_event_path,
     moved_digest,
+    moved_mark,
     parse_index,
+    parse_marks,
     period_of,
     period_of_path,
+    render_marks,
 )
 from hz.gitstate.times import parse_utc
 
@@ -44,11 +56,18 @@ if TYPE_CHECKING:
 
 ARCHIVE_MESSAGE = re.compile(rb"hz-state: archive (?:1 event|(?:[2-9]|[1-9][0-9]{1,8}) events)\n")
 MIN_KEEP = timedelta(days=7)
-"""How far behind the clock a horizon must stay: a week of work is always on the tip, whatever a member asks."""
+"""How far behind the clock a horizon must stay: an event younger than it can still arrive (an outbox that
+waited), so its identity stays on the tip, as a file or as a mark, whatever a member asks."""
+MIN_CUT = timedelta(days=1)
+"""How old an event must be before a step may move it: the tick's day of slots, fates and spend stays whole."""
 FATES = ("approval.observed", "draft.rejected", "draft.superseded")
+HELD = frozenset({"approval.observed", "approval.seconded", "publish.done"})
+"""Kinds that stay until the horizon passes them: an approval's publishes and seconds follow it for a week."""
+_COMMITTED = re.compile(rb"\ncommitter [^\n]* ([0-9]{1,12}) \+0000\n")
 STEP_HINT = "only `hz state compact` archives: it moves closed work older than its horizon and indexes it"
 BEHIND_HINT = "events older than the archive horizon were archived or are too late to record; see `hz state log`"
 _INDEX_LIMIT = INDEX_LINE_MAX * 100_000
+_DAY_LIMIT = (MARK_HEX + 1) * DAY_MARKS_MOST
 
 
 def is_archive_step(commit: Commit) -> bool:
@@ -67,11 +86,35 @@ def horizon(repo: Repo, tree: Any | None) -> datetime | None:
     if folder is None:
         return None
     newest: str | None = None
-    for data in objects.read_many([e.oid for e in folder if _fits(objects, e.oid, _INDEX_LIMIT)]):
+    indexes = [e.oid for e in folder if PERIOD_NAME.fullmatch(e.text) and _fits(objects, e.oid, _INDEX_LIMIT)]
+    for data in objects.read_many(indexes):
         lines = parse_index(data[1]) if data[0] == "blob" else None
         if lines and (newest is None or lines[-1].horizon > newest):
             newest = lines[-1].horizon
     return parse_utc(newest) if newest is not None else None
+
+
+def moved_marks(repo: Repo, tree: Any | None) -> frozenset[str]:
+    """The marks of every event a step moved while it was younger than the horizon (`tree` as in `horizon`)."""
+    from hz.gitstate.layout import DAY_NAME
+    from hz.gitstate.odb import objects_of
+
+    objects = objects_of(repo)
+    tree_id = tree if tree is None or isinstance(tree, str) else str(tree.id)
+    entry = objects.at(tree_id, ARCHIVE_DIR) if tree_id is not None else None
+    folder = objects.tree(entry.oid) if entry is not None and entry.kind == "tree" else None
+    days = [e.oid for e in folder or () if DAY_NAME.fullmatch(e.text) and _fits(objects, e.oid, _DAY_LIMIT)]
+    marks: set[str] = set()
+    for kind, data in objects.read_many(days):
+        marks |= (parse_marks(data) or frozenset()) if kind == "blob" else frozenset()
+    return frozenset(marks)
+
+
+def archived(path: str, marks: frozenset[str]) -> str | None:
+    """Why the event at `path` may not land again: its mark says a step moved it (None: it may)."""
+    if marks and moved_mark(path) in marks:
+        return "this event was recorded already and archived (its mark is in archive/)"
+    return None
 
 
 def _fits(objects: Objects, oid: str, limit: int) -> bool:
@@ -106,14 +149,17 @@ def check_step(objects: Objects, commit: Commit, now: datetime | None) -> list[D
         return [_diag("<commit>", where, "an archive step with nothing before it")]
     moved: dict[str, str] = {}  # path -> blob id
     indexes: dict[str, tuple[bytes, bytes]] = {}  # period -> (old, new)
+    days: dict[str, tuple[bytes, bytes | None]] = {}  # day -> (old, new; None: deleted)
     found: list[Diagnostic] = []
     for change in objects.diff(parent.tree, commit.tree):
-        period = period_of_path(change.path)
+        period, day = period_of_path(change.path), day_of_path(change.path)
         if change.status == "D" and is_event_path(change.path) and change.old is not None:
             moved[change.path] = change.old
         elif change.status in ("A", "M") and period is not None and change.new is not None:
-            old = _data(objects, change.old) if change.status == "M" and change.old is not None else b""
-            indexes[period] = (old, _data(objects, change.new))
+            indexes[period] = (_data(objects, change.old, _INDEX_LIMIT), _data(objects, change.new, _INDEX_LIMIT))
+        elif day is not None:
+            new = _data(objects, change.new, _DAY_LIMIT) if change.status != "D" else None
+            days[day] = (_data(objects, change.old, _DAY_LIMIT), new)
         else:
             found.append(_diag(change.path, where, "an archive step only deletes event files and appends to archive/"))
     if found:
@@ -127,6 +173,48 @@ def check_step(objects: Objects, commit: Commit, now: datetime | None) -> list[D
         return found
     found += _horizon_findings(objects, parent.tree, limit, now, where)
     found += _moved_findings(objects, events, moved, commit.tree, limit, where)
+    found += _recent_findings(events, days, limit, _cutoff(commit, now), where)
+    return found
+
+
+def _cutoff(commit: Commit, now: datetime | None) -> datetime | None:
+    """The newest `ts` a step may move: `MIN_CUT` before the step's time (the clock's, when it is earlier)."""
+    from datetime import UTC
+
+    match = _COMMITTED.search(commit.raw.partition(b"\n\n")[0] + b"\n")
+    made = datetime.fromtimestamp(int(match[1]), UTC) if match is not None else None
+    moments = [moment for moment in (made, now) if moment is not None]
+    return min(moments) - MIN_CUT if moments else None
+
+
+def _recent_findings(
+    events: dict[str, EventView],
+    days: dict[str, tuple[bytes, bytes | None]],
+    limit: datetime,
+    cutoff: datetime | None,
+    where: str,
+) -> list[Diagnostic]:
+    """Events moved before the horizon passed them: old enough, not held, and marked in their day's file."""
+    found: list[Diagnostic] = []
+    marks: dict[str, set[str]] = {}
+    for path, event in sorted(events.items()):
+        if cutoff is not None and parse_utc(event.ts) >= cutoff:
+            found.append(_diag(path, where, f"ts {event.ts} is less than {MIN_CUT.days} day older than the step"))
+        elif parse_utc(event.ts) >= limit and event.kind in HELD:
+            found.append(_diag(path, where, f"a {event.kind} stays on the tip until the horizon passes it"))
+        elif parse_utc(event.ts) >= limit:
+            marks.setdefault(event.ts[:10], set()).add(moved_mark(path))
+    first = limit.strftime("%Y-%m-%d")
+    for day in sorted(set(days) | set(marks)):
+        old, new = days.get(day, (b"", b""))
+        path = f"{ARCHIVE_DIR}/{day}"
+        if new is None:
+            if day >= first:
+                found.append(_diag(path, where, f"a day file is deleted only once the horizon passed it ({first})"))
+            continue
+        before = parse_marks(old) if old else frozenset()
+        if before is None or not new or new != render_marks(before | marks.get(day, set())) or day < first:
+            found.append(_diag(path, where, f"the day file does not gain exactly the marks of {day}'s moved events"))
     return found
 
 
@@ -191,17 +279,15 @@ def _moved_findings(
 ) -> list[Diagnostic]:
     found: list[Diagnostic] = []
     for path, event in events.items():
-        if parse_utc(event.ts) >= limit:
-            found.append(_diag(path, where, f"ts {event.ts} is not older than the horizon {_utc(limit)}"))
-        elif event.kind == "draft.placed" and not any(event_path(event.id, k, event.key) in moved for k in FATES):
+        if event.kind == "draft.placed" and not any(event_path(event.id, k, event.key) in moved for k in FATES):
             found.append(_diag(path, where, "a pending draft (no fate moved with it) stays on the tip"))
         elif event.kind in FATES and objects.at(tree, event_path(event.id, "draft.placed", event.key)) is not None:
             found.append(_diag(path, where, "a fate moves with its draft.placed, which stays on the tip"))
     return found
 
 
-def _data(objects: Objects, oid: str) -> bytes:
-    return _small(objects, oid, _INDEX_LIMIT) or b""
+def _data(objects: Objects, oid: str | None, limit: int) -> bytes:
+    return (_small(objects, oid, limit) or b"") if oid is not None else b""
 
 
 def _utc(moment: datetime) -> str:

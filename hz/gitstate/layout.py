@@ -19,8 +19,18 @@ one small file per period (the month of the events' `ts`), one line per archive 
 of that period: `<parent commit> <horizon> <count> sha256:<digest of the moved (path, blob) list>`. The
 step's commit says `hz-state: archive N events`, deletes exactly the files its lines count and appends
 exactly those lines (hz.gitstate.archive_lint checks both, so the index proves what each period held).
-An event older than the newest horizon can never be added again (HZS026): a re-push of an archived event
+An event older than the newest horizon can never be added again (HZS027): a re-push of an archived event
 is refused by the same rule that keeps its path unique on the tip.
+
+Closed work moves off the tip after a day (`hz state compact --keep`), long before the horizon (a week and a
+day), so an event the horizon does not yet refuse may have moved. Its identity stays on the tip in
+
+    archive/<yyyy-mm-dd>
+
+one file per day (of the events' `ts`) between the horizon and the cut: the sorted lines `<r>`, the first 16
+hex digits of sha256 of each moved event's path. That is ~17 B an event where its file cost ~200, and it is
+enough to refuse the event's return (HZS027) and to tell a reader that a draft which left the tip had a fate
+(a pending draft never moves). A step that moves the horizon deletes the day files behind it.
 """
 
 from __future__ import annotations
@@ -29,6 +39,7 @@ import hashlib
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from itertools import pairwise
 
 STATE_BRANCH = "hz/state"
 STATE_REF = "refs/heads/hz/state"
@@ -42,6 +53,12 @@ ARCHIVE_DIR = "archive"
 _PERIOD = r"20[0-9]{2}-(?:0[1-9]|1[0-2])"
 PERIOD_NAME = re.compile(_PERIOD)
 _PERIOD_PATH = re.compile(rf"^archive/(?P<period>{_PERIOD})$")
+_DAY = rf"{_PERIOD}-(?:0[1-9]|[12][0-9]|3[01])"
+DAY_NAME = re.compile(_DAY)
+_DAY_PATH = re.compile(rf"^archive/(?P<day>{_DAY})$")
+MARK_HEX = 16
+_MARK = re.compile(rb"[0-9a-f]{16}")
+DAY_MARKS_MOST = 2_000_000  # a day file larger than this many marks is not one hz wrote (a lint bound)
 _INDEX_LINE = re.compile(
     r"(?P<parent>[0-9a-f]{40}|[0-9a-f]{64}) (?P<horizon>20[0-9]{2}-[0-9]{2}-[0-9]{2}T00:00:00Z) "
     r"(?P<count>[1-9][0-9]{0,8}) (?P<digest>sha256:[0-9a-f]{64})"
@@ -78,6 +95,42 @@ def period_of(ts: str) -> str:
 
 def period_path(period: str) -> str:
     return f"{ARCHIVE_DIR}/{period}"
+
+
+def day_path(day: str) -> str:
+    return f"{ARCHIVE_DIR}/{day}"
+
+
+def day_of_path(path: str) -> str | None:
+    """The day a file of recently moved identities is named for (None: no such file)."""
+    match = _DAY_PATH.match(path)
+    return match["day"] if match is not None else None
+
+
+def is_archive_path(path: str) -> bool:
+    """A file of `archive/`: a period's index or a day's moved identities."""
+    return period_of_path(path) is not None or day_of_path(path) is not None
+
+
+def moved_mark(path: str) -> str:
+    """What a day file keeps of a moved event: the first 16 hex digits of sha256 of its path."""
+    return hashlib.sha256(path.encode()).hexdigest()[:MARK_HEX]
+
+
+def render_marks(marks: Iterable[str]) -> bytes:
+    return "".join(f"{mark}\n" for mark in sorted(set(marks))).encode()
+
+
+def parse_marks(data: bytes) -> frozenset[str] | None:
+    """The marks of a day file; None when it is not exactly what hz writes (sorted, unique, one per line)."""
+    if not data or not data.endswith(b"\n") or len(data) > (MARK_HEX + 1) * DAY_MARKS_MOST:
+        return None
+    lines = data[:-1].split(b"\n")
+    if any(len(line) != MARK_HEX or _MARK.fullmatch(line) is None for line in lines):
+        return None
+    if any(a >= b for a, b in pairwise(lines)):
+        return None
+    return frozenset(line.decode() for line in lines)
 
 
 def period_of_path(path: str) -> str | None:

@@ -35,7 +35,7 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from hz.diagnostic import Diagnostic
-from hz.gitstate.archive_lint import behind, behind_diag, check_step, horizon, is_archive_step
+from hz.gitstate.archive_lint import archived, behind, behind_diag, check_step, horizon, is_archive_step, moved_marks
 from hz.gitstate.double_run import HINT as DOUBLE_RUN_HINT
 from hz.gitstate.double_run import double_runs, rerun, tree_reader
 from hz.gitstate.event_shapes import PAYLOADS, EventView, PlainEvent, plain_event, read_plain
@@ -287,12 +287,13 @@ def check_commit(repo: Repo, commit: Any, context: LintContext | None = None) ->
         )
     proper: dict[str, bytes] = {}  # added files that are events, for the double-run check
     limit = horizon(objects, parent_tree) if added else None  # nothing older than what was archived comes back
+    marks = moved_marks(objects, parent_tree) if limit is not None else frozenset()
     blobs = _added_blobs(objects, changes)
     for change in changes:
         if change.status == "A":
             data = blobs[change.path]
             problems = check_event_file(change.path, data, where, context)
-            if not problems and limit is not None and (why := _behind(data, limit)):
+            if not problems and limit is not None and (why := _behind(data, limit) or archived(change.path, marks)):
                 problems = [behind_diag(change.path, where, why)]
             found.extend(problems)
             proper.update({} if problems else {change.path: data})

@@ -169,14 +169,16 @@ def _walk(objects: Objects, tree: Tree, base: Tree | None, depth: int, prefix: s
 
 
 def _index_findings(tree: Tree, where: str) -> list[Diagnostic]:
-    """The archive's folder holds one plain file per period (`archive/<yyyy-mm>`), nothing else."""
-    from hz.gitstate.layout import PERIOD_NAME
+    """The archive's folder holds plain files: one index per period (`archive/<yyyy-mm>`) and the moved
+    identities of recent days (`archive/<yyyy-mm-dd>`), nothing else."""
+    from hz.gitstate.layout import DAY_NAME, PERIOD_NAME
 
-    hint = "archive/ holds one index file per period, archive/<yyyy-mm>, written by `hz state compact`"
+    hint = ("archive/ holds an index file per period, archive/<yyyy-mm>, and one per recent day, "
+            "archive/<yyyy-mm-dd>, written by `hz state compact`")  # fmt: skip
     if len(tree) == 0:
         return [Diagnostic("archive", 1, 1, "HZS001", "error", where, "an empty folder", hint)]
     return [
         Diagnostic(f"archive/{entry.text}", 1, 1, "HZS001", "error", where, "a file outside the layout", hint)
         for entry in tree
-        if not PERIOD_NAME.fullmatch(entry.text) or entry.mode != BLOB_MODE
+        if not (PERIOD_NAME.fullmatch(entry.text) or DAY_NAME.fullmatch(entry.text)) or entry.mode != BLOB_MODE
     ]

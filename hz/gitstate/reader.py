@@ -239,10 +239,10 @@ def _given(book: LeaseBook, lease: str, token: int) -> bool:
 
 def _read(objects: Objects, files: list[tuple[str, str]]) -> Iterator[tuple[str, bytes]]:
     """The bytes of the event files a commit added; one too large to be an event (never loaded) reads as empty."""
-    from hz.gitstate.layout import MAX_LINE_BYTES, period_of_path
+    from hz.gitstate.layout import MAX_LINE_BYTES, is_archive_path
 
     for path, oid in files:
-        if period_of_path(path) is None:  # not an archive index
+        if not is_archive_path(path):  # an event, not a file of the archive
             kind, size = objects.header(oid)
             data = objects.blob(oid) if kind == "blob" and size <= MAX_LINE_BYTES else None
             yield path, data or b""

@@ -305,16 +305,23 @@ class StateWriter(LeaseSteps):
         return kept
 
     def _not_archived(self, tip: str, events: list[Event], result: FlushResult) -> list[Event]:
-        """Events older than the archive's horizon are archived already or too late to record (the hook
-        refuses them, HZS027): dropped here, never pushed (hz.gitstate.archive_lint)."""
-        from hz.gitstate.archive_lint import behind, horizon
+        """Events older than the archive's horizon are archived already or too late to record, and one whose
+        mark the archive holds was recorded and moved off the tip (the hook refuses both, HZS027): never
+        pushed (hz.gitstate.archive_lint). The first are dropped, the second are already there."""
+        from hz.gitstate.archive_lint import behind, horizon, moved_marks
+        from hz.gitstate.layout import moved_mark
 
-        limit = horizon(self.team.repo, _tree(self.team.repo, tip))
-        late = [e for e in events if behind(e, limit)] if limit is not None else []
-        if late:
-            self.outbox.remove(late)
-            result.dropped.extend(late)
-        return [e for e in events if e not in late]
+        tree = _tree(self.team.repo, tip)
+        limit = horizon(self.team.repo, tree)
+        if limit is None:
+            return events
+        late = [e for e in events if behind(e, limit)]
+        marks = moved_marks(self.team.repo, tree)
+        moved = [e for e in events if e not in late and marks and moved_mark(path_of(e)) in marks]
+        self.outbox.remove(late + moved)
+        result.dropped.extend(late)
+        result.already.extend(moved)
+        return [e for e in events if e not in late and e not in moved]
 
     def _commit(self, tip: str | None, events: list[Event], now: datetime) -> str:
         import pygit2

@@ -35,6 +35,7 @@ class StateBook:
         self.only = None if only is None else frozenset(only)  # agent ids to list (None: all); others cost nothing
         self._files: dict[str, Any] | None = None  # path -> blob id
         self.unread: set[str] = set()  # event files read that hold no event hz can read (voided, said once)
+        self._marks: frozenset[str] | None = None
 
     @property
     def files(self) -> dict[str, Any]:
@@ -81,6 +82,22 @@ class StateBook:
 
     def decided(self, placed: Event) -> bool:
         return any(self.has(kind, placed.id, placed.key) for kind in FATES)
+
+    @property
+    def marks(self) -> frozenset[str]:
+        """The marks of events an archive step moved off this commit's tip within the week (hz.gitstate.layout)."""
+        if self._marks is None:
+            from hz.gitstate.archive_lint import moved_marks
+
+            self._marks = moved_marks(self.repo, self.repo[self.tip].tree) if self.tip is not None else frozenset()
+        return self._marks
+
+    def moved(self, path: str) -> bool:
+        """Was the event at `path` archived recently? A `draft.placed` that moved had a fate: a pending one
+        never moves."""
+        from hz.gitstate.layout import moved_mark
+
+        return bool(self.marks) and moved_mark(path) in self.marks
 
     def of_kind(self, kind: str) -> Iterator[Event]:
         """Every event of `kind` (only files of that kind are read)."""
@@ -193,7 +210,10 @@ def decided(book: StateBook, rows: Sequence[Mapping[str, Any]]) -> list[Mapping[
     contracts = [entry.name for entry in folder]
     occasions = [(row, str(row["key"]).split("@", 1)[1]) for row in rows]
     return [
-        row
-        for row, occasion in occasions
-        if any(book.has(kind, ident, f"{ident}@{occasion}") for ident in contracts for kind in FATES)
+        row for row, occasion in occasions if any(_fated(book, ident, f"{ident}@{occasion}") for ident in contracts)
     ]
+
+
+def _fated(book: StateBook, ident: str, key: str) -> bool:
+    """A fate on the tip, or the draft archived (which only a draft with a fate is)."""
+    return any(book.has(kind, ident, key) for kind in FATES) or book.moved(event_path(ident, "draft.placed", key))

@@ -42,6 +42,8 @@ def _done(book: StateBook, tail: str, now: datetime) -> bool:
 
     hz_id, _, digest = tail.partition("/")
     placed = book.read(_placed_path(hz_id, digest))
+    if placed is None and book.moved(_placed_path(hz_id, digest)):
+        return True  # archived within the week: it had a fate, and an approval would still be on the tip
     if placed is None or not book.decided(placed):
         return False  # not on hz/state as fetched (or not readable): nothing proves it was decided
     approval = book.read(event_path(placed.id, "approval.observed", placed.key))

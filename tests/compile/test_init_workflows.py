@@ -85,7 +85,11 @@ def test_the_tick_workflow_runs_on_schedule_and_by_hand_with_least_permissions(s
     assert tick["permissions"] == {"contents": "write", "pull-requests": "write"}
     assert tick["concurrency"] == {"group": "hz-tick", "cancel-in-progress": False}
     steps = tick["jobs"]["tick"]["steps"]
-    assert steps[-1] == {"name": "Tick", "env": {"GITHUB_TOKEN": "${{ secrets.GITHUB_TOKEN }}"}, "run": "hz tick"}
+    assert steps[-2] == {"name": "Tick", "env": {"GITHUB_TOKEN": "${{ secrets.GITHUB_TOKEN }}"}, "run": "hz tick"}
+    # the daily schedule alone also archives closed work of hz/state
+    assert [c["cron"] for c in tick["on"]["schedule"]] == ["*/15 * * * *", "7 4 * * *"]
+    assert steps[-1] == {"name": "Archive closed work of hz/state (the daily run)",
+                         "if": "github.event.schedule == '7 4 * * *'", "run": "hz state compact"}  # fmt: skip
     install = next(s for s in steps if s.get("name") == "Install hz")
     assert install["env"] == {"HZ_PACKAGE": "${{ vars.HZ_PACKAGE }}"}
 

@@ -21,8 +21,9 @@ from hz.gitstate import objects
 from hz.gitstate.archive import index_of
 from hz.gitstate.archive_lint import horizon
 from hz.gitstate.events import ApprovalObserved, DraftPlaced, DraftRejected, Event, path_of
+from hz.gitstate.flush_result import FlushResult
 from hz.gitstate.identity import whoami
-from hz.gitstate.layout import STATE_REF, moved_digest
+from hz.gitstate.layout import STATE_REF, moved_digest, moved_mark, render_marks
 from hz.gitstate.lease import acquire
 from hz.gitstate.lint import LintContext, check_commit, lint_range
 from hz.gitstate.reader import window_commits
@@ -30,7 +31,7 @@ from hz.gitstate.remote import TeamRemote
 from hz.gitstate.settings import StateSettings
 from hz.gitstate.times import format_utc
 from hz.gitstate.writer import StateWriter
-from hz.review.approval_state import StateBook, undecided
+from hz.review.approval_state import StateBook, decided, undecided
 from tests.gitstate.factory import finished, git, hz_id, new_clone, sha, started, turn_id
 from tests.gitstate.plumbing import remote_lines
 
@@ -132,7 +133,7 @@ def test_one_command_migrates_an_old_branch_and_every_reader_agrees(old: Old, hz
     assert (done.exit_code, done.err) == (0, "")
     # moved: 5 approved drafts and 1 rejected one with their fates; kept: the pending draft, the newest draft
     # with a fate (the contract's last fate, a rejection) and the turn that placed it, and the new turn
-    assert done.out == f"archived 12 events before {cut} ({period} 12); 8 stay live\n"
+    assert done.out == f"archived 12 events closed more than 1 day ago ({period} 12); 8 stay live\n"
 
     tip = str(repo.revparse_single("hz/state").id)
     assert repo[tip].parents[0].id == repo[before_tip].id
@@ -154,7 +155,7 @@ def test_one_command_migrates_an_old_branch_and_every_reader_agrees(old: Old, hz
     assert recent == before_log[-3:] and len(window_commits(repo, tip, TODAY - timedelta(days=1))) == 2
 
     again = hz("state", "compact", "--remote", str(old.bare))
-    assert again.out == f"hz/state: nothing closed older than {cut}; 8 live events on the tip\n"
+    assert again.out == "hz/state: nothing closed more than 1 day ago; 8 live events on the tip\n"
 
 
 def test_the_hook_and_the_writer_never_bring_an_archived_event_back(old: Old, hz: Any) -> None:
@@ -241,3 +242,46 @@ def test_an_archive_step_is_checked_against_what_it_moved(old: Old) -> None:
     sneaky = repo[objects.make_commit(repo, objects.write_tree(repo, repo[tip].tree.id, {f"archive/{period}": line()}),  # type: ignore[attr-defined]
                                       [tip], "hz-state: 1 event\n", TODAY)]  # fmt: skip
     assert [f[0] for f in findings(repo, sneaky)] == ["HZS001"]
+
+
+def test_a_recent_event_moved_off_the_tip_is_marked_and_never_lands_again(old: Old, hz: Any) -> None:
+    """Closed work of three days ago moves (the tip keeps a day), leaving a mark: the writer takes the event as
+    recorded, the hook refuses it back, and a member's reader knows its draft had a fate."""
+    recent = TODAY - timedelta(days=3)
+
+    def two_rejected(token: int) -> list[Event]:
+        drafts = [draft(n, token, recent + timedelta(minutes=n), recent) for n in (70, 71)]
+        return drafts + [rejected(d, recent + timedelta(minutes=5)) for d in drafts]
+
+    landed = turn(old.team, recent, two_rejected)
+    gone = next(e for e in landed if e.kind == "draft.rejected" and e.key.endswith("r70.md"))
+    placed = next(e for e in landed if e.kind == "draft.placed" and e.key == gone.key)
+    os.chdir(old.clone)
+    done = hz("state", "compact", "--remote", str(old.bare))
+    assert done.exit_code == 0, done.err
+    # the old drafts as before, r6 (no longer the newest fate) and r70 with their rejections; r71 stays
+    assert done.out.startswith("archived 16 events closed more than 1 day ago (")
+    repo = pygit2.Repository(str(old.clone))
+    tip = old.team.fetch_tip(STATE_REF)
+    assert tip is not None and objects.read_path(repo, tip, path_of(gone)) is None
+    day = objects.read_path(repo, tip, f"archive/{recent.strftime('%Y-%m-%d')}")
+    assert day == render_marks([moved_mark(path_of(gone)), moved_mark(path_of(placed))])
+    assert lint_range(repo, None, tip, LintContext(now=datetime.now(UTC), history=True)) == []
+
+    # its term is over, so a flush drops it as fenced first; a writer still holding it takes it as recorded
+    writer = StateWriter(old.team, SETTINGS)
+    result = FlushResult()
+    assert writer._not_archived(tip, [gone, landed[0]], result) == [landed[0]]
+    assert (result.already, result.dropped) == ([gone], [])
+    tree = objects.write_tree(repo, repo[tip].tree.id, {path_of(gone): gone.line()})  # type: ignore[attr-defined]
+    again = objects.make_commit(repo, tree, [tip], "hz-state: 1 event\n", TODAY)
+    pushed = git_push(old.clone, old.bare, f"{again}:refs/heads/hz/state")
+    assert pushed[0] == 1 and pushed[1][1:3] == [
+        f"{path_of(gone)}:1:1  HZS027  {again[:12]}",
+        "  this event was recorded already and archived (its mark is in archive/)",
+    ]
+
+    book = StateBook(repo, tip)
+    assert book.moved(path_of(placed)) and not book.moved(path_of(landed[0]))
+    mine = {"key": placed.key.replace(AGENT, "hz-local", 1)}  # a member's own key of the same occasion
+    assert decided(book, [mine]) == [mine]

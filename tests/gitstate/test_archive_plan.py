@@ -26,7 +26,7 @@ from hz.gitstate.events import (
     TurnStarted,
     path_of,
 )
-from hz.gitstate.layout import IndexLine, parse_index
+from hz.gitstate.layout import IndexLine, moved_digest, moved_mark, parse_index, render_marks
 from hz.gitstate.lint import LintContext, check_commit
 from hz.gitstate.times import format_utc
 from tests.gitstate.factory import hz_id, sha, turn_id
@@ -113,3 +113,55 @@ def test_any_bytes_read_as_an_index_or_as_none(data: bytes) -> None:
                           st.integers(1, 10**9 - 1), st.just(sha("x"))), min_size=1, max_size=5))  # fmt: skip
 def test_an_index_reads_back_as_written(lines: list[IndexLine]) -> None:
     assert parse_index(b"".join(line.render() for line in lines)) == lines
+
+
+def test_closed_work_moves_after_a_day_with_its_marks_and_approvals_wait_for_the_horizon(tmp_path: Path) -> None:
+    days_ago = NOW - timedelta(days=3)
+    events = {
+        "old slot": turn(HOURLY, f"{HOURLY}@{format_utc(days_ago)}", days_ago, 1),
+        "rejected": drafted(HOURLY, days_ago, 2, "rejected"),
+        "approved": drafted(HOURLY, days_ago, 3, "approved"),
+        "rejected last": drafted(HOURLY, days_ago + timedelta(hours=1), 4, "rejected"),
+        "this morning": turn(HOURLY, f"{HOURLY}@{format_utc(NOW - timedelta(hours=5))}", NOW - timedelta(hours=5), 5),
+        "newest": turn(HOURLY, f"{HOURLY}@{format_utc(NOW - timedelta(hours=1))}", NOW - timedelta(hours=1), 6),
+    }
+    repo = pygit2.init_repository(str(tmp_path / "state.git"), bare=True)
+    files = {path_of(e): e.line() for group in events.values() for e in group}
+    tip = objects.make_commit(repo, objects.write_tree(repo, None, files), [], f"hz-state: {len(files)} events\n",
+                              NOW - timedelta(minutes=30))  # fmt: skip
+    step = plan(repo, tip, NOW)
+    moved = {name for name, group in events.items() if all(path_of(e) in step.moved for e in group)}
+    assert moved == {"old slot", "rejected"}
+    day = days_ago.strftime("%Y-%m-%d")
+    assert step.marks == {day: {moved_mark(path_of(e)) for name in moved for e in events[name]}}
+    commit = build(repo, step, NOW)
+    assert check_commit(repo, repo[commit], LintContext(now=NOW)) == []
+    assert objects.read_path(repo, commit, f"archive/{day}") == render_marks(step.marks[day])
+
+    def lie(remove: list[Event], marks: dict[str, bytes]) -> list[str]:
+        moved_files = sorted((path_of(e), str(repo[tip].tree[path_of(e)].id)) for e in remove)
+        line = f"{tip} 2026-11-22T00:00:00Z {len(remove)} {moved_digest(moved_files)}\n".encode()
+        gone = [path for path, _ in moved_files]
+        tree = objects.prune_tree(repo, repo[tip].tree.id, gone, {"archive/2026-11": line, **marks})  # type: ignore[attr-defined]
+        made = objects.make_commit(repo, tree, [tip], f"hz-state: archive {len(remove)} events\n", NOW)
+        return [d.message for d in check_commit(repo, repo[made], LintContext(now=NOW))]
+
+    why = f"the day file does not gain exactly the marks of {day}'s moved events"
+    placed = {f"archive/{day}": render_marks([moved_mark(path_of(events["approved"][0]))])}
+    assert lie(events["approved"], placed) == ["a approval.observed stays on the tip until the horizon passes it"]
+    fresh = events["this morning"]
+    today = {f"archive/{NOW:%Y-%m-%d}": render_marks(moved_mark(path_of(e)) for e in fresh)}
+    assert lie(fresh, today) == [f"ts {fresh[0].ts} is less than 1 day older than the step"] * 2 + [
+        f"the day file does not gain exactly the marks of {NOW:%Y-%m-%d}'s moved events"
+    ]
+    half = {f"archive/{day}": render_marks([moved_mark(path_of(events["rejected"][0]))])}
+    assert lie(events["rejected"], half) == [why]
+    assert lie(events["rejected"], {}) == [why]
+
+    # a week later the horizon passed that day: the next step deletes its file, and may delete nothing newer
+    later = NOW + timedelta(days=8)
+    again = plan(repo, commit, later)
+    assert again.dropped == [day] and again.horizon == datetime(2026, 11, 30, tzinfo=UTC)
+    second = build(repo, again, later)
+    assert check_commit(repo, repo[second], LintContext(now=later)) == []
+    assert objects.read_path(repo, second, f"archive/{day}") is None

@@ -7,7 +7,9 @@ process it starts noted by a `git` first on PATH, and the commits the lease chai
 ran (the created turns' and this hour's). The baseline, in the same run: a script that writes the slot's
 file in a clone, commits it and pushes it, once per slot. Printed beside each wall time: the CPU time of
 the tick and of the git processes it ran; the last figure is the same tick as a fresh `hz tick` process
-(its imports included). `bench/tick.py --team --slots 10` ticks 10 slots.
+(its imports included, its bytecode read from the cache as an installed hz's is). `bench/tick.py --team
+--slots 10` ticks 10 slots; `--baseline REF [--rounds N]` times the unguarded tick, in process and as a
+fresh process, under REF's code and this code alternately, round by round (`compare`).
 """
 
 from __future__ import annotations
@@ -134,8 +136,8 @@ def drafting_tick(
         started, cpu = time.perf_counter(), cpu_seconds()
         if process:
             argv = [sys.executable, "-m", "hz", "tick", "--now", HOUR.isoformat(), "--json"]
-            done = subprocess.run(argv, cwd=clone, env={**environ, "PATH": os.environ["PATH"]}, capture_output=True,
-                                  text=True, check=True)  # fmt: skip
+            done = subprocess.run(argv, cwd=clone, env={**cached(environ), "PATH": os.environ["PATH"]},
+                                  capture_output=True, text=True, check=True)  # fmt: skip
             woken = json.loads(done.stdout)["woken"]
         else:
             woken = tick(root=clone, environ={**environ, "PATH": os.environ["PATH"]}, now=HOUR).woken
@@ -150,6 +152,24 @@ def drafting_tick(
         words = line.split()[2:] if line.startswith("-C ") else line.split()
         verbs[next((w for w in words if not w.startswith("-") and "=" not in w), "?")] += 1
     return took, cpu, verbs, drafted, lease_commits_per_slot(folder / "team.git")
+
+
+def cached(environ: dict[str, str]) -> dict[str, str]:
+    """`environ` for a fresh hz process that reads its bytecode from `__pycache__`, as an installed hz does;
+    written by `warm_bytecode` first. Without it every module of hz was compiled again in the timed tick
+    (about half a second) wherever PYTHONDONTWRITEBYTECODE is set and no cache was written yet."""
+    return {k: v for k, v in environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
+def warm_bytecode() -> None:
+    """Write the bytecode of the hz on the path (and its dependencies') before anything is timed."""
+    import hz
+
+    code = Path(hz.__file__).parent
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(code)], env=cached(dict(os.environ)),
+                   check=True, capture_output=True)  # fmt: skip
+    subprocess.run([sys.executable, "-c", "import hz.cli, hz.tick.ticking, hz.review.approval_sweep"],
+                   env=cached(dict(os.environ)), check=True, capture_output=True)  # fmt: skip
 
 
 def lease_commits_per_slot(bare: Path) -> float:
@@ -178,6 +198,7 @@ def script_per_slot(folder: Path, slots: int) -> float:
 
 def bench_team(folder: Path, slots: int) -> None:
     os.environ.update(IDENTITY, HZ_CONFIG_HOME=str(folder / "config"))  # the seed's commit; no user config
+    warm_bytecode()
     print(f"a drafting tick of {slots} team slots (goal: <= 0.15 s a slot unguarded, <= 10 git processes a turn)")
     print(f"  load average {os.getloadavg()[0]:.1f}; CPU is this process's and its git processes' (user + system)")
     baseline = script_per_slot(folder, slots)
@@ -192,3 +213,52 @@ def bench_team(folder: Path, slots: int) -> None:
               f" {verbs['push']} pushes")  # fmt: skip
         print(f"    by verb: {', '.join(f'{verb} {count}' for verb, count in verbs.most_common())}")
         print(f"    lease commits per run slot: {chained:.1f}")
+
+
+def one_round(folder: str, slots: int) -> dict[str, list[float]]:
+    """One unguarded drafting tick in process and one as a fresh process, with the hz on this process's
+    path (`compare` runs it under each code): seconds, CPU seconds, git processes, pushes of each."""
+    os.environ.update(IDENTITY, HZ_CONFIG_HOME=str(Path(folder) / "config"))
+    out: dict[str, list[float]] = {}
+    for label, process in (("in process", False), ("hz process", True)):
+        took, cpu, verbs, drafted, _ = drafting_tick(Path(folder) / label.replace(" ", "-"), slots, guarded=False,
+                                                     process=process)  # fmt: skip
+        assert drafted == slots, drafted
+        out[label] = [took, cpu, sum(verbs.values()), verbs["push"]]
+    return out
+
+
+def compare(folder: Path, slots: int, baseline: str, rounds: int) -> None:
+    """`baseline`'s code (a commit of this repository, its `hz` exported) and this code, each round the old
+    one just before the new one, each in a process of its own: a shared disk's speed moves within minutes."""
+    import statistics
+
+    from adoption import HERE, exported
+
+    codes = {"baseline": exported(baseline, folder / "baseline"), "this code": HERE}
+    here = Path(__file__).resolve().parent
+    script = "import json, sys; sys.path.insert(0, sys.argv[1]); from team_slots import one_round; " \
+             "print(json.dumps(one_round(sys.argv[2], int(sys.argv[3]))))"  # fmt: skip
+    for code in codes.values():
+        environ = {**cached(dict(os.environ)), "PYTHONPATH": str(code)}
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(code / "hz")], env=environ, check=True,
+                       capture_output=True)  # fmt: skip
+    figures: dict[str, dict[str, list[list[float]]]] = {label: {} for label in codes}
+    for n in range(rounds):
+        for label, code in codes.items():
+            environ = {**os.environ, "PYTHONPATH": str(code)}
+            into = folder / f"{label.replace(' ', '-')}-{n}"  # no space: the git log's words are split on them
+            done = subprocess.run([sys.executable, "-c", script, str(here), str(into), str(slots)],
+                                  env=environ, cwd=folder, capture_output=True, text=True, check=True)  # fmt: skip
+            for kind, values in json.loads(done.stdout.splitlines()[-1]).items():
+                figures[label].setdefault(kind, []).append(values)
+    print(f"a drafting tick of {slots} team slots, unguarded, {rounds} rounds of the baseline ({baseline}) then"
+          f" this code; load average {os.getloadavg()[0]:.1f} at the end")  # fmt: skip
+    for kind in ("in process", "hz process"):
+        for label in codes:
+            runs = figures[label][kind]
+            took = statistics.median(r[0] for r in runs)
+            cpu = statistics.median(r[1] for r in runs)
+            print(f"  {kind:>10}, {label:>9}: {took:.2f} s ({took / slots:.3f} s a slot), CPU {cpu:.2f} s"
+                  f" ({cpu / slots:.3f} s a slot), {runs[0][2]:.0f} git processes ({runs[0][2] / slots:.1f} a turn),"
+                  f" {runs[0][3]:.0f} pushes; each round {', '.join(f'{r[0]:.2f}' for r in runs)} s")  # fmt: skip

@@ -1,6 +1,6 @@
 """Tick figures: an idle tick over many asleep agents, a busy tick, one turn's bookkeeping, spine growth.
 
-Run: .venv/bin/python bench/tick.py [--quick] [--team]
+Run: .venv/bin/python bench/tick.py [--quick] [--team [--slots N] [--baseline REF [--rounds N]]]
 Prints medians and p95; never asserts on time. Goals (issue 6): a tick over 10,000 asleep agents with
 nothing due under 5 ms in process and under 100 ms median as a fresh `hz tick` process; the bookkeeping
 of one turn without its runner under 5 ms; a turn adds at most 1.5 KB to its spine.
@@ -246,6 +246,12 @@ def main() -> None:
             from team_slots import bench_team
 
             slots = int(sys.argv[sys.argv.index("--slots") + 1]) if "--slots" in sys.argv else 5
+            if "--baseline" in sys.argv:  # old and new code alternately, unguarded: see team_slots.compare
+                from team_slots import compare
+
+                rounds = int(sys.argv[sys.argv.index("--rounds") + 1]) if "--rounds" in sys.argv else 3
+                compare(folder, slots, sys.argv[sys.argv.index("--baseline") + 1], rounds)
+                return
             bench_team(folder / "team", slots)
             return
         bench_idle(folder, 1_000 if quick else 10_000, 5 if quick else 21)

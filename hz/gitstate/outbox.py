@@ -53,6 +53,11 @@ def waiting_under(gitstate: Path) -> bool:
 class Outbox:
     def __init__(self, directory: Path) -> None:
         self.directory = directory
+        # Each file's events as last parsed, by the file's identity (inode, size, mtime): a file is only
+        # ever written whole (atomic_write replaces it with a new inode), so an unchanged identity is
+        # unchanged content. A tick's writer queues once a turn, and every `put` reads the whole outbox
+        # to skip what is queued already: without this a tick of n turns parsed n(n-1)/2 files.
+        self._parsed: dict[str, tuple[tuple[int, int, int], list[Event]]] = {}
 
     def _files(self) -> list[Path]:
         if not self.directory.exists():
@@ -63,14 +68,27 @@ class Outbox:
         return waiting(self.directory)
 
     def _read(self) -> dict[Path, list[Event]]:
+        files = self._files()
+        found = {path: self._events_of(path) for path in files}
+        names = {path.name for path in files}
+        for gone in [name for name in self._parsed if name not in names]:
+            del self._parsed[gone]
+        return found
+
+    def _events_of(self, path: Path) -> list[Event]:
         import json
 
         from hz.gitstate.events import Event
 
-        return {
-            path: [Event.parse_obj_checked(json.loads(line)) for line in path.read_bytes().splitlines() if line]
-            for path in self._files()
-        }
+        with open(path, "rb") as handle:  # the identity and the bytes of one open file: never mismatched
+            seen = os.fstat(handle.fileno())
+            identity = (seen.st_ino, seen.st_size, seen.st_mtime_ns)
+            kept = self._parsed.get(path.name)
+            if kept is not None and kept[0] == identity:
+                return list(kept[1])
+            events = [Event.parse_obj_checked(json.loads(line)) for line in handle.read().splitlines() if line]
+        self._parsed[path.name] = (identity, events)
+        return list(events)
 
     def put(self, events: Iterable[Event]) -> int:
         """Queue events; returns how many were new (an identity already queued keeps its first event)."""

@@ -78,3 +78,36 @@ def test_outside_a_tick_nothing_is_kept() -> None:
         kept = load.load_text(GOOD)
         assert load.load_text(GOOD) is kept
     assert load.load_text(GOOD) is not kept
+
+
+def test_a_drafting_tick_parses_each_queued_event_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each turn's `put` reads the outbox to skip what is queued already; a file once parsed is not parsed
+    again while it is unchanged (before: the n-th turn parsed the files of the n-1 before it, and the
+    push parsed them all twice more)."""
+    import sys
+
+    from hz.gitstate.events import Event
+    from hz.gitstate.outbox import Outbox
+
+    _bare, clone, environ, _log = _team(tmp_path, monkeypatch)
+    parses = 0
+    queued = 0
+    parse, put = Event.parse_obj_checked.__func__, Outbox.put  # type: ignore[attr-defined]
+
+    def counted_parse(cls: type[Event], raw: object) -> Event:
+        nonlocal parses
+        parses += sys._getframe(1).f_code.co_filename.endswith("outbox.py")
+        return parse(cls, raw)  # type: ignore[no-any-return]
+
+    def counted_put(self: Outbox, events: Any) -> int:
+        nonlocal queued
+        fresh: int = put(self, events)
+        queued += fresh
+        return fresh
+
+    monkeypatch.setattr(Event, "parse_obj_checked", classmethod(counted_parse))
+    monkeypatch.setattr(Outbox, "put", counted_put)
+    report = tick(root=clone, environ=environ, now=HOUR)
+    assert [e.get("disposition") for e in report.woken] == ["drafted"] * SLOTS
+    assert queued >= SLOTS
+    assert parses <= queued, (parses, queued)

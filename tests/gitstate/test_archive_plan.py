@@ -26,7 +26,7 @@ from hz.gitstate.events import (
     TurnStarted,
     path_of,
 )
-from hz.gitstate.layout import IndexLine, moved_digest, moved_mark, parse_index, render_marks
+from hz.gitstate.layout import IndexLine, moved_digest, moved_mark, parse_index, parse_marks, render_marks
 from hz.gitstate.lint import LintContext, check_commit
 from hz.gitstate.times import format_utc
 from tests.gitstate.factory import hz_id, sha, turn_id
@@ -165,3 +165,15 @@ def test_closed_work_moves_after_a_day_with_its_marks_and_approvals_wait_for_the
     second = build(repo, again, later)
     assert check_commit(repo, repo[second], LintContext(now=later)) == []
     assert objects.read_path(repo, second, f"archive/{day}") is None
+
+
+@given(st.binary(max_size=200))
+def test_any_bytes_read_as_a_day_file_or_as_none(data: bytes) -> None:
+    found = parse_marks(data)
+    assert found is None or render_marks(found) == data
+
+
+@given(st.sets(st.text("0123456789abcdef", min_size=16, max_size=16), min_size=1, max_size=20))
+def test_a_day_file_reads_back_as_written(marks: set[str]) -> None:
+    assert parse_marks(render_marks(marks)) == marks
+    assert parse_marks(render_marks(marks) + render_marks(marks)) is None  # twice over: unsorted, not unique

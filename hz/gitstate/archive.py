@@ -54,6 +54,10 @@ DEFAULT_KEEP = timedelta(days=1)
 HORIZON_AGE = timedelta(days=8)
 """A week and a day: an approval's publishes are retried for a week (hz.review.approval_publish.RETRY_FOR),
 so they never follow an approval that moved; the hook's floor is a week (archive_lint.MIN_KEEP)."""
+CUT_SLACK = timedelta(minutes=15)
+"""How much earlier than `--keep` the cut falls: the hook measures a step's day by the earlier of the step's
+committer time (whole seconds) and its own clock, which may be behind the member's; an event in between would
+fail a step hz built itself (archive_lint.MIN_CUT). It waits a day more instead."""
 STEP_MOST = 50_000
 """Events one archive step moves at most: the hook recomputes a step on the push (~0.1 ms an event), so a
 migration of a year is a series of steps the hook checks in seconds each, not one it checks for minutes."""
@@ -115,7 +119,8 @@ def plans(
     before = horizon(repo, tree)
     limit = datetime.combine((now - HORIZON_AGE).astimezone(UTC).date(), time(), UTC)
     limit = max(limit, before) if before is not None else limit
-    cut = min(now - keep, now - MIN_CUT)
+    made = now.replace(microsecond=0)  # the committer time the step will say
+    cut = min(made - keep, made - MIN_CUT) - CUT_SLACK
     groups: dict[Group, list[tuple[str, str, EventView]]] = {}
     total = 0
     for path, blob in _files(repo, tree):

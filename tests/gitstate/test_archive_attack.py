@@ -1,0 +1,207 @@
+"""The marks of `archive/<yyyy-mm-dd>`, attacked: by a member with push rights who writes archive steps by hand,
+and by a team in ordinary trouble (clocks apart, a member offline, two members compacting at once).
+
+The first half builds steps with plumbing on a branch of its own (as tests/gitstate/test_archive_plan.py); the
+second pushes through a real bare remote with the hook (as tests/gitstate/test_archive.py).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pygit2
+import pytest
+
+from hz.gitstate import objects
+from hz.gitstate.archive import build, plan
+from hz.gitstate.events import DraftRejected, Event, path_of
+from hz.gitstate.layout import moved_digest, moved_mark, render_marks
+from hz.gitstate.lint import LintContext, check_commit
+from hz.gitstate.times import format_utc
+from tests.gitstate.factory import hz_id
+from tests.gitstate.test_archive_plan import drafted, turn
+
+NOW = datetime(2026, 11, 30, 12, tzinfo=UTC)
+AGENT = hz_id(2)
+DAYS_AGO = NOW - timedelta(days=3)
+HORIZON = "2026-11-22T00:00:00Z"
+DAY = f"archive/{DAYS_AGO:%Y-%m-%d}"
+
+
+def branch(tmp_path: Path, groups: list[list[Event]], made: datetime = NOW - timedelta(minutes=30)) -> tuple[Any, str]:
+    repo = pygit2.init_repository(str(tmp_path / "state.git"), bare=True)
+    files = {path_of(e): e.line() for group in groups for e in group}
+    tree = objects.write_tree(repo, None, files)
+    return repo, objects.make_commit(repo, tree, [], f"hz-state: {len(files)} events\n", made)
+
+
+def forged(
+    repo: Any, tip: str, remove: list[Event], files: dict[str, bytes | None], *, count: int | None = None,
+    made: datetime = NOW, at: str = HORIZON,
+) -> str:  # fmt: skip
+    """An archive step written by hand: `remove` moved with a true index line, `files` written (None: deleted)."""
+    moved = sorted((path_of(e), str(repo[tip].tree[path_of(e)].id)) for e in remove)
+    index: dict[str, bytes | None] = {}
+    if moved:
+        old = objects.read_path(repo, tip, "archive/2026-11") or b""
+        index = {"archive/2026-11": old + f"{tip} {at} {len(moved)} {moved_digest(moved)}\n".encode()}
+    wanted = {**index, **files}
+    gone = [path for path, _ in moved] + [path for path, data in wanted.items() if data is None]
+    written = {path: data for path, data in wanted.items() if data is not None}
+    tree = objects.prune_tree(repo, repo[tip].tree.id, gone, written)
+    said = len(moved) if count is None else count
+    return objects.make_commit(repo, tree, [tip], f"hz-state: archive {said} event{'s' if said != 1 else ''}\n", made)
+
+
+def says(repo: Any, commit: str, now: datetime = NOW) -> list[tuple[str, str]]:
+    return [(d.code, d.message) for d in check_commit(repo, repo[commit], LintContext(now=now))]
+
+
+def marks_of(*events: Event) -> bytes:
+    return render_marks(moved_mark(path_of(e)) for e in events)
+
+
+@pytest.fixture
+def day_old(tmp_path: Path) -> tuple[Any, str, dict[str, list[Event]]]:
+    """A branch with closed work of three days ago (two rejected drafts, a slot), an approved draft, a pending
+    one and today's slot."""
+    groups = {
+        "rejected": drafted(AGENT, DAYS_AGO, 1, "rejected"),
+        "rejected too": drafted(AGENT, DAYS_AGO + timedelta(minutes=5), 2, "rejected"),
+        "last rejected": drafted(AGENT, DAYS_AGO + timedelta(hours=2), 3, "rejected"),
+        "approved": drafted(AGENT, DAYS_AGO, 4, "approved"),
+        "pending": drafted(AGENT, DAYS_AGO, 5, "none"),
+        "slot": turn(AGENT, f"{AGENT}@{format_utc(DAYS_AGO)}", DAYS_AGO, 6),
+        "today": turn(AGENT, f"{AGENT}@{format_utc(NOW - timedelta(hours=2))}", NOW - timedelta(hours=2), 7),
+    }
+    repo, tip = branch(tmp_path, list(groups.values()))
+    return repo, tip, groups
+
+
+def test_a_day_file_gains_exactly_the_marks_of_what_its_step_moved(day_old: Any) -> None:
+    repo, tip, groups = day_old
+    moved = groups["rejected"]
+    good = forged(repo, tip, moved, {DAY: marks_of(*moved)})
+    assert says(repo, good) == []
+    wrong = ("HZS026", f"the day file does not gain exactly the marks of {DAY[8:]}'s moved events")
+    other = groups["rejected too"]
+    # a mark of an event it did not move (a future block on that event), or a mark and nothing moved
+    assert says(repo, forged(repo, tip, moved, {DAY: marks_of(*moved, other[0])})) == [wrong]
+    assert says(repo, forged(repo, tip, moved, {DAY: marks_of(*moved, other[0]), **{}}, count=2)) == [wrong]
+    lone = forged(repo, tip, [], {DAY: marks_of(*other)}, count=1)
+    assert says(repo, lone) == [("HZS026", "the message says 1 events, the step moves 0")]
+    # the marks in another day's file (the right one left alone, or both)
+    elsewhere = f"archive/{DAYS_AGO - timedelta(days=1):%Y-%m-%d}"
+    both = says(repo, forged(repo, tip, moved, {elsewhere: marks_of(*moved)}))
+    assert sorted(both) == sorted([wrong, (wrong[0], wrong[1].replace(DAY[8:], elsewhere[8:]))])
+    # junk, unsorted, duplicated, with no final newline, upper-case hex, a longer mark
+    marks = sorted(moved_mark(path_of(e)) for e in moved)
+    for data in (
+        marks_of(*moved) + b"junk\n",
+        f"{marks[1]}\n{marks[0]}\n".encode(),
+        f"{marks[0]}\n{marks[0]}\n{marks[1]}\n".encode(),
+        marks_of(*moved)[:-1],
+        marks_of(*moved).upper(),
+        f"{marks[0]}0\n{marks[1]}\n".encode(),
+    ):
+        assert says(repo, forged(repo, tip, moved, {DAY: data})) == [wrong], data
+
+
+def test_a_day_file_goes_only_with_an_archive_step_that_moved_the_horizon_past_it(day_old: Any) -> None:
+    repo, tip, groups = day_old
+    moved = groups["rejected"]
+    first = forged(repo, tip, moved, {DAY: marks_of(*moved)})
+    gone = ("HZS026", f"a day file is deleted only once the horizon passed it ({HORIZON[:10]})")
+    # the next step moves one more event and deletes the day file the horizon has not passed
+    more = groups["rejected too"]
+    assert says(repo, forged(repo, first, more, {DAY: None})) == [gone]
+    # a step of zero events that only prunes: said 0 it is no archive step, said 1 it lies
+    assert "HZS003" in [c for c, _ in says(repo, forged(repo, first, [], {DAY: None}, count=0))]
+    assert says(repo, forged(repo, first, [], {DAY: None}, count=1)) == [
+        ("HZS026", "the message says 1 events, the step moves 0")
+    ]
+    # an ordinary commit deletes it, rewrites it, or adds another day file
+    plain = objects.prune_tree(repo, repo[first].tree.id, [DAY], {})
+    commit = objects.make_commit(repo, plain, [first], "hz-state: 1 event\n", NOW)
+    assert [c for c, _ in says(repo, commit)] == ["HZS003"]
+    for name in (DAY, f"archive/{NOW:%Y-%m-%d}"):
+        tree = objects.write_tree(repo, repo[first].tree.id, {name: marks_of(*more)})
+        commit = objects.make_commit(repo, tree, [first], "hz-state: 1 event\n", NOW)
+        assert says(repo, commit), name
+    # eight days later the horizon passes it: then (and only then) a step deletes it
+    later = NOW + timedelta(days=8)
+    step = plan(repo, first, later)
+    assert step.dropped == [DAY[8:]]
+    assert says(repo, build(repo, step, later), later) == []
+
+
+def test_a_huge_day_file_is_refused_unread(day_old: Any) -> None:
+    repo, tip, groups = day_old
+    moved = groups["rejected"]
+    huge = b"".join(f"{n:016x}\n".encode() for n in range(2_000_001))  # one more than a day file may hold
+    assert says(repo, forged(repo, tip, moved, {DAY: huge})) == [
+        ("HZS026", f"the day file does not gain exactly the marks of {DAY[8:]}'s moved events")
+    ]
+
+
+def test_the_cut_is_a_day_by_the_hooks_clock_with_the_step_made_by_a_clock_ahead(day_old: Any) -> None:
+    """hz's own step never fails the hook's one-day rule: not for an event exactly a day (to the second)
+    older than a step made half a second later, nor with the member's clock a few minutes ahead of the
+    server's. A step that lies with its committer time is judged by the earlier of it and the server's clock."""
+    repo, tip, _ = day_old
+    now = NOW + timedelta(milliseconds=500)
+    edge = turn(AGENT, f"{AGENT}@{format_utc(NOW - timedelta(days=1))}", NOW - timedelta(days=1), 8)
+    soon = NOW - timedelta(days=1) + timedelta(minutes=2)
+    ahead = turn(AGENT, f"{AGENT}@{format_utc(soon)}", soon, 9)
+    newest = turn(AGENT, f"{AGENT}@{format_utc(NOW - timedelta(hours=1))}", NOW - timedelta(hours=1), 10)
+    tree = objects.write_tree(repo, repo[tip].tree.id, {path_of(e): e.line() for e in edge + ahead + newest})
+    tip = objects.make_commit(repo, tree, [tip], "hz-state: 6 events\n", NOW - timedelta(minutes=10))
+    assert says(repo, build(repo, plan(repo, tip, now), now), now) == []
+    # the member's clock is 5 minutes ahead of the hook's
+    assert says(repo, build(repo, plan(repo, tip, now + timedelta(minutes=5)), now + timedelta(minutes=5)), now) == []
+    # forged: the slot of a day less a minute ago, its committer time a day in the future or now
+    young = turn(AGENT, f"{AGENT}@{format_utc(NOW - timedelta(hours=23))}", NOW - timedelta(hours=23), 11)
+    tree = objects.write_tree(repo, repo[tip].tree.id, {path_of(e): e.line() for e in young})
+    tip = objects.make_commit(repo, tree, [tip], "hz-state: 2 events\n", NOW - timedelta(minutes=5))
+    day = {f"archive/{young[0].ts[:10]}": marks_of(*young)}
+    early = ("HZS026", f"ts {young[0].ts} is less than 1 day older than the step")
+    for made in (NOW + timedelta(days=1), NOW, NOW - timedelta(days=3)):
+        assert says(repo, forged(repo, tip, young, day, made=made))[:2] == [early] * 2, made
+
+
+def test_an_approval_or_a_pending_draft_stays_whatever_a_step_pretends(day_old: Any) -> None:
+    repo, tip, groups = day_old
+    approved = groups["approved"]
+    assert says(repo, forged(repo, tip, approved, {DAY: marks_of(approved[0])})) == [
+        ("HZS026", "a approval.observed stays on the tip until the horizon passes it")
+    ]
+    # a pending draft moved with another draft's fate, or alone with a mark
+    pending, fate = groups["pending"][0], groups["rejected too"][1]
+    assert says(repo, forged(repo, tip, [pending, fate], {DAY: marks_of(pending, fate)})) == [
+        ("HZS026", "a pending draft (no fate moved with it) stays on the tip"),
+        ("HZS026", "a fate moves with its draft.placed, which stays on the tip"),
+    ]
+    # the draft moved without its approval, which is left on the tip (its fate without its draft)
+    placed = approved[0]
+    assert says(repo, forged(repo, tip, [placed], {DAY: marks_of(placed)})) == [
+        ("HZS026", "a pending draft (no fate moved with it) stays on the tip")
+    ]
+
+
+def test_a_moved_event_never_comes_back_with_the_same_or_other_bytes(day_old: Any) -> None:
+    repo, tip, groups = day_old
+    moved = groups["rejected"]
+    step = forged(repo, tip, moved, {DAY: marks_of(*moved)})
+    fate = moved[1]
+    data = DraftRejected(**{**fate.data, "by": "@bob"})
+    other = Event.make(fate.kind, id=fate.id, key=fate.key, ts=format_utc(NOW - timedelta(hours=1)),
+                       lease=fate.lease, token=fate.token, data=data)  # fmt: skip
+    assert path_of(other) == path_of(fate) and other.line() != fate.line()
+    for event in (fate, other):
+        tree = objects.write_tree(repo, repo[step].tree.id, {path_of(event): event.line()})
+        again = objects.make_commit(repo, tree, [step], "hz-state: 1 event\n", NOW)
+        assert says(repo, again) == [
+            ("HZS027", "this event was recorded already and archived (its mark is in archive/)")
+        ]

@@ -7,10 +7,11 @@ fall in (hz.gitstate.layout). Everything it claims can be recomputed from the st
 - it deletes event files and appends to index files, nothing else (no event is added or changed);
 - each appended line names the parent, one horizon shared by the step's lines, and the count and digest
   of exactly the moved files of that period; every period it moves events of has its line;
-- the horizon never moves back and stays at least `MIN_KEEP` behind the clock (the server's, in the hook);
-- every moved event is at least `MIN_CUT` older than the step (the step's time, and the server's clock in
-  the hook); one not older than the horizon is no approval, second or publish (they stay until the horizon
-  passes them: publishes follow an approval for a week), and its mark is added to the day file of its
+- the horizon never moves back and stays at least `MIN_KEEP` behind the step's time (its committer time, or
+  the clock's when that is earlier: the server's, in the hook);
+- every moved event is at least `MIN_CUT` older than the step's time; one not older than the horizon is no
+  approval, second or publish (they stay until the horizon passes them: publishes follow an approval for a
+  week), and its mark is added to the day file of its
   `ts` (`archive/<yyyy-mm-dd>`): a day file gains exactly the marks of its day's moved events, and only a
   day file behind the horizon is deleted;
 - a draft moves with its fate: a pending `draft.placed` (no fate) stays on the tip, and a fate never
@@ -182,20 +183,23 @@ def check_step(objects: Objects, commit: Commit, now: datetime | None) -> list[D
     limit = _lines(indexes, periods, parent.oid, where, found)
     if limit is None:
         return found
-    found += _horizon_findings(objects, parent.tree, limit, now, where)
+    when = _step_time(commit, now)
+    found += _horizon_findings(objects, parent.tree, limit, when, where)
     found += _moved_findings(objects, events, moved, commit.tree, limit, where)
-    found += _recent_findings(events, days, limit, _cutoff(commit, now), where)
+    found += _recent_findings(events, days, limit, when - MIN_CUT if when is not None else None, where)
     return found
 
 
-def _cutoff(commit: Commit, now: datetime | None) -> datetime | None:
-    """The newest `ts` a step may move: `MIN_CUT` before the step's time (the clock's, when it is earlier)."""
+def _step_time(commit: Commit, now: datetime | None) -> datetime | None:
+    """When the step was made, for its horizon and its cut: its committer time, or the clock's when that is
+    earlier (a step that says it comes from the future is judged by the hook's clock; one that says it is
+    older, by what it says, so a lint of the whole branch long after still judges it by its own day)."""
     from datetime import UTC
 
     match = _COMMITTED.search(commit.raw.partition(b"\n\n")[0] + b"\n")
     made = datetime.fromtimestamp(int(match[1]), UTC) if match is not None else None
     moments = [moment for moment in (made, now) if moment is not None]
-    return min(moments) - MIN_CUT if moments else None
+    return min(moments) if moments else None
 
 
 def _recent_findings(

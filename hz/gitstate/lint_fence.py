@@ -48,6 +48,7 @@ class Grants:
         self.cut = False  # the walk stopped at MAX_RECORDS: tokens and slots past it are unknown here
         self._slots: dict[int, set[datetime]] = {}
         self._who: dict[int, tuple[str, str]] = {}  # token -> (holder, role) of the commit that gave it
+        self._taken: dict[int, str] = {}  # token -> `acquired` of the commit that gave it (a renewal moves it)
         self._lowest: int | None = None
         self._newest: int | None = None
 
@@ -61,6 +62,7 @@ class Grants:
                 self._newest = record.token
             self._slots.setdefault(record.token, set()).add(_slot_time(record.slot))
             self._who[record.token] = (record.holder, record.role)  # read tip first: the last is the taking
+            self._taken[record.token] = record.acquired
             self._lowest = record.token if self._lowest is None else min(self._lowest, record.token)
         return self._slots.get(token, set())
 
@@ -68,6 +70,12 @@ class Grants:
         """Who took the lease under `token`, and in which role; None when the chain never gave it."""
         self.slots(token)
         return self._who.get(token)
+
+    def taken(self, token: int) -> datetime | None:
+        """When `token` was taken, by the clock of the member who took it; None when the chain never gave it."""
+        self.slots(token)
+        found = self._taken.get(token)
+        return _slot_time(found) if found is not None else None
 
     def newest(self) -> int | None:
         """The token at the tip of the chain (None: the tip is no lease record)."""

@@ -3,7 +3,7 @@
 Soft fencing: walking the history from its root, the reader remembers per lease the highest token
 any earlier commit carried; an event whose token is lower than that was written by a holder that had
 already been replaced, so it is void, even on a remote that cannot push atomically. Only the order
-of commits on the branch counts here, never a machine's clock.
+of commits on the branch counts here, never a machine's clock (times only bound which commits a window reads).
 
 A token counts only when the lease chain gave it: where this repository has the chain (the lease ref,
 or hz's fetched copy of it), an event under a token the chain never gave is void and does not raise
@@ -19,14 +19,17 @@ Old events live in history, not in the tip (hz.gitstate.layout): they are read w
 the whole log reads both layouts alike and an archive step (which only deletes and indexes) adds nothing.
 `since` bounds the read by a window instead of the history: commits are walked from the tip back to the
 first one made more than `SLACK` before `since` (a member's clock may be off by that much), and only events
-from `since` on are given. In a window a token is judged against the window's earlier commits and the lease
-chain; a token stale against commits older than the window itself is not marked void there.
+from `since` on are given. Of the walked commits only those made from `LATE` before `since` on are read, and
+any made after one of those (a clock behind): a commit's time and its events' times come from the same
+member's clock, the events at most a tick's running time later. The tokens of the commits walked but not
+read are read only when the lease chain says one of them could void an event of the window (`_Fence`).
+A token stale only against commits older than the walk is not marked void in a window.
 """
 
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
@@ -71,7 +74,13 @@ class Landed:
 
 
 SLACK = timedelta(days=1)
-"""How much older than a window's start a commit may say it is and still hold events of the window."""
+"""How far before a window's start the walk goes: a commit whose member's clock was behind by less than this
+does not end it early (what lies behind such a commit is reached)."""
+
+LATE = timedelta(hours=2)
+"""How much older than a window's start a commit may say it is and still hold events of the window: a tick
+stamps its commit with the moment it began and its turns' events with that moment plus the time they ran
+(hz.turn.clock), both by the one member's clock; two hours is eight turns run to their default timeout."""
 
 
 def history(
@@ -86,11 +95,18 @@ def history(
 
     objects = objects_of(repo)
     book = leases or LeaseBook.local(objects)
-    fence = _Fence(book)
     commits = window_commits(objects, tip, since)
-    # an archive step only moves events out of the tip: nothing landed (no diff of what it moved is made)
-    landing = [commit for commit in commits if not ARCHIVE_MESSAGE.fullmatch(commit.message)]
     read = {commit.oid for commit in commits}
+    # an archive step only moves events out of the tip: nothing landed (no diff of what it moved is made)
+    landed = [commit for commit in commits if not ARCHIVE_MESSAGE.fullmatch(commit.message)]
+    behind = _early(commits, since - LATE) if since is not None else set()
+
+    def behind_tokens() -> dict[str, set[int]]:
+        pairs = [(commit.oid, _base(objects, commit, read)) for commit in landed if commit.oid in behind]
+        return _tokens(objects, objects.added(pairs))
+
+    fence = _Fence(book, (since, behind_tokens) if since is not None and behind else None)
+    landing = [commit for commit in landed if commit.oid not in behind]
     files = objects.added([(commit.oid, _base(objects, commit, read)) for commit in landing])
     for commit in landing:
         seen: dict[str, int] = {}
@@ -158,17 +174,27 @@ def _before(data: bytes, since: datetime) -> tuple[str, int] | None:
 class _Fence:
     """The highest token per lease that earlier commits carried, for soft fencing. Tokens of events read only
     in part (before the window) wait unchecked and are checked against the lease chain only when one of them
-    would void an event: the chain is read as far as the window's own tokens need, not the slack's."""
+    would void an event: the chain is read as far as the window's own tokens need, not the slack's.
 
-    def __init__(self, book: LeaseBook) -> None:
+    The commits walked but not read (made more than `LATE` before the window) are read for their
+    tokens only when an event of the window could be stale against them: when its lease's next token was
+    taken before the window began. A writer stops under a token before the next one is taken, and the next
+    holder's commits are stamped by the clock that took it, no earlier than the taking; so an event of the
+    window whose next token was taken inside it finds no higher token in commits older than the window."""
+
+    def __init__(self, book: LeaseBook, behind: tuple[datetime, Callable[[], dict[str, set[int]]]] | None) -> None:
         self.book = book
         self.latest: dict[str, int] = {}  # given tokens, the highest per lease
         self.waiting: dict[str, list[int]] = {}  # tokens not checked yet, ascending
+        self.behind = behind  # the window's start, and the tokens of the commits walked but not read (asked once)
 
     def stale(self, lease: str, token: int) -> bool:
         """Did an earlier commit carry a higher token of `lease` that its chain gave?"""
         if token < self.latest.get(lease, 0):
             return True
+        if self.behind is not None and _next_taken_before(self.book, lease, token, self.behind[0]):
+            tokens, self.behind = self.behind[1](), None
+            self.add({}, tokens)
         waiting = self.waiting.get(lease, [])
         while waiting and waiting[-1] > token:
             higher = waiting.pop()
@@ -184,6 +210,46 @@ class _Fence:
         for lease_id, tokens in early.items():
             floor = self.latest.get(lease_id, 0)
             self.waiting[lease_id] = sorted({*self.waiting.get(lease_id, ()), *(t for t in tokens if t > floor)})
+
+
+def _next_taken_before(book: LeaseBook, lease: str, token: int, since: datetime) -> bool:
+    """Was a token of `lease` above `token` taken before `since`, or can this clone not tell? (Then the commits
+    before the read ones may hold it.)"""
+    grants = book.grants(lease)
+    if grants is None:
+        return True
+    taken = grants.taken(token + 1)
+    if taken is not None:
+        return taken < since
+    newest = grants.newest()
+    return newest is not None and newest > token  # a gap in the chain: what lies in it is unknown
+
+
+def _early(commits: list[Commit], cut: datetime) -> set[str]:
+    """The commits (parents first) made before `cut` whose parents the walk read are all such too: they hold
+    no event of the window. A commit made after a read one is read whatever its time (its clock was behind)."""
+    walked = {commit.oid for commit in commits}
+    early: set[str] = set()
+    for commit in commits:
+        if commit_time(commit) < cut.timestamp() and all(p in early for p in commit.parents if p in walked):
+            early.add(commit.oid)
+    return early
+
+
+def _tokens(objects: Objects, added: dict[str, list[tuple[str, str]]]) -> dict[str, set[int]]:
+    """The (lease, token) pairs of the event files in `added`, whatever their time."""
+    import json
+
+    found: dict[str, set[int]] = {}
+    for files in added.values():
+        for _, data in _read(objects, files):
+            try:
+                raw = json.loads(data)
+            except (ValueError, RecursionError):
+                continue
+            if type(raw) is dict and type(lease := raw.get("lease")) is str and type(token := raw.get("token")) is int:
+                found.setdefault(lease, set()).add(token)
+    return found
 
 
 def window_commits(repo: Repo, tip: str, since: datetime | None) -> list[Commit]:

@@ -150,7 +150,23 @@ def behind(event: EventView, limit: datetime | None) -> str | None:
     slot = event_slot(event)
     if event.kind == "turn.started" and slot is not None and slot < limit:
         return f"slot {event.key.split('@', 1)[1]} is older than the archive horizon {_utc(limit)}"
+    drafted = _draft_slot(event) if event.kind == "draft.placed" else None
+    if drafted is not None and drafted[1] < limit:
+        return f"the draft's slot {drafted[0]} is older than the archive horizon {_utc(limit)}"
     return None
+
+
+def _draft_slot(event: EventView) -> tuple[str, datetime] | None:
+    """The slot a draft's key names (`<id>@v<n>@<slot>@<asset>`): a schedule slot, which no turn starts once
+    the horizon passed it, or the minute its wake started. A `draft.placed` of a slot that old was placed
+    before the horizon, so its file was archived; sent again with a fresh `ts` it would pass the horizon and
+    read as pending, its fate being in the archive."""
+    from hz.gitstate.shapes import occasion, slot_time
+
+    form, rest = occasion(event.key)
+    text = rest.split("@", 2)[1] if form == "draft" else None
+    moment = slot_time(text) if text is not None else None
+    return (text, moment) if text is not None and moment is not None else None
 
 
 def check_step(objects: Objects, commit: Commit, now: datetime | None) -> list[Diagnostic]:

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from hz.gitstate import archive, objects
 from hz.gitstate.archive import build, plan
 from hz.gitstate.archive_lint import moved_marks
-from hz.gitstate.events import DraftRejected, Event, path_of
+from hz.gitstate.events import DraftPlaced, DraftRejected, Event, path_of
 from hz.gitstate.identity import whoami
 from hz.gitstate.layout import STATE_REF, moved_digest, moved_mark, parse_marks, render_marks
 from hz.gitstate.lease import acquire
@@ -31,7 +31,7 @@ from hz.gitstate.writer import StateWriter
 from tests.gitstate.factory import finished, git, hz_id, new_clone, started
 from tests.gitstate.plumbing import append_unguarded
 from tests.gitstate.test_archive import AGENT as AGENT_OLD
-from tests.gitstate.test_archive import SETTINGS, TODAY, Old, draft, log, rejected
+from tests.gitstate.test_archive import SETTINGS, TODAY, Old, draft, git_push, log, rejected
 from tests.gitstate.test_archive import old as old
 from tests.gitstate.test_archive import turn as landed_turn
 from tests.gitstate.test_archive_plan import drafted, turn
@@ -384,3 +384,28 @@ RECORDS = st.sampled_from(["0123456789abcdef\n", "0123456789abcdee\n", "ffffffff
 def test_a_day_file_is_read_as_line_by_line(records: list[str], tail: bytes) -> None:
     for data in ("".join(records).encode(), "".join(records).encode() + tail):
         assert parse_marks(data) == _marks_line_by_line(data), data
+
+
+def test_an_archived_draft_sent_again_with_a_fresh_ts_stays_archived(old: Old, hz: Any) -> None:
+    """A decided draft of two months ago left the tip; its `draft.placed` pushed again under its path with
+    today's `ts` passed the horizon and read as pending again (its fate is in the archive). Its key's slot is
+    behind the horizon: refused like a turn of that slot."""
+    compact(hz, old)
+    repo = pygit2.Repository(str(old.clone))
+    tip = old.team.fetch_tip(STATE_REF)
+    assert tip is not None
+    gone = next(e for e in old.landed if e.kind == "draft.placed" and objects.read_path(repo, tip, path_of(e)) is None)
+    again = Event.make(gone.kind, id=gone.id, key=gone.key, ts=format_utc(TODAY - timedelta(hours=1)),
+                       lease=gone.lease, token=gone.token, data=DraftPlaced(**gone.data))  # fmt: skip
+    tree = objects.write_tree(repo, repo[tip].tree.id, {path_of(again): again.line()})
+    commit = objects.make_commit(repo, tree, [tip], "hz-state: 1 event\n", TODAY)
+    code, lines = git_push(old.clone, old.bare, f"{commit}:refs/heads/hz/state")
+    slot = gone.key.split("@")[2]
+    assert (code, lines[1:3]) == (1, [
+        f"{path_of(again)}:1:1  HZS027  {commit[:12]}",
+        f"  the draft's slot {slot} is older than the archive horizon {horizon_text()}",
+    ])  # fmt: skip
+
+
+def horizon_text() -> str:
+    return format_utc(TODAY - timedelta(days=8)).split("T")[0] + "T00:00:00Z"

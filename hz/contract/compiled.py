@@ -6,6 +6,7 @@ receipt), and its frontmatter was read four more times for main's declarations (
 watch, the claim's roles). The three compiles are of the same text under different labels, and a compile
 depends only on the text, the namespace, the defaults and the file stem, never on where the text came
 from. Inside `shared()` (a whole tick, hz.tick.daemon) those results are kept by what they depend on.
+A read whose answer the tick fixes at its start uses the same block (`hz.review.sync.fetched_main`).
 
 Kept for one tick only, not for the process: a daemon or the web server running for days would
 otherwise hold every version it ever read, and a test that changes what a compile finds would be

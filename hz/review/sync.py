@@ -306,7 +306,17 @@ def team_remote(root: Path, environ: Mapping[str, str] = os.environ) -> TeamRemo
 
 
 def fetched_main(root: Path) -> str | None:
-    """hz's copy of the remote's main as the last fetch left it (its ref name; None: there is none)."""
+    """hz's copy of the remote's main as the last fetch left it (its ref name; None: there is none).
+
+    Asked twice a drafted turn (where its draft branches off), and each answer read `hz.toml` twice and
+    opened the repository; inside a tick it is read once (`hz.contract.compiled`): the copy's name follows
+    from `hz.toml` and the tick's fetch, which made the copy before any turn."""
+    from hz.contract.compiled import kept
+
+    return kept(("fetched main", str(root)), lambda: _fetched_main(root))  # type: ignore[no-any-return]
+
+
+def _fetched_main(root: Path) -> str | None:
     from hz.gitstate import objects
 
     remote = team_remote(root)

@@ -111,3 +111,24 @@ def test_a_drafting_tick_parses_each_queued_event_once(tmp_path: Path, monkeypat
     assert [e.get("disposition") for e in report.woken] == ["drafted"] * SLOTS
     assert queued >= SLOTS
     assert parses <= queued, (parses, queued)
+
+
+def test_a_drafting_tick_reads_hz_toml_a_fixed_number_of_times(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where a draft branches off (the fetched main's copy) was worked out twice a turn, each time reading
+    `hz.toml` twice: the reads grew with the slots. Now a tick reads it the same number of times whatever
+    its slots."""
+    from hz.gitstate import settings
+
+    _bare, clone, environ, _log = _team(tmp_path, monkeypatch)
+    reads = 0
+    read = settings.read_hz_toml
+
+    def counted(*args: Any, **kw: Any) -> Any:
+        nonlocal reads
+        reads += 1
+        return read(*args, **kw)
+
+    monkeypatch.setattr(settings, "read_hz_toml", counted)
+    report = tick(root=clone, environ=environ, now=HOUR)
+    assert [e.get("disposition") for e in report.woken] == ["drafted"] * SLOTS
+    assert reads < 2 * SLOTS, reads  # 27 for 5 slots before

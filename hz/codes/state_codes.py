@@ -351,7 +351,7 @@ CODES: tuple[Code, ...] = (
         "an event older than the archive horizon, or archived already",
         "error",
         LINT,
-        "An event whose time (or, for a turn.started, whose slot) is older than the newest horizon in the "
+        "An event whose time (or, for a turn.started or a draft.placed, whose slot) is older than the newest horizon in the "
         "tip's `archive/` index, or whose mark a day file of `archive/` holds. Work that old was archived "
         "already or is too late to record, and a marked event was recorded and moved off the tip: adding "
         "it again would put a second copy of an identity the archive holds back on the tip.",

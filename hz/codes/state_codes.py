@@ -351,10 +351,10 @@ CODES: tuple[Code, ...] = (
         "an event older than the archive horizon, or archived already",
         "error",
         LINT,
-        "An event whose time (or, for a turn.started or a draft.placed, whose slot) is older than the newest horizon in the "
-        "tip's `archive/` index, or whose mark a day file of `archive/` holds. Work that old was archived "
-        "already or is too late to record, and a marked event was recorded and moved off the tip: adding "
-        "it again would put a second copy of an identity the archive holds back on the tip.",
+        "An event whose time (or, for a turn.started or a draft.placed, whose slot) is older than the newest "
+        "horizon in the tip's `archive/` index, or whose mark a day file of `archive/` holds. Work that old "
+        "was archived already or is too late to record, and a marked event was recorded and moved off the "
+        "tip: adding it again would put a second copy of an identity the archive holds back on the tip.",
         _story("a draft.rejected of 2026-10-04 pushed again after an archive step with horizon 2026-10-28"),
         "hz's writer drops such events itself; `hz state log` shows the archived copy. Nothing to redo.",
         proof="tests",

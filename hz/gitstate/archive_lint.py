@@ -39,6 +39,7 @@ from hz.gitstate.layout import (
     MARK_HEX,
     MAX_LINE_BYTES,
     PERIOD_NAME,
+    Marks,
     day_of_path,
     event_path,
     is_event_path,
@@ -64,7 +65,7 @@ MIN_CUT = timedelta(days=1)
 FATES = ("approval.observed", "draft.rejected", "draft.superseded")
 HELD = frozenset({"approval.observed", "approval.seconded", "publish.done"})
 """Kinds that stay until the horizon passes them: an approval's publishes and seconds follow it for a week."""
-_MARKS: dict[str, frozenset[str]] = {}  # archive/ folder id -> its marks (the last few read)
+_MARKS: dict[str, Marks] = {}  # archive/ folder id -> its marks (the last few read)
 _COMMITTED = re.compile(rb"\ncommitter [^\n]* ([0-9]{1,12}) \+0000\n")
 STEP_HINT = "only `hz state compact` archives: it moves closed work older than its horizon and indexes it"
 BEHIND_HINT = "events older than the archive horizon were archived or are too late to record; see `hz state log`"
@@ -96,11 +97,11 @@ def horizon(repo: Repo, tree: Any | None) -> datetime | None:
     return parse_utc(newest) if newest is not None else None
 
 
-def moved_marks(repo: Repo, tree: Any | None) -> frozenset[str]:
+def moved_marks(repo: Repo, tree: Any | None) -> Marks:
     """The marks of every event a step moved while it was younger than the horizon (`tree` as in `horizon`).
 
     Kept per `archive/` folder id, which names its content: a lint of many commits between two archive steps
-    (a day's, or a push's) parses the day files once, not once per commit."""
+    (a day's, or a push's) reads the day files once, not once per commit."""
     from hz.gitstate.layout import DAY_NAME
     from hz.gitstate.odb import objects_of
 
@@ -108,21 +109,19 @@ def moved_marks(repo: Repo, tree: Any | None) -> frozenset[str]:
     tree_id = tree if tree is None or isinstance(tree, str) else str(tree.id)
     entry = objects.at(tree_id, ARCHIVE_DIR) if tree_id is not None else None
     if entry is None or entry.kind != "tree":
-        return frozenset()
+        return Marks()
     if (known := _MARKS.get(entry.oid)) is not None:
         return known
     folder = objects.tree(entry.oid)
     days = [e.oid for e in folder or () if DAY_NAME.fullmatch(e.text) and _fits(objects, e.oid, _DAY_LIMIT)]
-    marks: set[str] = set()
-    for kind, data in objects.read_many(days):
-        marks |= (parse_marks(data) or frozenset()) if kind == "blob" else frozenset()
+    found = Marks(data for kind, data in objects.read_many(days) if kind == "blob")
     if len(_MARKS) >= 4:
         _MARKS.pop(next(iter(_MARKS)))
-    _MARKS[entry.oid] = found = frozenset(marks)
+    _MARKS[entry.oid] = found
     return found
 
 
-def archived(path: str, marks: frozenset[str]) -> str | None:
+def archived(path: str, marks: Marks) -> str | None:
     """Why the event at `path` may not land again: its mark says a step moved it (None: it may)."""
     if marks and moved_mark(path) in marks:
         return "this event was recorded already and archived (its mark is in archive/)"

@@ -39,7 +39,7 @@ from hz.gitstate.archive_lint import archived, behind, behind_diag, check_step, 
 from hz.gitstate.double_run import HINT as DOUBLE_RUN_HINT
 from hz.gitstate.double_run import double_runs, rerun, tree_reader
 from hz.gitstate.event_shapes import PAYLOADS, EventView, PlainEvent, plain_event, read_plain
-from hz.gitstate.layout import MAX_LINE_BYTES, event_path, is_event_path
+from hz.gitstate.layout import MAX_LINE_BYTES, Marks, event_path, is_event_path
 from hz.gitstate.lint_commit import commit_findings, said_count, tree_findings
 from hz.gitstate.lint_text import banned_field, banned_names, first_address_of
 from hz.gitstate.odb import Change, Objects, objects_of
@@ -287,7 +287,7 @@ def check_commit(repo: Repo, commit: Any, context: LintContext | None = None) ->
         )
     proper: dict[str, bytes] = {}  # added files that are events, for the double-run check
     limit = horizon(objects, parent_tree) if added else None  # nothing older than what was archived comes back
-    marks = moved_marks(objects, parent_tree) if limit is not None else frozenset()
+    marks = moved_marks(objects, parent_tree) if limit is not None else Marks()
     blobs = _added_blobs(objects, changes)
     for change in changes:
         if change.status == "A":

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from hz.gitstate.events import Event
-from hz.gitstate.layout import MAX_LINE_BYTES, event_path, is_event_path
+from hz.gitstate.layout import MAX_LINE_BYTES, Marks, event_path, is_event_path
 from hz.gitstate.objects import small_blob
 
 if TYPE_CHECKING:
@@ -35,7 +35,7 @@ class StateBook:
         self.only = None if only is None else frozenset(only)  # agent ids to list (None: all); others cost nothing
         self._files: dict[str, Any] | None = None  # path -> blob id
         self.unread: set[str] = set()  # event files read that hold no event hz can read (voided, said once)
-        self._marks: frozenset[str] | None = None
+        self._marks: Marks | None = None
 
     @property
     def files(self) -> dict[str, Any]:
@@ -84,12 +84,12 @@ class StateBook:
         return any(self.has(kind, placed.id, placed.key) for kind in FATES)
 
     @property
-    def marks(self) -> frozenset[str]:
+    def marks(self) -> Marks:
         """The marks of events an archive step moved off this commit's tip within the week (hz.gitstate.layout)."""
         if self._marks is None:
             from hz.gitstate.archive_lint import moved_marks
 
-            self._marks = moved_marks(self.repo, self.repo[self.tip].tree) if self.tip is not None else frozenset()
+            self._marks = moved_marks(self.repo, self.repo[self.tip].tree) if self.tip is not None else Marks()
         return self._marks
 
     def moved(self, path: str) -> bool:

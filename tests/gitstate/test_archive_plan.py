@@ -26,7 +26,7 @@ from hz.gitstate.events import (
     TurnStarted,
     path_of,
 )
-from hz.gitstate.layout import IndexLine, moved_digest, moved_mark, parse_index, parse_marks, render_marks
+from hz.gitstate.layout import IndexLine, Marks, moved_digest, moved_mark, parse_index, parse_marks, render_marks
 from hz.gitstate.lint import LintContext, check_commit
 from hz.gitstate.times import format_utc
 from tests.gitstate.factory import hz_id, sha, turn_id
@@ -177,3 +177,15 @@ def test_any_bytes_read_as_a_day_file_or_as_none(data: bytes) -> None:
 def test_a_day_file_reads_back_as_written(marks: set[str]) -> None:
     assert parse_marks(render_marks(marks)) == marks
     assert parse_marks(render_marks(marks) + render_marks(marks)) is None  # twice over: unsorted, not unique
+
+
+@given(st.sets(st.text("0123456789abcdef", min_size=16, max_size=16), max_size=20),
+       st.text("0123456789abcdef", min_size=16, max_size=16))  # fmt: skip
+def test_a_mark_is_found_in_the_bytes_exactly_when_the_day_file_holds_it(marks: set[str], asked: str) -> None:
+    days = [render_marks(marks), render_marks({m[8:] + m[:8] for m in marks})]  # two files; a shifted copy
+    found = Marks(days)
+    held = (parse_marks(days[0]) or frozenset()) | (parse_marks(days[1]) or frozenset())
+    assert (asked in found) == (asked in held)
+    assert all(mark in found for mark in marks) and len(found) == 2 * len(marks)
+    straddling = marks and "".join(sorted(marks))[8:24]  # the end of one record and the start of the next
+    assert not straddling or (straddling in found) == (straddling in held)

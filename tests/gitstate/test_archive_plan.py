@@ -15,7 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from hz.gitstate import objects
-from hz.gitstate.archive import build, plan
+from hz.gitstate.archive import Plan, build, plan
 from hz.gitstate.events import (
     ApprovalObserved,
     ApprovalSeconded,
@@ -65,6 +65,18 @@ def drafted(agent: str, at: datetime, n: int, fate: str, *, seconded: bool = Fal
     return found
 
 
+def one_commit(tmp_path: Path, events: dict[str, list[Event]], at: datetime) -> tuple[pygit2.Repository, str]:
+    """A bare repository whose `hz/state` is one commit holding every event of `events`."""
+    repo = pygit2.init_repository(str(tmp_path / "state.git"), bare=True)
+    files = {path_of(e): e.line() for group in events.values() for e in group}
+    tree = objects.write_tree(repo, None, files)
+    return repo, objects.make_commit(repo, tree, [], f"hz-state: {len(files)} events\n", at)
+
+
+def moved_groups(events: dict[str, list[Event]], step: Plan) -> set[str]:
+    return {name for name, group in events.items() if all(path_of(e) in step.moved for e in group)}
+
+
 def test_the_tip_keeps_what_a_tick_can_still_ask_about(tmp_path: Path) -> None:
     month = NOW - timedelta(days=29)
     old = NOW - timedelta(days=20)
@@ -80,12 +92,10 @@ def test_the_tip_keeps_what_a_tick_can_still_ask_about(tmp_path: Path) -> None:
         "pending": drafted(HOURLY, old - timedelta(days=5), 9, "none"),
         "recent": turn(HOURLY, f"{HOURLY}@{format_utc(NOW - timedelta(days=2))}", NOW - timedelta(days=2), 10),
     }
-    repo = pygit2.init_repository(str(tmp_path / "state.git"), bare=True)
-    files = {path_of(e): e.line() for group in events.values() for e in group}
-    tip = objects.make_commit(repo, objects.write_tree(repo, None, files), [], f"hz-state: {len(files)} events\n",
-                              NOW - timedelta(days=1))  # fmt: skip
+    repo, tip = one_commit(tmp_path, events, NOW - timedelta(days=1))
+    files = {path_of(e) for group in events.values() for e in group}
     step = plan(repo, tip, NOW)
-    moved = {name for name, group in events.items() if all(path_of(e) in step.moved for e in group)}
+    moved = moved_groups(events, step)
     kept = {name for name, group in events.items() if not any(path_of(e) in step.moved for e in group)}
     assert moved == {"older slot", "old slot", "rejected", "seconded"}
     assert kept == set(events) - moved  # groups move whole
@@ -125,12 +135,9 @@ def test_closed_work_moves_after_a_day_with_its_marks_and_approvals_wait_for_the
         "this morning": turn(HOURLY, f"{HOURLY}@{format_utc(NOW - timedelta(hours=5))}", NOW - timedelta(hours=5), 5),
         "newest": turn(HOURLY, f"{HOURLY}@{format_utc(NOW - timedelta(hours=1))}", NOW - timedelta(hours=1), 6),
     }
-    repo = pygit2.init_repository(str(tmp_path / "state.git"), bare=True)
-    files = {path_of(e): e.line() for group in events.values() for e in group}
-    tip = objects.make_commit(repo, objects.write_tree(repo, None, files), [], f"hz-state: {len(files)} events\n",
-                              NOW - timedelta(minutes=30))  # fmt: skip
+    repo, tip = one_commit(tmp_path, events, NOW - timedelta(minutes=30))
     step = plan(repo, tip, NOW)
-    moved = {name for name, group in events.items() if all(path_of(e) in step.moved for e in group)}
+    moved = moved_groups(events, step)
     assert moved == {"old slot", "rejected"}
     day = days_ago.strftime("%Y-%m-%d")
     assert step.marks == {day: {moved_mark(path_of(e)) for name in moved for e in events[name]}}

@@ -9,7 +9,8 @@ about nine fsyncs per contract; a derivation makes it durable once instead:
   In a home with agents, or with a mark already there, nothing changes: the writes stay durable one by
   one, and no mark is ever left where agents live (the next open would undo adopted agents).
 - Inside it `store.sync` is False: spine lines, contract versions and pending marks are written with no
-  fsync, and the index reads each new spine once, when its writer closes.
+  fsync, and the index reads each new spine once, when its writer closes, committing its rows a batch
+  at a time (`Index.batched`). A new agent's spine takes no `lock` file (`SpineWriter._derived_spine`).
 - At its end one `syncfs` makes every byte durable (the index's too), then the mark goes (folder fsynced).
 - A process that dies in between leaves the mark with no holder. Whoever opens the store next (a tick,
   any hz command) undoes it before reading anything (`undo_unfinished`): every agent the derivation may
@@ -51,7 +52,8 @@ def derivation(store: Store) -> Iterator[bool]:
         fsync_dir(root)  # the mark is durable before any unsynced write
         store.sync = False
         try:
-            yield True
+            with store.index.batched():  # the index's rows in a few transactions, not one per agent
+                yield True
         except BaseException:
             store.sync = True
             _undo(root)

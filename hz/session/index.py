@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
 # replayed, not here: an idle tick opens the index, finds nothing pending and never pays for them.
 
 INDEX = "index.sqlite"
+BATCH_S = 0.5  # how long `Index.batched` keeps its transaction open before it commits and begins another
 __all__ = ["INDEX", "Index", "Row"]
 
 
@@ -47,6 +49,7 @@ class Index(PageQueries):
         self.root = root
         self.db = db
         self.inode = inode  # of the file opened: what may be set aside if it turns out damaged
+        self._batch_until: float | None = None  # inside `batched`: when its open transaction is committed
 
     @classmethod
     def open(cls, root: Path, *, refresh: bool = True) -> Index:
@@ -109,6 +112,10 @@ class Index(PageQueries):
 
     @contextlib.contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
+        if self._batch_until is not None:
+            with self._savepoint():
+                yield self.db
+            return
         self.db.execute("BEGIN IMMEDIATE")
         try:
             yield self.db
@@ -116,6 +123,46 @@ class Index(PageQueries):
             self.db.execute("ROLLBACK")
             raise
         self.db.execute("COMMIT")
+
+    @contextlib.contextmanager
+    def batched(self) -> Iterator[None]:
+        """The writes inside go in a few transactions, each open about `BATCH_S` at most, not one each.
+
+        For a derivation (`hz.session.derived`): a fresh home's adoption caught up each new agent in a
+        transaction of its own, and every commit wrote the same pages of the index again into its log, a
+        tenth of what an agent cost. Each write is a savepoint within the open transaction, so one that
+        fails is undone alone as before; the transaction is committed once it has been open `BATCH_S`
+        (other processes wait for the index at most that long) and at the end. An error leaving the block
+        rolls back what is not committed yet; the caller forgets what was (`refresh(full=True)`)."""
+        if self._batch_until is not None:
+            yield
+            return
+        self.db.execute("BEGIN IMMEDIATE")
+        self._batch_until = time.monotonic() + BATCH_S
+        try:
+            yield
+        except BaseException:
+            self._batch_until = None
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK")
+            raise
+        self._batch_until = None
+        self.db.execute("COMMIT")
+
+    @contextlib.contextmanager
+    def _savepoint(self) -> Iterator[None]:
+        self.db.execute("SAVEPOINT write")
+        try:
+            yield
+        except BaseException:
+            self.db.execute("ROLLBACK TO write")
+            self.db.execute("RELEASE write")
+            raise
+        self.db.execute("RELEASE write")
+        if self._batch_until is not None and time.monotonic() >= self._batch_until:
+            self.db.execute("COMMIT")
+            self.db.execute("BEGIN IMMEDIATE")
+            self._batch_until = time.monotonic() + BATCH_S
 
     # --- keeping up with the spines ----------------------------------------------------------------
 
@@ -187,12 +234,14 @@ class Index(PageQueries):
             if fd is not None:
                 os.close(fd)
 
-    def catch_up(self, agent: str) -> int:
-        """Read the new lines of one spine; rebuild its rows when it no longer continues what we saw."""
+    def catch_up(self, agent: str, written: bytes | None = None) -> int:
+        """Read the new lines of one spine; rebuild its rows when it no longer continues what we saw.
+        `written`: the whole spine, as this process just wrote it (a derivation's new agent), read from
+        these bytes instead of the file when the index knows nothing of the agent yet."""
         with self._tx() as db:
             row = db.execute("SELECT size, last_seq, head FROM spines WHERE agent = ?", (agent,)).fetchone()
             if row is None:  # an agent new to the index (no row of it anywhere: rows go in with this one)
-                return self._replay(db, agent, 0, None, 0, fresh=True, known=False)
+                return self._replay(db, agent, 0, None, 0, fresh=True, known=False, written=written)
             return self._replay(db, agent, row["size"], row["head"], row["last_seq"], fresh=False)
 
     def replay(self, agent: str) -> int:
@@ -216,18 +265,23 @@ class Index(PageQueries):
         *,
         fresh: bool,
         known: bool = True,
+        written: bytes | None = None,
     ) -> int:
         """Apply a spine's lines from `offset`; `fresh` starts the agent over from nothing (`known`: the
-        index may hold rows of it to forget first)."""
+        index may hold rows of it to forget first). `written`: the spine's bytes, when `fresh` (the same
+        parse as a read of the file, without reading it back)."""
         from hz.session import projection
         from hz.session.replay import spine_rows
         from hz.session.rows import write_rows
-        from hz.session.spine import read_spine
+        from hz.session.spine import parse_spine, read_spine
 
         path = self.root / agent / SPINE
         if not fresh and (not path.exists() or path.stat().st_size < offset):
             return self._replay(db, agent, 0, None, 0, fresh=True)
-        read = read_spine(path, offset=offset, head=head, last_seq=last_seq)
+        if fresh and written is not None:
+            read = parse_spine(written)
+        else:
+            read = read_spine(path, offset=offset, head=head, last_seq=last_seq)
         continues = not (read.broken_at is not None and read.end == offset and offset > 0)
         if not continues:  # the spine no longer starts with what we saw: start over for this agent
             return self._replay(db, agent, 0, None, 0, fresh=True)

@@ -21,6 +21,7 @@ from hz.fsio import FILE_MODE, NotAFolder, fsync_dir, private_dir
 SPINE = "session.jsonl"  # the agent folder's files: the spine, its lock, and the marks for the index
 LOCK = "lock"
 PENDING = ".pending"  # <root>/.pending/<agent id>: a writer opened this spine since the index last caught up
+DERIVED_SPINE = ".session.jsonl.new"  # a derivation's new spine until its writer closes (hz.session.writer)
 DERIVING = ".deriving"  # <root>/.deriving: a derivation's writes are not durable yet (hz.session.derived)
 _POLL_S = 0.005
 

@@ -116,10 +116,13 @@ class Store:
 
     def create(self, agent_id: str) -> Path:
         directory = self.agent_dir(agent_id)
-        if directory.exists():
-            raise HzError(f"{agent_id} exists already; ids are never reused")
-        private_dir(self.root)
-        directory.mkdir(mode=0o700)
+        try:  # one mkdir: an adoption makes hundreds of these, and the root is there nearly always
+            os.mkdir(directory, 0o700)
+        except FileExistsError:
+            raise HzError(f"{agent_id} exists already; ids are never reused") from None
+        except (FileNotFoundError, NotADirectoryError):  # no root yet, or something else in its place
+            private_dir(self.root)
+            directory.mkdir(mode=0o700)
         return directory
 
     @contextmanager
@@ -141,7 +144,11 @@ class Store:
         writer = SpineWriter.open(directory, timeout=timeout, listeners=listeners, now=now, sync=self.sync)
         try:
             yield writer
-            self.index.catch_up(agent_id)
+            if writer.derived:  # its lines are in place once it closes; nobody else can write them
+                writer.close()
+                self.index.catch_up(agent_id, bytes(writer.written))
+            else:
+                self.index.catch_up(agent_id)
             if self.sync:
                 _clear_pending(directory)
         except FrozenSpine:  # a reader found a break the index has not seen (an edit that kept the size)

@@ -3,7 +3,8 @@
 turn=, key=, now=)` writes one compact line (`hz.session.compact`), fsyncs it and returns its
 `Envelope`; `close()` releases the lock. A torn last line is cut off by the next writer, which records
 `spine.repaired`; `set_aside` moves untrusted lines into a file of their own; `replace` swaps the whole
-file atomically (compaction). Re-exported by `hz.session.spine`.
+file atomically (compaction). Re-exported by `hz.session.spine`. Inside a derivation a new agent's spine
+is written with no lock and put in place by `close` (`SpineWriter._derived_spine`).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from hz.fsio import FILE_MODE, fsync_dir
 from hz.session.batch import active
 from hz.session.compact import Context, encode
 from hz.session.envelope import Envelope, format_ts, line_hash
-from hz.session.lock import LOCK, SPINE, lock, mark_pending
+from hz.session.lock import DERIVED_SPINE, LOCK, SPINE, lock, mark_pending
 from hz.session.spine_file import NotAFile, SpineError, open_spine
 
 Listener = Callable[[Envelope, int, str], None]
@@ -34,6 +35,8 @@ class SpineWriter:
     ) -> None:
         self.directory = directory
         self.sync = sync  # False only inside a derivation, made durable once at its end (hz.session.derived)
+        self.derived = lock_fd < 0  # a new spine of a derivation: written aside, put in place by `close`
+        self.written = bytearray()  # a derived spine's bytes, for the index to read without reading it back
         self._lock_fd = lock_fd
         self._fd = fd
         self._created = created
@@ -57,12 +60,16 @@ class SpineWriter:
         sync: bool = True,
     ) -> SpineWriter:
         """Lock, read the tail, cut a torn line off and record that (through `listeners` too).
-        `sync=False`: no fsync per line and no pending mark, for a derivation (`hz.session.derived`)."""
+        `sync=False`: no fsync per line and no pending mark, for a derivation (`hz.session.derived`).
+        There a spine that does not exist yet is written under another name with no lock, and `close`
+        renames it into place (`_derived_spine`)."""
+        path = directory / SPINE
+        if not sync and not os.path.lexists(path):
+            return cls._derived_spine(directory, validate=validate, listeners=listeners)
         lock_fd = lock(directory / LOCK, timeout)
         try:
             if sync:
                 mark_pending(directory)
-            path = directory / SPINE
             created = not os.path.lexists(path)
             fd = open_spine(path, os.O_RDWR | os.O_CREAT | os.O_APPEND)
         except NotAFile as exc:
@@ -85,10 +92,27 @@ class SpineWriter:
             raise
         return writer
 
+    @classmethod
+    def _derived_spine(cls, directory: Path, *, validate: bool, listeners: list[Listener] | None) -> SpineWriter:
+        """A new agent's first spine inside a derivation, with no `lock` file: creating a file is most of what
+        an adopted agent costs on a busy disk, and this one would only ever be locked by this writer.
+
+        Nobody else can write this spine meanwhile: an agent is known to other processes only through its
+        spine (the index lists folders with a `session.jsonl`), and the lines go to `.session.jsonl.new`
+        until `close` renames it to `session.jsonl` whole. Later writers create the lock as ever (O_CREAT).
+        A crash before the rename leaves a folder with no spine, which undoing the derivation removes."""
+        fd = open_spine(directory / DERIVED_SPINE, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_APPEND)
+        writer = cls(directory, -1, fd, created=True, validate=validate, sync=False)
+        writer.listeners.extend(listeners or [])
+        return writer
+
     def close(self) -> None:
         if self._fd >= 0:
             os.close(self._fd)
-            os.close(self._lock_fd)  # closing the descriptor releases the flock
+            if self.derived:  # whole lines only (an append writes its line whole or raises): now in place
+                os.rename(self.directory / DERIVED_SPINE, self.directory / SPINE)
+            else:
+                os.close(self._lock_fd)  # closing the descriptor releases the flock
             self._fd = self._lock_fd = -1
 
     def __enter__(self) -> SpineWriter:
@@ -115,6 +139,8 @@ class SpineWriter:
         except BaseException:
             self._context.reset()  # what was written is not known: the next line starts a stretch
             raise
+        if self.derived:
+            self.written += line + b"\n"
         if self.sync:
             batch = active()
             if batch is None:

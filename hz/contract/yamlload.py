@@ -42,19 +42,75 @@ def _yaml(*, pure: bool = True) -> Any:
 @cache
 def _c_yaml() -> Any:
     """Shared, because texts with a directive never reach it (see `load_mapping`)."""
-    from ruamel.yaml.resolver import VersionedResolver
+    yaml = _yaml(pure=False)
+    yaml.Resolver = _yaml12_resolver()
+    return yaml
+
+
+@cache
+def _yaml12_resolver() -> type:
+    from ruamel.yaml.nodes import ScalarNode
+    from ruamel.yaml.resolver import VersionedResolver, implicit_resolvers
+    from ruamel.yaml.tag import Tag
+
+    table: dict[str | None, list[tuple[str, Any]]] = {}
+    for versions, tag, regexp, first in implicit_resolvers:  # as VersionedResolver fills it for 1.2
+        if (1, 2) in versions:
+            starts: list[str | None] = [None] if first is None else list(first)
+            for char in starts:
+                table.setdefault(char, []).append((tag, regexp))
+    implicit = {char: (*found, *table.get(None, ())) for char, found in table.items() if char is not None}
+    anywhere = tuple(table.get(None, ()))
 
     class Yaml12Resolver(VersionedResolver):
         """YAML 1.2 always. ruamel works the version out again for every scalar, by way of two caught
-        exceptions when the C parser is in use; without directives the answer cannot change."""
+        exceptions when the C parser is in use; without directives the answer cannot change. It also
+        builds the table of implicit types again for every load, and a new list for every scalar: here
+        both are made once (the same rules, tried in the same order)."""
 
         @property
         def processing_version(self) -> tuple[int, int]:
             return (1, 2)
 
-    yaml = _yaml(pure=False)
-    yaml.Resolver = Yaml12Resolver
-    return yaml
+        def resolve(self, kind: Any, value: Any, implicit_: Any) -> Any:
+            if kind is ScalarNode and implicit_[0]:
+                for tag, regexp in implicit.get(value[:1], anywhere):
+                    if regexp.match(value):
+                        return Tag(suffix=tag)
+                implicit_ = (False, implicit_[1])  # as ruamel goes on: no implicit type matched
+            return super().resolve(kind, value, implicit_)
+
+    return Yaml12Resolver
+
+
+@cache
+def _c_loader() -> type:
+    """What `_c_yaml().load` builds for every text (a class made on the spot, a `YAML` object's
+    bookkeeping), made once: the C parser composing, the safe constructor, the 1.2 resolver. Without
+    ruamel's C extension this import fails, and `load_mapping` reads every text with the pure parser."""
+    from _ruamel_yaml import CParser  # type: ignore[import-not-found]  # where ruamel.yaml takes it from
+    from ruamel.yaml.constructor import SafeConstructor
+
+    resolver = _yaml12_resolver()
+
+    class Loader(CParser, SafeConstructor, resolver):  # type: ignore[misc,valid-type]
+        def __init__(self, stream: str) -> None:
+            CParser.__init__(self, stream)
+            self._parser = self._composer = self
+            SafeConstructor.__init__(self, loader=self)
+            self.allow_duplicate_keys = False
+            resolver.__init__(self, version=None, loadumper=self)  # type: ignore[misc]
+
+    return Loader
+
+
+def _load_c(text: str) -> Any:
+    """`_c_yaml().load(text)`, the same data or the same failure, without its set-up for every text."""
+    loader = _c_loader()(text)
+    try:
+        return loader.get_single_data()
+    finally:
+        loader.dispose()
 
 
 def load_mapping(text: str) -> dict[str, Any]:
@@ -65,7 +121,7 @@ def load_mapping(text: str) -> dict[str, Any]:
     _check_depth(text)
     if "%YAML" not in text:
         try:
-            data = _c_yaml().load(text)
+            data = _load_c(text)
         except Exception:  # any failure of the C path is reported by the pure one, or not at all
             data = _load_pure(text)
     else:

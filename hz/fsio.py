@@ -114,13 +114,33 @@ def fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def atomic_write(path: Path, data: bytes | str, *, mode: int = FILE_MODE, sync: bool = True) -> None:
+def new_private_dir(path: Path) -> Path:
+    """`private_dir` for a folder that should not exist yet, in a parent that does (a new agent's): one
+    mkdir, where `private_dir` looks at the folder and its parent first and at the result after. Anything
+    else (it exists, its parent does not) is left to `private_dir`."""
+    try:
+        os.mkdir(path, DIR_MODE)
+    except OSError:
+        return private_dir(path)
+    os.chmod(path, DIR_MODE)  # the umask may have taken bits from 0700
+    return path
+
+
+def atomic_write(
+    path: Path, data: bytes | str, *, mode: int = FILE_MODE, sync: bool = True, folder_made: bool = False
+) -> None:
     """Replace `path` with `data` atomically (temp file, fsync, rename, fsync of the directory).
 
     `sync=False` (a derivation made durable once at its end, `hz.session.derived`) writes a new file in
-    place with no fsync: nobody reads it before the derivation ends, and a crash redoes it whole."""
+    place with no fsync: nobody reads it before the derivation ends, and a crash redoes it whole.
+    `folder_made`: the caller made `path`'s folder (`new_private_dir`) just now, so it is not looked at."""
     if not sync:
-        private_dir(path.parent) if mode == FILE_MODE else path.parent.mkdir(parents=True, exist_ok=True)
+        if folder_made:
+            pass
+        elif mode == FILE_MODE:
+            private_dir(path.parent)
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
         _write_unsynced(path, data.encode("utf-8") if isinstance(data, str) else data, mode)
         return
     import tempfile  # here, not at the top: an idle tick imports this module and never writes

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from hz.errors import HzError
-from hz.fsio import atomic_write
+from hz.fsio import atomic_write, new_private_dir
 
 if TYPE_CHECKING:
     from hz.contract.load import Contract
@@ -83,10 +83,12 @@ def store_version(agent_dir: Path, version: int, text: str, contract: Contract, 
         "section_fingerprints": dict(contract.section_fingerprints),
         "frontmatter": contract.frontmatter.model_dump(mode="json", by_alias=True),
     }
-    atomic_write(version_path(agent_dir, version), text, sync=sync)
-    atomic_write(
-        agent_dir / CONTRACT / f"v{version}.json", orjson.dumps(compiled, option=orjson.OPT_INDENT_2), sync=sync
-    )
+    made = not sync and version == 1  # a new agent's first version: its folder made once, not looked at thrice
+    if made:
+        new_private_dir(agent_dir / CONTRACT)
+    atomic_write(version_path(agent_dir, version), text, sync=sync, folder_made=made)
+    payload = orjson.dumps(compiled, option=orjson.OPT_INDENT_2)
+    atomic_write(agent_dir / CONTRACT / f"v{version}.json", payload, sync=sync, folder_made=made)
 
 
 def read_version(agent_dir: Path, version: int) -> str:

@@ -5,9 +5,11 @@ Run: .venv/bin/python bench/adoption.py [--contracts 200] [--rounds 3] [--baseli
 A repository whose main holds `--contracts` hourly team contracts; each round adopts all of them into a
 new empty home, as the tick does (`hz.tick.team_adoption.adopt_new_team_contracts`), after a warm-up
 adoption in another home (imports and first compiles left out). Printed per code: wall and CPU time per
-contract (median of the rounds). With `--baseline REF` (a commit or branch of this repository) that
-commit's code (exported with `git archive`) runs the same rounds in the same run, each round of it just
-before the same round of this code: fsync costs on a shared disk move by 10x within minutes. Figures only.
+contract (median of the rounds), and the kernel's part of the CPU time: on a file system without a journal
+(this machine's) creating a file costs more the more files were deleted in the last minutes nearby.
+With `--baseline REF` (a commit or branch of this repository) that commit's code (exported with `git
+archive`) runs the same rounds in the same run, each round of it just before the same round of this code:
+fsync costs on a shared disk move by 10x within minutes. Figures only.
 """
 
 from __future__ import annotations
@@ -82,21 +84,23 @@ def measure(root: Path, main: str, homes: Path, rounds: int) -> dict[str, list[f
     from hz.session.store import Store
     from hz.tick.team_adoption import adopt_new_team_contracts
 
-    def adopt(home: Path) -> tuple[float, float]:
+    def adopt(home: Path) -> tuple[float, float, float]:
         environ = {**os.environ, "HZ_HOME": str(home), "HZ_HANDLE": "@bench"}
-        wall, cpu = time.perf_counter(), time.process_time()
+        wall, times = time.perf_counter(), os.times()
         with Store.from_environ(environ) as store:
             errors = adopt_new_team_contracts(store, root, environ, datetime(2026, 10, 26, 11, tzinfo=UTC), main)
         if errors:
             raise SystemExit(f"adoption failed: {errors}")
-        return time.perf_counter() - wall, time.process_time() - cpu
+        after = os.times()
+        return time.perf_counter() - wall, after.user - times.user, after.system - times.system
 
     adopt(homes / "warm-up")
-    figures: dict[str, list[float]] = {"wall": [], "cpu": []}
+    figures: dict[str, list[float]] = {"wall": [], "cpu": [], "system": []}
     for n in range(rounds):
-        wall, cpu = adopt(homes / f"round-{n}")
+        wall, user, system = adopt(homes / f"round-{n}")
         figures["wall"].append(wall)
-        figures["cpu"].append(cpu)
+        figures["cpu"].append(user + system)
+        figures["system"].append(system)
     return figures
 
 
@@ -125,9 +129,11 @@ def exported(ref: str, into: Path) -> Path:
 
 
 def show(label: str, figures: dict[str, list[float]], contracts: int) -> float:
-    wall = statistics.median(figures["wall"]) * 1000 / contracts
-    cpu = statistics.median(figures["cpu"]) * 1000 / contracts
-    print(f"{label:>12}: {wall:6.2f} ms wall, {cpu:6.2f} ms CPU per contract (median of {len(figures['wall'])})")
+    wall, cpu, system = (statistics.median(figures[key]) * 1000 / contracts for key in ("wall", "cpu", "system"))
+    print(
+        f"{label:>12}: {wall:6.2f} ms wall, {cpu:6.2f} ms CPU ({system:.2f} of it the kernel's) per contract"
+        f" (median of {len(figures['wall'])})"
+    )
     return wall
 
 
@@ -144,7 +150,7 @@ def main() -> None:
         codes = {"this code": HERE}
         if args.baseline:
             codes = {"baseline": exported(args.baseline, base / "baseline"), **codes}
-        figures: dict[str, dict[str, list[float]]] = {label: {"wall": [], "cpu": []} for label in codes}
+        figures = {label: {"wall": [], "cpu": [], "system": []} for label in codes}
         for n in range(args.rounds):  # the codes in turn, round by round: the disk's load moves meanwhile
             for label, code in codes.items():
                 one = run(code, base / "repo", main_commit, base / f"homes-{n}-{label.replace(' ', '-')}", 1)

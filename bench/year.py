@@ -27,6 +27,7 @@ Figures only; nothing here fails on time.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import shutil
@@ -140,7 +141,7 @@ def turn_events(n: int, hour: datetime, index: int) -> list[tuple[str, bytes]]:
     asset = f"state:pulse/{n}/{hour:%Y%m%dT%H%M}.md"
     draft_key = f"{hz_id}@v1@{minute(hour)}@{asset}"
     ts, done = second(hour + timedelta(minutes=1)), second(hour + timedelta(minutes=1, seconds=20))
-    draft_hash = "sha256:" + f"{index:032x}{n:032x}"
+    draft_hash = "sha256:" + hashlib.sha256(page(n, hour)).hexdigest()  # what its branch holds, were it pending
     base = {"cause": "schedule", "causes": ["schedule"], "contract_fp": FP, "keys": [slot_key], "turn": turn}
     ended = {**base, "disposition": "drafted", "draft_hash": draft_hash, "duration_s": 20.5}
     envelope = {"id": hz_id, "lease": hz_id, "token": token, "v": 1}
@@ -158,6 +159,11 @@ def turn_events(n: int, hour: datetime, index: int) -> list[tuple[str, bytes]]:
             for kind, key, when, data in found]  # fmt: skip
 
 
+def page(n: int, hour: datetime) -> bytes:
+    """The draft's page: its hash is what the turn's draft.placed says."""
+    return f"# Pulse {n} at {minute(hour)}\n\nWhat moved.\n".encode()
+
+
 def lease_line(n: int, hour: datetime, index: int) -> bytes:
     owner = "@priya/m-0000000a" if n < OWN else "@omar/m-0000000b"
     ts = second(hour + timedelta(minutes=1))
@@ -166,16 +172,23 @@ def lease_line(n: int, hour: datetime, index: int) -> bytes:
                  "token": index + 1, "v": 1})  # fmt: skip
 
 
-def history_stream(contracts: int, hours: int, main: str) -> Iterator[bytes]:
-    """A fast-import stream: hz/state (one commit per member and hour), the lease chains, the last
-    hour's pending drafts on their branches (each a commit on `main`)."""
-    start = END - timedelta(hours=hours)
-    for index in range(hours):
+def state_commits(contracts: int, start: datetime, indexes: range, parent: str | None) -> Iterator[bytes]:
+    """The hz/state commits of the hours `indexes` (counted from `start`): one per member and hour, the
+    first continuing `parent` when one is given (fast-import's `from`)."""
+    for index in indexes:
         hour = start + timedelta(hours=index)
-        for members in (range(OWN), range(OWN, contracts)):
+        for members in (range(min(OWN, contracts)), range(OWN, contracts)):
             changed = [event for n in members for event in turn_events(n, hour, index)]
-            yield commit("refs/heads/hz/state", hour + timedelta(minutes=2), f"hz-state: {len(changed)} events",
-                         changed)  # fmt: skip
+            if changed:
+                yield commit("refs/heads/hz/state", hour + timedelta(minutes=2), f"hz-state: {len(changed)} events",
+                             changed, parent=parent)  # fmt: skip
+                parent = None
+
+
+def side_stream(contracts: int, hours: int, main: str) -> Iterator[bytes]:
+    """The lease chains (one commit per acquisition) and the last hour's pending drafts on their branches
+    (each a commit on `main`)."""
+    start = END - timedelta(hours=hours)
     for n in range(contracts):
         ref = lease_ref(f"hz-{cid(n)}")
         for index in range(hours):
@@ -188,9 +201,57 @@ def history_stream(contracts: int, hours: int, main: str) -> Iterator[bytes]:
         key = f"hz-{cid(n)}@v1@{minute(last)}@{asset}"
         trailers = f"Hz-Draft: {key}\nHz-Slot: {minute(last)}\nHz-Contract: {cid(n)}\nHz-Output: pulse"
         message = f"hz draft: pulse-{n} · pulse for {minute(last)}\n\n{trailers}"
-        page = f"# Pulse {n} at {minute(last)}\n\nWhat moved.\n".encode()
         yield commit(f"refs/heads/{branch_name(cid(n), 'pulse', key)}", last + timedelta(minutes=2), message,
-                     [(asset.removeprefix("state:"), page)], parent=main)  # fmt: skip
+                     [(asset.removeprefix("state:"), page(n, last))], parent=main)  # fmt: skip
+
+
+def fast_import(bare: Path, stream: Iterator[bytes]) -> None:
+    importer = subprocess.Popen(["git", "--git-dir", str(bare), "fast-import", "--quiet"], stdin=subprocess.PIPE)
+    assert importer.stdin is not None
+    for chunk in stream:
+        importer.stdin.write(chunk)
+    importer.stdin.close()
+    if importer.wait() != 0:
+        raise SystemExit("fast-import failed")
+
+
+COMPACT_AT = timedelta(hours=4, minutes=7)
+"""The tick workflow's daily schedule (`7 4 * * *`), whose run ends with `hz state compact`."""
+
+
+def compact_daily(bare: Path, contracts: int, hours: int) -> int:
+    """hz/state as a team's daily compaction leaves it: each day's hourly commits, then at 04:07 UTC the
+    archive steps hz's own code plans and builds on that tip at that moment (`hz state compact` with its
+    default keep), the ref moved to the last step. The archive steps written."""
+    import pygit2
+
+    from hz.gitstate import archive
+
+    start = END - timedelta(hours=hours)
+    tip: str | None = None
+    steps = 0
+    first = 0
+    while first < hours:
+        # the batch runs through the hour whose commit the next 04:07 follows (or the last hour)
+        last = first
+        while last < hours - 1 and (start + timedelta(hours=last)).hour != 4:
+            last += 1
+        fast_import(bare, state_commits(contracts, start, range(first, last + 1), tip))
+        repo = pygit2.Repository(str(bare))
+        tip = str(repo.references["refs/heads/hz/state"].target)
+        hour = start + timedelta(hours=last)
+        if hour.hour == 4:
+            now = hour.replace(hour=0) + COMPACT_AT
+            plans = archive.plans(repo, tip, now)
+            for step in plans if plans[0].moved else []:
+                step.tip = tip
+                tip = archive.build(repo, step, now)
+                steps += 1
+            repo.references.create("refs/heads/hz/state", tip, force=True)
+        if (last // 24) % 30 == 29:  # a pack per day: folded now and then so lookups stay quick
+            git("--git-dir", str(bare), "repack", "-dq", "--geometric=2")
+        first = last + 1
+    return steps
 
 
 def commit(ref: str, when: datetime, message: str, files: list[tuple[str, bytes]], *, replace: bool = False,
@@ -208,8 +269,11 @@ def commit(ref: str, when: datetime, message: str, files: list[tuple[str, bytes]
     return b"".join(parts)
 
 
-def make_remote(base: Path, name: str, url: str, contracts: int, hours: int) -> tuple[Path, float]:
-    """The bare remote `name` with main, the hook and `hours` of history; seconds the history took."""
+def make_remote(base: Path, name: str, url: str, contracts: int, hours: int, *, daily: bool = True
+                ) -> tuple[Path, float, int]:  # fmt: skip
+    """The bare remote `name` with main, the hook and `hours` of history, compacted daily as a team's tick
+    workflow does (or, not `daily`, all of it on the tip, as if no compaction had ever run); seconds the
+    history took, and its archive steps."""
     bare = base / f"{name}.git"
     git("init", "-q", "--bare", str(bare))
     git("--git-dir", str(bare), "symbolic-ref", "HEAD", "refs/heads/main")
@@ -229,17 +293,16 @@ def make_remote(base: Path, name: str, url: str, contracts: int, hours: int) -> 
     git("push", "-q", str(bare), "HEAD:main", cwd=seed)
     main = git("rev-parse", "HEAD", cwd=seed).strip()
     began = time.perf_counter()
-    importer = subprocess.Popen(["git", "--git-dir", str(bare), "fast-import", "--quiet"], stdin=subprocess.PIPE)
-    assert importer.stdin is not None
-    for chunk in history_stream(contracts, hours, main):
-        importer.stdin.write(chunk)
-    importer.stdin.close()
-    if importer.wait() != 0:
-        raise SystemExit("fast-import failed")
+    if daily:
+        steps = compact_daily(bare, contracts, hours)
+    else:
+        fast_import(bare, state_commits(contracts, END - timedelta(hours=hours), range(hours), None))
+        steps = 0
+    fast_import(bare, side_stream(contracts, hours, main))
     git("--git-dir", str(bare), "repack", "-adq")
     took = time.perf_counter() - began
     hz(["state", "install-hook", str(bare)], base, environ(base / f"{name}-installer"))
-    return bare, took
+    return bare, took, steps
 
 
 # ---------------------------------------------------------------------------------------------- runs
@@ -371,7 +434,7 @@ def measure(base: Path, name: str, url: str, bare: Path) -> dict[str, str]:
     whole = folder / "whole"
     git("clone", "-q", url, str(whole))
     took, done = hz(["state", "compact"], whole, environ(folder / "whole-hz"))  # the default keep, as a team runs it
-    out["hz state compact (once)"] = f"{took:.2f} s: {done.stdout.strip()[-60:] or done.stderr[-90:]}"
+    out["hz state compact, from a clone"] = f"{took:.2f} s: {done.stdout.strip()[-60:] or done.stderr[-90:]}"
     priya = folder / "priya"
     workflow_checkout(url, priya)
     env = environ(folder / "priya-hz", HZ_HANDLE="@priya")
@@ -441,6 +504,8 @@ def main() -> None:
     parser.add_argument("--scale", type=float, default=1.0, help="the year's length: 1.0 is 365 days")
     parser.add_argument("--contracts", type=int, default=50)
     parser.add_argument("--keep", action="store_true", help="leave the repositories in the temporary folder")
+    migrate = "the history uncompacted, then the timed first `hz state compact` (the migration)"
+    parser.add_argument("--migrate", action="store_true", help=migrate)
     args = parser.parse_args()
     for _, sample in [*turn_events(3, END, 7), ("", lease_line(3, END, 7))]:
         assert sample == canonical_json(json.loads(sample)) + b"\n", sample
@@ -454,10 +519,12 @@ def main() -> None:
         sizes: dict[str, str] = {}
         for name, hours in (("day", 24), ("year", year_hours)):
             url = f"git://127.0.0.1:{port}/{name}.git"
-            bare, took = make_remote(base, name, url, args.contracts, hours)
+            bare, took, steps = make_remote(base, name, url, args.contracts, hours, daily=not args.migrate)
             events = hours * args.contracts * 4 - args.contracts
             packed = sum(p.stat().st_size for p in (bare / "objects").rglob("*") if p.is_file())
-            sizes[name] = f"{hours} h, {events:,} events, {packed / 1e6:.1f} MB packed, built in {took:.1f} s"
+            sizes[name] = (f"{hours} h, {events:,} events, {packed / 1e6:.1f} MB packed, {steps} daily archive "
+                           f"steps, built in {took:.1f} s")  # fmt: skip
+            print(f"built {name}: {sizes[name]}", flush=True)
             figures[name] = measure(base, name, url, bare)
         cron = cron_baseline(base, f"git://127.0.0.1:{port}/cron.git", 10)
     finally:
@@ -465,6 +532,9 @@ def main() -> None:
         daemon.wait()
         if not args.keep:
             shutil.rmtree(base, ignore_errors=True)
+    layout = ("uncompacted (`--migrate`): the first `hz state compact` is the migration" if args.migrate
+              else "compacted daily at 04:07 UTC as the tick workflow does")  # fmt: skip
+    print(f"layout: {layout}")
     print(f"history: day = {sizes['day']}; year = {sizes['year']}")
     width = max(len(k) for k in figures["day"])
     print(f"{'':{width}}  {'one day':<45}  a year (scale {args.scale}), history ending {END:%Y-%m-%dT%H:%MZ}")

@@ -217,8 +217,8 @@ def _adopt_main_version(
             origin=Origin("adopted", version.label, here.identity()), now=now, approve=first, default_tz=tz,
             name=named, compiled=version.contract,
         )  # fmt: skip
-        row = store.index.agent(agent_id)
-        if first or row is None:
+        row = None if first else store.index.agent(agent_id)  # at main's version already when it is v1
+        if row is None:
             return Adopted(namespace, named, agent_id, "created")
     elif not _behind(row, contract):
         return Adopted(namespace, contract.name, row["id"], "unchanged")

@@ -299,7 +299,9 @@ def make_remote(base: Path, name: str, url: str, contracts: int, hours: int, *, 
         fast_import(bare, state_commits(contracts, END - timedelta(hours=hours), range(hours), None))
         steps = 0
     fast_import(bare, side_stream(contracts, hours, main))
-    git("--git-dir", str(bare), "repack", "-adq")
+    # with the pack's reverse index on disk, as git 2.41 and later write it by default: without it every
+    # upload-pack sorts the offsets of all the pack's objects (~0.2 s a fetch at a year's 5.8 M objects)
+    git("--git-dir", str(bare), "-c", "pack.writeReverseIndex=true", "repack", "-adq")
     took = time.perf_counter() - began
     hz(["state", "install-hook", str(bare)], base, environ(base / f"{name}-installer"))
     return bare, took, steps

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-import year  # bench/ is a folder of scripts, not a package
+import year_history  # bench/ is a folder of scripts, not a package
 
 DAYS, CONTRACTS = 10, 3
 PER_HOUR = CONTRACTS * 4  # turn.started, turn.finished, draft.placed, the hour before's draft.superseded
@@ -24,11 +24,11 @@ def tip_files(bare: Path) -> list[str]:
 
 
 def test_the_daily_compacted_year_lints_clean_and_its_tip_holds_about_a_day(tmp_path: Path) -> None:
-    bare, _, steps = year.make_remote(tmp_path, "year", str(tmp_path / "year.git"), CONTRACTS, DAYS * 24)
+    bare, _, steps = year_history.make_remote(tmp_path, "year", str(tmp_path / "year.git"), CONTRACTS, DAYS * 24)
     assert steps >= DAYS - 2  # an archive step a day at 04:07, once a day has passed since the first hour
     clone = tmp_path / "clone"
     subprocess.run(["git", "clone", "-q", str(bare), str(clone)], check=True)
-    _, linted = year.hz(["state", "lint"], clone, year.environ(tmp_path / "linter"))
+    _, linted = year_history.hz(["state", "lint"], clone, year_history.environ(tmp_path / "linter"))
     assert linted.returncode == 0, linted.stdout[-2000:] + linted.stderr[-2000:]
     assert "clean" in linted.stdout
 

@@ -260,7 +260,11 @@ def decode(raw: dict[str, Any], chain: str | None, context: Context) -> Envelope
     if len(raw) > 8 or not raw.keys() <= _KEYS:
         raise EnvelopeError(f"unknown fields {sorted(raw.keys() - _KEYS)}")
     payload = decode_data(kind, data, key, context.slots)
-    return Envelope(seq, ts_of(context.ms), prev, kind, payload, context.turn, key)
+    try:
+        ts = ts_of(context.ms)
+    except (OverflowError, ValueError):  # a changed time beyond the years a date can hold: a broken line
+        raise EnvelopeError("the line's time is out of range") from None
+    return Envelope(seq, ts, prev, kind, payload, context.turn, key)
 
 
 _KEYS = frozenset("nptrukyd")

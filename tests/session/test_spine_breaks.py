@@ -81,3 +81,13 @@ def test_the_journal_refuses_a_broken_spine_and_leaves_it_as_it_was(tmp_path: Pa
     )
     assert (tmp_path / SPINE).read_bytes() == damaged
     SpineWriter.open(tmp_path, timeout=0.0).close()  # the refusal let go of the spine's lock
+
+
+@pytest.mark.parametrize("ms", [10**15 + 1793372400000, -(10**15), 10**30])
+def test_a_time_changed_past_the_years_a_date_holds_breaks_the_spine_there(ms: int) -> None:
+    """A digit put into a line's time (as the property test above found: 1000793372400000 ms) once raised
+    OverflowError out of the reader, crashing every command that read the agent."""
+    lines = ORIGINAL.split(b"\n")
+    lines[0] = lines[0].replace(b'"t":1793372400000', b'"t":%d' % ms)
+    read = parse_spine(b"\n".join(lines))
+    assert read.broken_at == 1 and read.events == []

@@ -18,12 +18,15 @@ contract that is new here or changed (`hz.heinzel.main_versions`).
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 SEEN = "team-contracts.seen"
+ADOPTING = ".adopting"  # <home>/heinzel/.adopting: the flock one adoption at a time holds
+ADOPT_WAIT_S = 60.0  # an adoption of thousands of contracts on a slow disk takes seconds, not a minute
 
 
 def stamp(root: Path) -> str:
@@ -58,14 +61,41 @@ def adopt_new_team_contracts(
         current += f";main:{main}"
     seen = Path(store.root).parent / SEEN
     line = f"{root}\t{current}"
-    lines = _lines(seen)
-    if line in lines:
+    if line in _lines(seen):
         return []
-    errors = _adopt(store, root, environ, now, main)
-    if not errors:  # remembered only once adopted: a failure is tried again next tick
-        kept = [kept for kept in lines if kept.split("\t", 1)[0] != str(root)]
-        _write(seen, [*kept, line])
+    with _adopting(Path(store.root)) as alone:
+        if not alone:
+            return ["another hz process is adopting this home's team contracts; looked at again next tick"]
+        lines = _lines(seen)  # read again: the process waited for may have adopted this very main
+        if line in lines:
+            return []
+        errors = _adopt(store, root, environ, now, main)
+        if not errors:  # remembered only once adopted: a failure is tried again next tick
+            kept = [kept for kept in lines if kept.split("\t", 1)[0] != str(root)]
+            _write(seen, [*kept, line])
     return errors
+
+
+@contextmanager
+def _adopting(home: Path) -> Iterator[bool]:
+    """One adoption of a home at a time (an flock on `<home>/.adopting`, waited for `ADOPT_WAIT_S`).
+
+    Two ticks of one new home both found no agent in the index and each made one of every contract: the
+    first's agents are in the index only once its derivation ends (hz.session.derived). The second now
+    waits for the first and then finds its agents; False when the wait ran out (nothing adopted)."""
+    from hz.errors import LockTimeout
+    from hz.fsio import private_dir
+    from hz.session.lock import lock
+
+    try:
+        held = lock(private_dir(home) / ADOPTING, ADOPT_WAIT_S)
+    except LockTimeout:
+        yield False
+        return
+    try:
+        yield True
+    finally:
+        os.close(held)
 
 
 def _adopt(store: Any, root: Path, environ: Mapping[str, str], now: datetime, main: str | None) -> list[str]:
@@ -83,7 +113,7 @@ def _adopt(store: Any, root: Path, environ: Mapping[str, str], now: datetime, ma
             adopt_team_from_main(store, root, main, now=now, handle=handle, default_tz=tz)
         else:
             adopt_team(store, root, now=now, handle=handle, environ=environ, default_tz=tz)
-    except HzError as exc:  # e.g. two ticks of one home adopting at once: the other one created it
+    except HzError as exc:  # a name taken, a contract that does not compile: reported, tried again
         return [exc.message]
     return []
 

@@ -143,18 +143,12 @@ def test_killed_with_spines_in_place_and_rows_not_committed_is_undone_whole(tmp_
 # --- other processes while a derivation runs -------------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a reindex during a derivation waits for the whole derivation, not BATCH_S: commit re-begins at once",
-)
 def test_processes_opening_and_reindexing_the_home_during_a_derivation(tmp_path: Path) -> None:
     """Two hz commands while a slow derivation runs (a busy disk): one opens the home and lists it, one
     reindexes it. The renamed spines are not in the committed index yet: the list must show whole agents
     or none, the reindex no duplicate or missing row once the derivation ends. The reindex needs the index's
-    write lock, which `Index.batched` says it frees every `BATCH_S` (0.5 s, "other processes wait for the
-    index at most that long"); its COMMIT is followed at once by a new BEGIN IMMEDIATE, so a waiting process
-    practically never gets in and waits for the derivation's end (on main: ~1.5 s of 1.8 s left). The rest
-    of this test holds on main."""
+    write lock, which `Index.batched` frees every `BATCH_S` (0.5 s here): a COMMIT followed at once by the
+    next BEGIN IMMEDIATE kept a waiting process out until the derivation's end (~1.5 s of 1.8 s left)."""
     import json
 
     root = tmp_path / "repo"
@@ -189,14 +183,10 @@ def test_processes_opening_and_reindexing_the_home_during_a_derivation(tmp_path:
     assert reindexed["opened"] < 1.0, f"the reindex waited {reindexed['opened']:.2f} s (BATCH_S 0.5)"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="two adoptions of a fresh home at once (two ticks) both create agents for the same contracts",
-)
 def test_two_adoptions_of_a_fresh_home_at_once_make_one_agent_per_contract(tmp_path: Path) -> None:
     """A second tick adopting while the first one's derivation runs (on a busy disk): it finds the mark, so
-    it adopts durably, and finds no agents in the committed index, so it must not make a second agent of a
-    contract the first one adopts. Seen on main: 10 agents for 6 contracts (`pulse-2` twice, `pulse-3-repo`)."""
+    it adopted durably, found no agents in the committed index, and made a second agent of contracts the
+    first one adopted (10 agents for 6 contracts: `pulse-2` twice, `pulse-3-repo`). It waits for the first."""
     root = tmp_path / "repo"
     main = team_repo(root)
     flag = tmp_path / "flag"

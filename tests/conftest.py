@@ -29,7 +29,7 @@ def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
         "GIT_COMMITTER_EMAIL": "hz-test@example.invalid",
     }.items():
         monkeypatch.setenv(key, value)
-    for key in ("HZ_HANDLE", "GITHUB_ACTIONS", "GITHUB_RUN_ID", "GITHUB_TOKEN", "JIRA_TOKEN"):
+    for key in ("HZ_HANDLE", "HZ_COMPILE_CACHE", "GITHUB_ACTIONS", "GITHUB_RUN_ID", "GITHUB_TOKEN", "JIRA_TOKEN"):
         monkeypatch.delenv(key, raising=False)
     (home / ".gitconfig").write_text('[init]\n\tdefaultBranch = main\n[protocol "file"]\n\tallow = always\n')
     # what one test's settings or remotes made secret (process-wide in hz) is not a secret of the next

@@ -153,16 +153,25 @@ def _load(text: str, *, path: Path, namespace: str, defaults: Mapping[str, Any] 
 
     The label (`path`) only names the file in diagnostics and `Contract.path`, so a kept result is handed
     out again under the new label. The stem adds one finding only, when the validated name differs from
-    it; a result is kept under no stem whenever the stem changed nothing."""
-    from hz.contract import compiled
+    it; a result is kept under no stem whenever the stem changed nothing. Inside
+    `hz.contract.compile_cache.kept_in` (an Actions run's tick) a result also outlives the process."""
+    from hz.contract import compile_cache, compiled
 
-    key = ("load", text, namespace, repr(dict(defaults)) if defaults else None)  # {} applies as None does
+    applied = repr(dict(defaults)) if defaults else None  # {} applies as None does
+    key = ("load", text, namespace, applied)
     kept: LoadResult | None = compiled.peek(key)
     if kept is not None and (stem is None or kept.draft is None or kept.draft.name == stem):
         return _relabel(kept, path)
+    stored = compile_cache.key_of(text, namespace, applied) if compile_cache.active() else None
+    found: LoadResult | None = compile_cache.lookup(stored, path) if stored else None
+    if found is not None and (stem is None or found.draft is None or found.draft.name == stem):
+        compiled.keep(key, found)
+        return found
     result = _compile(text, path=path, namespace=namespace, defaults=defaults, stem=stem)
     if stem is None or result.draft is None or result.draft.name == stem:
         compiled.keep(key, result)
+        if stored:
+            compile_cache.record(stored, result)
     return result
 
 

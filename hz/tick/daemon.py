@@ -188,10 +188,12 @@ def tick(
     """One deterministic tick at `now` (default: the clock); `runner` and `tools` override the defaults.
 
     Its remote requests (sources, the forge, publishes) share one budget of time (`hz.http.budget`)."""
+    from hz.contract.compile_cache import kept_in
     from hz.contract.compiled import shared
     from hz.http.budget import tick_budget
 
-    with tick_budget(environ), shared():  # each contract text compiled once a tick
+    # each contract text compiled once a tick; with HZ_COMPILE_CACHE (an Actions run) once per hz code
+    with tick_budget(environ), shared(), kept_in(environ):
         return _tick(root=root, environ=environ, now=now, runner=runner, tools=tools)
 
 

@@ -1,0 +1,220 @@
+"""Compile results kept in a file between processes: what lets an Actions run adopt 1,000 contracts cheaply.
+
+Every GitHub Actions run of the tick starts from an empty `$HZ_HOME` and adopts every team contract on
+main; compiling them (YAML, Markdown, validation, fingerprints) is two thirds of what that costs. The
+generated tick workflow therefore names a folder in `HZ_COMPILE_CACHE` and keeps it between runs with the
+Actions cache, keyed by a hash of `workflows/` (main's contracts) and of the pinned hz. A tick inside
+`kept_in` looks each compile up there first and writes the file back when it compiled something new.
+
+What makes a hit correct does not rest on the Actions key:
+- an entry is found by a hash of everything a compile depends on (the text with its defaults applied,
+  the namespace), never by a file name or a commit;
+- the file is for one hz code only: its first line holds a fingerprint of hz's own source files and of
+  the versions of the libraries a compile uses, and a file of another code is read as empty;
+- each entry is validated when it is used (`hz.contract.plain.from_plain`); one that does not validate is
+  compiled again, and a line that does not parse is dropped, never a crash.
+The file is as trusted as the workflow runs that write it: GitHub keeps caches per branch, and the ones a
+run on main reads were written by runs on main, whose token can push to hz/state anyway
+(docs/decisions.md, "Issue 22: the compile cache"). It holds the entries this run used, no more: it stays
+the size of main's contracts (and the versions their history still counts), not of every text ever seen.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+from collections.abc import Iterator, Mapping
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ENV = "HZ_COMPILE_CACHE"
+FILE = "compiled.jsonl"
+FORMAT = "hz-compiled/1"
+MAX_BYTES = 256 * 1024 * 1024  # far above 1,000 contracts (~3 KB each); a larger file is not read
+_LIBRARIES = ("pydantic", "pydantic-core", "ruamel.yaml", "markdown-it-py", "rfc8785", "croniter", "orjson")
+
+
+@dataclass
+class Kept:
+    """The file's entries by key, what this block used or added, and how often it hit and missed."""
+
+    folder: Path
+    code: str  # the fingerprint of the code that reads (and writes) the file
+    entries: dict[str, Any]  # key -> the plain data of its result
+    used: dict[str, bytes] = field(default_factory=dict)  # key -> its line, for the file written back
+    hits: int = 0
+    misses: int = 0
+    changed: bool = False  # an entry added or dropped, or the file was of another code
+
+
+_ACTIVE: ContextVar[Kept | None] = ContextVar("hz_compile_cache", default=None)
+
+
+@contextlib.contextmanager
+def kept_in(environ: Mapping[str, str]) -> Iterator[Kept | None]:
+    """Compiles inside look up and add to `$HZ_COMPILE_CACHE/compiled.jsonl` (nothing when it is unset);
+    the file is written back at the end when something changed. A block inside another shares it."""
+    folder = environ.get(ENV, "")
+    active = _ACTIVE.get()
+    if active is not None or not folder:
+        yield active
+        return
+    kept = _read(Path(folder))
+    token = _ACTIVE.set(kept)
+    try:
+        yield kept
+    finally:
+        _ACTIVE.reset(token)
+        if kept.changed or kept.used.keys() != kept.entries.keys():
+            _write(kept)
+
+
+def key_of(text: str, namespace: str, defaults: str | None) -> str:
+    """What a compile depends on, hashed: the text, the namespace and the defaults (as `repr`), each with its
+    length first (no two different triples run together into the same bytes)."""
+    digest = hashlib.sha256()
+    for part in (namespace, "-" if defaults is None else f"+{defaults}", text):
+        encoded = part.encode("utf-8", "surrogatepass")
+        digest.update(len(encoded).to_bytes(8, "big") + encoded)
+    return digest.hexdigest()
+
+
+def lookup(key: str, path: Path) -> Any | None:
+    """The kept result for `key` labelled `path` (a `LoadResult`), None outside a block or on a miss."""
+    kept = _ACTIVE.get()
+    if kept is None:
+        return None
+    plain = kept.entries.get(key)
+    if plain is None:
+        kept.misses += 1
+        return None
+    from hz.contract.plain import PlainInvalid, from_plain
+
+    try:
+        result = from_plain(plain, path)
+    except PlainInvalid:  # damaged, or written by a hand: compiled again, and the file rewritten
+        del kept.entries[key]
+        kept.changed = True
+        kept.misses += 1
+        return None
+    kept.used[key] = _line(key, plain)
+    kept.hits += 1
+    return result
+
+
+def record(key: str, result: Any) -> None:
+    """Keep a fresh compile's result (inside a block; nothing outside). One that JSON cannot hold (a lone
+    surrogate in a text read from no file) is left out: it is compiled again next time, nothing worse."""
+    kept = _ACTIVE.get()
+    if kept is None:
+        return
+    from hz.contract.plain import to_plain
+
+    plain = to_plain(result)
+    try:
+        kept.used[key] = _line(key, plain)
+    except (TypeError, ValueError):  # orjson's encode error is a TypeError
+        return
+    kept.entries[key] = plain  # found again by a later compile of this block
+    kept.changed = True
+
+
+def _line(key: str, plain: Any) -> bytes:
+    import orjson
+
+    return orjson.dumps([key, plain])
+
+
+def code_fingerprint() -> str:
+    """hz's files and the libraries' versions: a change of either may change what a compile gives."""
+    from importlib import metadata
+
+    digest = hashlib.sha256(FORMAT.encode())
+    digest.update(_installed_record() or _sources())
+    for library in _LIBRARIES:
+        try:
+            digest.update(f"{library}=={metadata.version(library)}\0".encode())
+        except metadata.PackageNotFoundError:
+            digest.update(f"{library}: none\0".encode())
+    return digest.hexdigest()
+
+
+def _installed_record() -> bytes | None:
+    """The RECORD pip wrote when it installed hz from a wheel (an Actions run's install): every file of the
+    package with its hash, so one small read stands for reading them all. None for an editable install
+    (a checkout's: its RECORD names no module) or when the hz imported is not the one installed."""
+    from importlib import metadata
+
+    import hz
+
+    try:
+        found = metadata.distribution("hz")
+        record = found.read_text("RECORD")
+        installed = Path(str(found.locate_file("hz/__init__.py")))
+    except (metadata.PackageNotFoundError, OSError, ValueError):
+        return None
+    if not record or "hz/__init__.py," not in record or installed.resolve() != Path(hz.__file__).resolve():
+        return None
+    return record.encode("utf-8", "surrogateescape")
+
+
+def _sources() -> bytes:
+    """Every source file of the imported hz, named and hashed (a checkout's hz, as the tests run it)."""
+    import hz
+
+    digest = hashlib.sha256()
+    package = Path(hz.__file__).parent
+    for source in sorted(package.rglob("*.py")):
+        digest.update(str(source.relative_to(package)).encode() + b"\0" + source.read_bytes() + b"\0")
+    return digest.digest()
+
+
+def _read(folder: Path) -> Kept:
+    import orjson
+
+    from hz.fsio import read_own
+
+    code = code_fingerprint()
+    data = read_own(folder / FILE, MAX_BYTES)
+    lines = data.split(b"\n") if data else []
+    if not lines or lines[0] != _header(code):
+        return Kept(folder, code, {}, changed=bool(data))
+    entries: dict[str, Any] = {}
+    dropped = False
+    for line in lines[1:]:
+        if not line:
+            continue
+        try:
+            key, plain = orjson.loads(line)
+        except (orjson.JSONDecodeError, TypeError, ValueError):
+            dropped = True  # a line cut short or written by hand: that one entry is compiled again
+            continue
+        if isinstance(key, str) and isinstance(plain, dict):
+            entries[key] = plain
+        else:
+            dropped = True
+    return Kept(folder, code, entries, changed=dropped)
+
+
+def _header(code: str) -> bytes:
+    import orjson
+
+    return orjson.dumps({"format": FORMAT, "code": code})
+
+
+def _write(kept: Kept) -> None:
+    """The entries this block used, in one atomic replace (0600 in a 0700 folder). A folder that cannot be
+    written costs the next run its compiles, nothing else: the tick never fails on it."""
+    from hz.errors import HzError
+    from hz.fsio import atomic_write
+
+    lines = [_header(kept.code), *(line for _, line in sorted(kept.used.items()))]
+    with contextlib.suppress(OSError, HzError):
+        atomic_write(kept.folder / FILE, b"\n".join(lines) + b"\n")
+
+
+def active() -> bool:
+    """Whether compiles here are looked up in a file (inside `kept_in` with `HZ_COMPILE_CACHE` set)."""
+    return _ACTIVE.get() is not None

@@ -9,7 +9,9 @@ contract (median of the rounds), and the kernel's part of the CPU time: on a fil
 (this machine's) creating a file costs more the more files were deleted in the last minutes nearby.
 With `--baseline REF` (a commit or branch of this repository) that commit's code (exported with `git
 archive`) runs the same rounds in the same run, each round of it just before the same round of this code:
-fsync costs on a shared disk move by 10x within minutes. Figures only.
+fsync costs on a shared disk move by 10x within minutes. The line `cached` is this code with the compiled
+contracts kept in a folder (`HZ_COMPILE_CACHE`), as the generated tick workflow keeps them between Actions
+runs: the warm-up fills it, the measured adoption reads it. Figures only.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import tempfile
 import time
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent.parent
 CONTRACT = """---
@@ -79,15 +82,21 @@ def build(root: Path, contracts: int) -> str:
     ).stdout.strip()
 
 
-def measure(root: Path, main: str, homes: Path, rounds: int) -> dict[str, list[float]]:
-    """Run in the process whose `hz` is measured: a warm-up, then `rounds` adoptions into empty homes."""
+def measure(root: Path, main: str, homes: Path, rounds: int, cache: str = "") -> dict[str, list[float]]:
+    """Run in the process whose `hz` is measured: a warm-up, then `rounds` adoptions into empty homes.
+    With `cache` (a folder) the compiled contracts are kept there as an Actions run's tick keeps them
+    (`HZ_COMPILE_CACHE`): the warm-up fills it, each round reads it in a process that never compiled them."""
+    from contextlib import nullcontext
+
     from hz.session.store import Store
     from hz.tick.team_adoption import adopt_new_team_contracts
 
     def adopt(home: Path) -> tuple[float, float, float]:
         environ = {**os.environ, "HZ_HOME": str(home), "HZ_HANDLE": "@bench"}
+        if cache:
+            environ["HZ_COMPILE_CACHE"] = cache
         wall, times = time.perf_counter(), os.times()
-        with Store.from_environ(environ) as store:
+        with Store.from_environ(environ) as store, _kept(environ) if cache else nullcontext():
             errors = adopt_new_team_contracts(store, root, environ, datetime(2026, 10, 26, 11, tzinfo=UTC), main)
         if errors:
             raise SystemExit(f"adoption failed: {errors}")
@@ -104,16 +113,23 @@ def measure(root: Path, main: str, homes: Path, rounds: int) -> dict[str, list[f
     return figures
 
 
-def run(code: Path, root: Path, main: str, homes: Path, rounds: int) -> dict[str, list[float]]:
+def _kept(environ: dict[str, str]) -> Any:
+    from hz.contract.compile_cache import kept_in
+
+    return kept_in(environ)
+
+
+def run(code: Path, root: Path, main: str, homes: Path, rounds: int, cache: str = "") -> dict[str, list[float]]:
     """`measure` in a process of its own, with `code`'s hz first on the path."""
     homes.mkdir()
     script = (
         "import json, sys; from pathlib import Path; sys.path.insert(0, sys.argv[1]); "
         "from adoption import measure; import hz; assert hz.__file__.startswith(sys.argv[6]), hz.__file__; "
-        "print(json.dumps(measure(Path(sys.argv[2]), sys.argv[3], Path(sys.argv[4]), int(sys.argv[5]))))"
+        "print(json.dumps(measure(Path(sys.argv[2]), sys.argv[3], Path(sys.argv[4]), int(sys.argv[5]), sys.argv[7])))"
     )
     env = {**os.environ, "PYTHONPATH": str(code)}
-    args = [sys.executable, "-c", script, str(HERE / "bench"), str(root), main, str(homes), str(rounds), str(code)]
+    args = [sys.executable, "-c", script, str(HERE / "bench"), str(root), main, str(homes), str(rounds), str(code),
+            cache]  # fmt: skip
     # run in `homes`, not here: `python -c` puts its working folder first on the path, before PYTHONPATH
     done = subprocess.run(args, env=env, cwd=homes, capture_output=True, text=True, check=True)
     figures: dict[str, list[float]] = json.loads(done.stdout.splitlines()[-1])
@@ -147,18 +163,22 @@ def main() -> None:
         base = Path(tmp)
         main_commit = build(base / "repo", args.contracts)
         print(f"{args.contracts} team contracts on main, adopted into an empty home; load {os.getloadavg()[0]:.1f}")
-        codes = {"this code": HERE}
+        codes = {"this code": (HERE, ""), "cached": (HERE, str(base / "compiled"))}
         if args.baseline:
-            codes = {"baseline": exported(args.baseline, base / "baseline"), **codes}
+            codes = {"baseline": (exported(args.baseline, base / "baseline"), ""), **codes}
         figures = {label: {"wall": [], "cpu": [], "system": []} for label in codes}
         for n in range(args.rounds):  # the codes in turn, round by round: the disk's load moves meanwhile
-            for label, code in codes.items():
-                one = run(code, base / "repo", main_commit, base / f"homes-{n}-{label.replace(' ', '-')}", 1)
-                for key, values in one.items():
+            for label, (code, cache) in codes.items():
+                homes = base / f"homes-{n}-{label.replace(' ', '-')}"
+                for key, values in run(code, base / "repo", main_commit, homes, 1, cache).items():
                     figures[label][key].extend(values)
-        walls = [show(label, figures[label], args.contracts) for label in codes]
-        if len(walls) == 2:
-            print(f"{'':>12}  {walls[0] / walls[1]:.1f}x less wall time per contract")
+        walls = {label: show(label, figures[label], args.contracts) for label in codes}
+        print(f"{'':>12}  (cached: the compiled contracts read from HZ_COMPILE_CACHE, as an Actions run's tick does)")
+        if args.baseline:
+            print(
+                f"{'':>12}  {walls['baseline'] / walls['this code']:.1f}x less wall time per contract than the baseline"
+            )
+        print(f"{'':>12}  {walls['this code'] / walls['cached']:.1f}x less with the compiled contracts kept")
 
 
 if __name__ == "__main__":

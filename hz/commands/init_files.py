@@ -6,6 +6,7 @@ from __future__ import annotations
 # actionlint do not flag them as deprecated. The tests hold this repository's own workflows to them.
 CHECKOUT = "actions/checkout@v7"
 SETUP_PYTHON = "actions/setup-python@v7"
+CACHE = "actions/cache@v5"
 
 HZ_TOML = """\
 # hz's settings for this repository. The file is committed: change it by pull request.
@@ -126,7 +127,8 @@ _INSTALL = """\
           python -m pip install "$HZ_PACKAGE"
 """.replace("@SETUP_PYTHON@", SETUP_PYTHON)
 
-TICK_WORKFLOW = """\
+TICK_WORKFLOW = (
+    """\
 # Runs hz's tick for this team repository. Team contracts are leased, so a tick here and one on a
 # teammate's machine never run the same slot twice; this run picks up the slots nobody else took
 # within the grace period of hz.toml. Run it by hand (Actions > hz tick > Run workflow) to take a
@@ -167,14 +169,35 @@ jobs:
           MAIN: ${{ github.event.repository.default_branch }}
         run: git fetch --no-tags --unshallow origin "+refs/heads/$MAIN:refs/remotes/origin/$MAIN"
 @INSTALL@
+      # Compiling every contract on main is most of what an empty home's first tick costs, so the compiled
+      # contracts are kept between runs, keyed by main's contracts and the pinned hz. hz finds each entry by
+      # the text it compiled and ignores a file another hz wrote: a stale key costs time, never a result.
+      - name: Key of the compiled contracts
+        id: compiled
+        env:
+          HZ_PACKAGE: ${{ vars.HZ_PACKAGE }}
+          CONTRACTS: ${{ hashFiles('workflows/**') }}
+        run: |
+          hz=$(printf '%s' "$HZ_PACKAGE" | sha256sum | cut -c1-16)
+          echo "prefix=hz-compiled-$hz-" >> "$GITHUB_OUTPUT"
+          echo "key=hz-compiled-$hz-$CONTRACTS" >> "$GITHUB_OUTPUT"
+      - uses: @CACHE@
+        with:
+          path: ${{ runner.temp }}/hz-compiled
+          key: ${{ steps.compiled.outputs.key }}
+          restore-keys: ${{ steps.compiled.outputs.prefix }}
       - name: Tick
         env:
           GITHUB_TOKEN: ${{ secrets.GITHUB_TOKEN }}
+          HZ_COMPILE_CACHE: ${{ runner.temp }}/hz-compiled
         run: hz tick
       - name: Archive closed work of hz/state (the daily run)
         if: github.event.schedule == '7 4 * * *'
         run: hz state compact
-""".replace("@CHECKOUT@", CHECKOUT).replace("@INSTALL@\n", _INSTALL)
+""".replace("@CHECKOUT@", CHECKOUT)
+    .replace("@CACHE@", CACHE)
+    .replace("@INSTALL@\n", _INSTALL)
+)
 
 CHECK_WORKFLOW = """\
 # Checks the team's contracts, settings and the generated CODEOWNERS on pull requests that touch them.

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from ruamel.yaml import YAML
 
-from hz.commands.init_files import CHECKOUT, SETUP_PYTHON
+from hz.commands.init_files import CACHE, CHECKOUT, SETUP_PYTHON
 
 Hz = Any  # the conftest fixture: hz(*argv) -> CliResult
 
@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 GENERATED = [".github/workflows/hz-tick.yml", ".github/workflows/hz-check.yml", ".github/workflows/hz-state-lint.yml"]
 # The majors that run on a supported Node runtime; older ones are flagged as deprecated by GitHub and actionlint.
-CURRENT = {"actions/checkout": CHECKOUT, "actions/setup-python": SETUP_PYTHON}
+CURRENT = {"actions/checkout": CHECKOUT, "actions/setup-python": SETUP_PYTHON, "actions/cache": CACHE}
 
 
 @pytest.fixture
@@ -85,7 +85,16 @@ def test_the_tick_workflow_runs_on_schedule_and_by_hand_with_least_permissions(s
     assert tick["permissions"] == {"contents": "write", "pull-requests": "write"}
     assert tick["concurrency"] == {"group": "hz-tick", "cancel-in-progress": False}
     steps = tick["jobs"]["tick"]["steps"]
-    assert steps[-2] == {"name": "Tick", "env": {"GITHUB_TOKEN": "${{ secrets.GITHUB_TOKEN }}"}, "run": "hz tick"}
+    kept = "${{ runner.temp }}/hz-compiled"
+    assert steps[-2] == {"name": "Tick", "run": "hz tick",
+                         "env": {"GITHUB_TOKEN": "${{ secrets.GITHUB_TOKEN }}", "HZ_COMPILE_CACHE": kept}}  # fmt: skip
+    # the compiled contracts are kept between runs in that folder, keyed by main's contracts and the pinned hz
+    assert steps[-3] == {"uses": CACHE, "with": {
+        "path": kept, "key": "${{ steps.compiled.outputs.key }}",
+        "restore-keys": "${{ steps.compiled.outputs.prefix }}"}}  # fmt: skip
+    keyed = steps[-4]
+    assert keyed["id"] == "compiled" and keyed["env"]["CONTRACTS"] == "${{ hashFiles('workflows/**') }}"
+    assert keyed["env"]["HZ_PACKAGE"] == "${{ vars.HZ_PACKAGE }}" and "${{" not in keyed["run"]
     # the daily schedule alone also archives closed work of hz/state
     assert [c["cron"] for c in tick["on"]["schedule"]] == ["*/15 * * * *", "7 4 * * *"]
     assert steps[-1] == {"name": "Archive closed work of hz/state (the daily run)",
@@ -126,3 +135,23 @@ def test_the_pre_commit_hooks_init_adds_run_and_catch_a_broken_contract(scaffold
     broken = subprocess.run([runner, "run", "--all-files"], cwd=scaffolded, env=environ,
                             capture_output=True, text=True, timeout=300, check=False)  # fmt: skip
     assert broken.returncode == 1 and "HZC0" in broken.stdout, broken.stdout
+
+
+def test_the_key_of_the_compiled_contracts_moves_with_the_pinned_hz_and_the_contracts(
+    scaffolded: Path, tmp_path: Path
+) -> None:
+    """The key step's script run as the runner runs it: one prefix per pinned hz, one key per contracts."""
+    tick = YAML(typ="safe").load((scaffolded / ".github/workflows/hz-tick.yml").read_text(encoding="utf-8"))
+    script = next(s for s in tick["jobs"]["tick"]["steps"] if s.get("id") == "compiled")["run"]
+
+    def outputs(package: str, contracts: str) -> dict[str, str]:
+        out = tmp_path / f"out-{len(list(tmp_path.iterdir()))}"
+        environ = {"PATH": os.environ["PATH"], "HZ_PACKAGE": package, "CONTRACTS": contracts, "GITHUB_OUTPUT": str(out)}
+        subprocess.run(["bash", "-e", "-c", script], env=environ, check=True, timeout=30)
+        return dict(line.split("=", 1) for line in out.read_text(encoding="utf-8").splitlines())
+
+    first = outputs("hz==1.0.0", "abc123")
+    assert re.fullmatch(r"hz-compiled-[0-9a-f]{16}-", first["prefix"]) and first["key"] == first["prefix"] + "abc123"
+    assert outputs("hz==1.0.0", "def456")["prefix"] == first["prefix"]
+    assert outputs("hz==1.0.1", "abc123")["prefix"] != first["prefix"]
+    assert outputs("hz @ git+https://example.org/hz@v2; $(touch x)", "abc123")["key"].startswith("hz-compiled-")

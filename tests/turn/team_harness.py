@@ -28,7 +28,7 @@ TEAM_ROSTER = (
 )
 
 # Variables of the test's own environment that would make a participant someone it is not.
-FOREIGN = ("HZ_HANDLE", "HZ_HOME", "HZ_CONFIG_HOME", "GITHUB_ACTIONS", "GITHUB_RUN_ID")
+FOREIGN = ("HZ_HANDLE", "HZ_HOME", "HZ_CONFIG_HOME", "HZ_COMPILE_CACHE", "GITHUB_ACTIONS", "GITHUB_RUN_ID")
 
 
 def hourly(owner: str, maintainers: list[str]) -> str:
@@ -195,12 +195,14 @@ def state_lint_run(url: str, clone: Path, environ: dict[str, str], event: str, b
 
 def actions_run(tmp_path: Path, url: str, run_id: int) -> tuple[Path, dict[str, str]]:
     """An Actions-like runner: the tick workflow's checkout (`actions_checkout`), an empty HZ_HOME,
-    GITHUB_ACTIONS=true and no git identity."""
+    GITHUB_ACTIONS=true and no git identity; the compiled contracts kept from the test's earlier runs, as
+    the workflow's Actions cache keeps them (`HZ_COMPILE_CACHE`)."""
     folder = tmp_path / f"actions-{run_id}"
     clone = folder / "repo"
     actions_checkout(url, clone)
     git("config", "user.useConfigOnly", "true", cwd=clone)
-    environ = base_environ(folder / "hz", GITHUB_ACTIONS="true", GITHUB_RUN_ID=str(run_id))
+    kept = str(tmp_path / "actions-cache" / "hz-compiled")
+    environ = base_environ(folder / "hz", GITHUB_ACTIONS="true", GITHUB_RUN_ID=str(run_id), HZ_COMPILE_CACHE=kept)
     return clone, no_identity(environ, folder / "home")
 
 

@@ -201,6 +201,11 @@ def _compile(
 
     label = str(path)
     text = texts.normalize(text)
+    lone = _lone_surrogate(text)
+    if lone is not None:  # only a text handed over as a string can hold one: no file decodes to it
+        line, column = lone
+        message = "the text holds a lone surrogate code point, which no UTF-8 file can hold"
+        return _failed(label, line, column, "HZC001", message, "pass the contract as the UTF-8 text of a file", "file")
     split = texts.split_frontmatter(text)
     if split is None:
         return _failed(
@@ -258,6 +263,15 @@ def _compile(
         _where=where,
     )
     return LoadResult(None if has_errors(found) else contract, tuple(found), contract)
+
+
+def _lone_surrogate(text: str) -> tuple[int, int] | None:
+    """Line and column of the first code point UTF-8 cannot encode (fingerprints hash UTF-8), else None."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return text.count("\n", 0, exc.start) + 1, exc.start - text.rfind("\n", 0, exc.start)
+    return None
 
 
 def _failed(

@@ -129,3 +129,14 @@ def test_any_text_through_the_file_gives_what_its_compile_gives(tmp_path: Path, 
         found = load_text(text, path="workflows/c0.prose.md")
     assert kept.hits == 1
     assert found == _relabel(load_text(text, path="workflows/c0.prose.md"), Path("workflows/c0.prose.md"))
+
+
+def test_a_lone_surrogate_in_a_given_text_is_an_error_with_its_place_not_a_crash() -> None:
+    """Found while the plain form was built: a surrogate in a section's text reached the RFC 8785
+    fingerprint and raised. No file decodes to one; a text handed over as a string can hold it."""
+    text = VALID.replace("lists every", "lists \ud800 every")
+    line = next(n for n, row in enumerate(text.splitlines(), 1) if "\ud800" in row)
+    found = load_text(text, path="x.prose.md")
+    assert found.contract is None and [(d.code, d.line, d.column) for d in found.diagnostics] == [
+        ("HZC001", line, len("The digest for the past ISO week lists ") + 1)
+    ]

@@ -9,14 +9,16 @@ Actions cache, keyed by a hash of `workflows/` (main's contracts) and of the pin
 What makes a hit correct does not rest on the Actions key:
 - an entry is found by a hash of everything a compile depends on (the text with its defaults applied,
   the namespace), never by a file name or a commit;
-- the file is for one hz code only: its first line holds a fingerprint of hz's own source files and of
-  the versions of the libraries a compile uses, and a file of another code is read as empty;
+- the file is for one hz code only: its first line holds a fingerprint of hz's own source files, where
+  they are installed, the interpreter and the versions of the libraries a compile uses, and a file of
+  another code is read as empty;
 - each entry is validated when it is used (`hz.contract.plain.from_plain`); one that does not validate is
   compiled again, and a line that does not parse is dropped, never a crash.
 The file is as trusted as the workflow runs that write it: GitHub keeps caches per branch, and the ones a
 run on main reads were written by runs on main, whose token can push to hz/state anyway
-(docs/decisions.md, "Issue 22: the compile cache"). It holds the entries this run used, no more: it stays
-the size of main's contracts (and the versions their history still counts), not of every text ever seen.
+(docs/decisions.md, "Issue 22: the compile cache"). It holds the entries a run that ended well used, no
+more: it stays the size of main's contracts (and the versions their history still counts), not of every
+text ever seen.
 """
 
 from __future__ import annotations
@@ -55,7 +57,11 @@ _ACTIVE: ContextVar[Kept | None] = ContextVar("hz_compile_cache", default=None)
 @contextlib.contextmanager
 def kept_in(environ: Mapping[str, str]) -> Iterator[Kept | None]:
     """Compiles inside look up and add to `$HZ_COMPILE_CACHE/compiled.jsonl` (nothing when it is unset);
-    the file is written back at the end when something changed. A block inside another shares it."""
+    the file is written back at the end when something changed. A block inside another shares it.
+
+    Only a block that ends well and compiled something drops the entries it did not use: the Actions
+    cache saves a key once, so a file pruned by a run that failed half way would cost every later run
+    with the same contracts the compiles that run never got to."""
     folder = environ.get(ENV, "")
     active = _ACTIVE.get()
     if active is not None or not folder:
@@ -63,10 +69,15 @@ def kept_in(environ: Mapping[str, str]) -> Iterator[Kept | None]:
         return
     kept = _read(Path(folder))
     token = _ACTIVE.set(kept)
+    whole = False
     try:
         yield kept
+        whole = bool(kept.used)
     finally:
         _ACTIVE.reset(token)
+        if not whole:  # cut short, or compiled nothing: what it did not get to is not known unused
+            for key, plain in kept.entries.items():
+                kept.used.setdefault(key, _line(key, plain))
         if kept.changed or kept.used.keys() != kept.entries.keys():
             _write(kept)
 
@@ -128,11 +139,20 @@ def _line(key: str, plain: Any) -> bytes:
 
 
 def code_fingerprint() -> str:
-    """hz's files and the libraries' versions: a change of either may change what a compile gives."""
+    """hz's files, where they are, the interpreter and the libraries' versions: a change of any may change
+    what a compile gives."""
+    import sys
+    import unicodedata
     from importlib import metadata
+
+    import hz
 
     digest = hashlib.sha256(FORMAT.encode())
     digest.update(_installed_record() or _sources())
+    # Where hz is installed: hints name its files (the JSON Schema). The interpreter: its Unicode data
+    # normalizes every text (NFC).
+    location = str(Path(hz.__file__).resolve().parent)
+    digest.update(f"{location}\0{sys.version}\0{unicodedata.unidata_version}\0".encode("utf-8", "surrogateescape"))
     for library in _LIBRARIES:
         try:
             digest.update(f"{library}=={metadata.version(library)}\0".encode())
@@ -205,14 +225,30 @@ def _header(code: str) -> bytes:
 
 
 def _write(kept: Kept) -> None:
-    """The entries this block used, in one atomic replace (0600 in a 0700 folder). A folder that cannot be
-    written costs the next run its compiles, nothing else: the tick never fails on it."""
+    """The entries this block used, in one atomic replace: a file of 0600 in the folder, made 0700 when
+    missing. A folder that exists keeps its mode (HZ_COMPILE_CACHE may name one others use: the workspace,
+    /tmp). Nothing is fsynced: a file a crash cut short is read line by line, each line checked. A folder
+    that cannot be written costs the next run its compiles, nothing else: the tick never fails on it."""
+    import os
+    import tempfile
+
     from hz.errors import HzError
-    from hz.fsio import atomic_write
+    from hz.fsio import FILE_MODE, private_dir
 
     lines = [_header(kept.code), *(line for _, line in sorted(kept.used.items()))]
     with contextlib.suppress(OSError, HzError):
-        atomic_write(kept.folder / FILE, b"\n".join(lines) + b"\n")
+        if not kept.folder.is_dir():
+            private_dir(kept.folder)
+        fd, temporary = tempfile.mkstemp(prefix=f".{FILE}.", suffix=".tmp", dir=kept.folder)
+        try:
+            os.fchmod(fd, FILE_MODE)
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(b"\n".join(lines) + b"\n")
+            os.replace(temporary, kept.folder / FILE)  # a link or a FIFO in its place is replaced, not followed
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+            raise
 
 
 def active() -> bool:

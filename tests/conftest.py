@@ -10,6 +10,14 @@ from pathlib import Path
 import pytest
 
 from hz.cli import run
+from tests.rewrite_ahead import rewrite_ahead
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """In the controller of a run with xdist workers, rewrite the test modules' asserts once for all of
+    them (tests/rewrite_ahead.py)."""
+    if not hasattr(config, "workerinput") and config.getoption("numprocesses", None):
+        rewrite_ahead(config)
 
 
 @pytest.fixture(autouse=True)

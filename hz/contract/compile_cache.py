@@ -10,8 +10,8 @@ What makes a hit correct does not rest on the Actions key:
 - an entry is found by a hash of everything a compile depends on (the text with its defaults applied,
   the namespace), never by a file name or a commit;
 - the file is for one hz code only: its first line holds a fingerprint of hz's own source files, where
-  they are installed, the interpreter and the versions of the libraries a compile uses, and a file of
-  another code is read as empty;
+  they are installed, the interpreter, the time zone database and the versions of the libraries a
+  compile uses, and a file of another code is read as empty;
 - each entry is validated when it is used (`hz.contract.plain.from_plain`); one that does not validate is
   compiled again, and a line that does not parse is dropped, never a crash.
 The file is as trusted as the workflow runs that write it: GitHub keeps caches per branch, and the ones a
@@ -35,7 +35,7 @@ ENV = "HZ_COMPILE_CACHE"
 FILE = "compiled.jsonl"
 FORMAT = "hz-compiled/1"
 MAX_BYTES = 256 * 1024 * 1024  # far above 1,000 contracts (~3 KB each); a larger file is not read
-_LIBRARIES = ("pydantic", "pydantic-core", "ruamel.yaml", "markdown-it-py", "rfc8785", "croniter", "orjson")
+_LIBRARIES = ("pydantic", "pydantic-core", "ruamel.yaml", "markdown-it-py", "rfc8785", "croniter", "orjson", "tzdata")
 
 
 @dataclass
@@ -153,12 +153,29 @@ def code_fingerprint() -> str:
     # normalizes every text (NFC).
     location = str(Path(hz.__file__).resolve().parent)
     digest.update(f"{location}\0{sys.version}\0{unicodedata.unidata_version}\0".encode("utf-8", "surrogateescape"))
+    digest.update(_zones())
     for library in _LIBRARIES:
         try:
             digest.update(f"{library}=={metadata.version(library)}\0".encode())
         except metadata.PackageNotFoundError:
             digest.update(f"{library}: none\0".encode())
     return digest.hexdigest()
+
+
+def _zones() -> bytes:
+    """Where the time zone database is looked up, and each place's version (the first line of its
+    `tzdata.zi`): a schedule's zone is valid when that database knows it, and a runner image's database
+    gains zones. Only a valid entry is validated again when used; a refusal would outlive the update."""
+    import zoneinfo
+
+    found = []
+    for place in zoneinfo.TZPATH:
+        try:
+            with open(Path(place) / "tzdata.zi", "rb") as handle:
+                found.append(f"{place}\0".encode("utf-8", "surrogateescape") + handle.readline(128))
+        except OSError:
+            found.append(f"{place}\0-".encode("utf-8", "surrogateescape"))
+    return b"\0".join(found) + b"\0"
 
 
 def _installed_record() -> bytes | None:

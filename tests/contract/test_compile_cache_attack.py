@@ -159,3 +159,114 @@ def test_a_hit_under_a_file_name_gives_what_loading_that_file_gives(tmp_path: Pa
         load_text(NO_TITLE)
     with kept_in({ENV: str(folder / "broken")}):
         assert load_contract(broken) == load_contract(broken)
+
+
+WRITER = """
+import sys
+from hz.contract.compile_cache import kept_in
+from hz.contract.load import load_text
+given = sys.stdin.read()
+texts = [given.replace("name: weekly-digest", f"name: {sys.argv[2]}-{n}") for n in range(3)]
+for _ in range(15):
+    with kept_in({"HZ_COMPILE_CACHE": sys.argv[1]}):
+        for text in texts:
+            assert load_text(text).ok
+"""
+
+
+def test_two_writers_at_once_leave_one_whole_file_and_no_leftovers(tmp_path: Path) -> None:
+    """Two ticks share a folder (a self-hosted runner): each write is one replace, so a reader sees one
+    writer's whole file or the other's; the entries the loser had cost its next run their compiles."""
+    folder = tmp_path / "cache"
+    run = [sys.executable, "-c", WRITER, str(folder)]
+    writers = [
+        subprocess.Popen([*run, name], stdin=subprocess.PIPE, text=True, cwd=Path(hz.__file__).parent.parent)
+        for name in ("left", "right")
+    ]
+    for writer in writers:
+        assert writer.stdin is not None
+        writer.stdin.write(GOOD)
+        writer.stdin.close()
+    seen = 0
+    while any(w.poll() is None for w in writers):
+        with compile_cache.kept_in({ENV: str(folder)}) as kept:  # a third tick reading meanwhile
+            assert kept is not None and not kept.changed  # every line it read was whole
+            seen += len(kept.entries)
+    assert [w.wait(timeout=60) for w in writers] == [0, 0]
+    assert sorted(p.name for p in folder.iterdir()) == [FILE]  # no temporary file left behind
+    kept = compiled_in(folder)
+    assert len(kept.entries) == 3 and not kept.changed
+
+
+# The same contract as an editor on another system may save it: each normalizes to GOOD's text, but the
+# key hashes the text as given, so each is its own entry and a hit is always of the very same text.
+ACCENTED = GOOD.replace("for people who missed the week", "for people who missed the caf\u00e9")
+SPELLINGS = {
+    "lf": ACCENTED,
+    "crlf": ACCENTED.replace("\n", "\r\n"),
+    "cr": ACCENTED.replace("\n", "\r"),
+    "bom": "\ufeff" + ACCENTED,
+    "nfd": ACCENTED.replace("\u00e9", "e\u0301"),
+    "tabs-and-nbsp": ACCENTED.replace("# Weekly", "#\u00a0Weekly"),
+}
+
+
+def test_texts_that_normalize_alike_are_kept_apart_and_each_hit_is_its_own_compile(tmp_path: Path) -> None:
+    folder = tmp_path / "cache"
+    first = compiled_in(folder, *SPELLINGS.values())
+    assert first.misses == len(SPELLINGS) and len(entries(folder)) == len(SPELLINGS)
+    with kept_in({ENV: str(folder)}) as kept:
+        found = {name: load_text(text, path=f"{name}.prose.md") for name, text in SPELLINGS.items()}
+    assert kept is not None and (kept.hits, kept.misses) == (len(SPELLINGS), 0)
+    for name, text in SPELLINGS.items():
+        fresh = load_text(text, path=f"{name}.prose.md")
+        assert found[name] == fresh, name
+        if fresh.contract is not None and found[name].contract is not None:
+            assert found[name].contract.agent_body == fresh.contract.agent_body, name  # type: ignore[union-attr]
+
+
+def test_an_entry_moved_under_another_text_s_key_is_the_trust_boundary(tmp_path: Path) -> None:
+    """Whoever can write the file can make a text compile as another text did: the entry validates, and
+    nothing short of compiling again ties it to its key. What it can give is bounded by `from_plain`: a
+    contract whose frontmatter the model accepts (the act step applies the path rule again); it cannot
+    make a tick crash. The Actions cache a run on main reads is written by runs on main only."""
+    folder = tmp_path / "cache"
+    compiled_in(folder, GOOD, OTHER)
+    header, *lines = (folder / FILE).read_bytes().splitlines()
+    plain = {orjson.loads(line)[0]: orjson.loads(line)[1] for line in lines}
+    good, other = (compile_cache.key_of(text, "team", None) for text in (GOOD, OTHER))
+    swapped = [orjson.dumps([good, plain[other]]), orjson.dumps([other, plain[good]])]
+    (folder / FILE).write_bytes(b"\n".join([header, *swapped]) + b"\n")
+    with kept_in({ENV: str(folder)}):
+        moved = load_text(OTHER)
+    assert moved.contract is not None and moved.contract.name == "weekly-digest"  # GOOD's, for OTHER's text
+    plain[good]["draft"]["frontmatter"]["hz"]["scope"] = "everyone"  # what the model refuses is refused
+    (folder / FILE).write_bytes(b"\n".join([header, orjson.dumps([other, plain[good]])]) + b"\n")
+    with kept_in({ENV: str(folder)}) as kept:
+        again = load_text(OTHER)
+    assert kept is not None and (kept.hits, kept.misses) == (0, 1) and again == load_text(OTHER)
+
+
+def test_a_time_zone_the_writer_s_tz_database_lacked_is_valid_where_it_is_known(tmp_path: Path) -> None:
+    """A schedule's zone is checked against the time zone database the process finds (the system's, as
+    a runner image ships it, then the tzdata package). A run on a newer image must not be told by the
+    file that a zone added since is unknown (a valid entry is validated again when used; a refusal is not)."""
+    zones = tmp_path / "zoneinfo"
+    (zones / "Hz").mkdir(parents=True)
+    shutil.copyfile("/usr/share/zoneinfo/UTC", zones / "Hz" / "Test")
+    text = GOOD.replace('schedule: "0 8 * * MON"', 'schedule: {cron: "0 8 * * MON", tz: Hz/Test}')
+    folder = tmp_path / "cache"
+    with kept_in({ENV: str(folder)}):
+        assert [d.code for d in load_text(text).diagnostics] == ["HZC011"]  # not in this database
+    script = (
+        "import sys\nfrom hz.contract.compile_cache import kept_in\nfrom hz.contract.load import load_text\n"
+        "text = sys.stdin.read()\n"
+        f"with kept_in({{'{ENV}': sys.argv[1]}}):\n    found = load_text(text)\n"
+        "print(found == load_text(text), load_text(text).ok)\n"
+    )
+    environ = {**os.environ, "PYTHONTZPATH": str(zones)}
+    run = [sys.executable, "-c", script, str(folder)]
+    done = subprocess.run(
+        run, input=text, text=True, env=environ, cwd=Path(hz.__file__).parent.parent, capture_output=True, check=True
+    )
+    assert done.stdout.split() == ["True", "True"]

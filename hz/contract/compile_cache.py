@@ -46,6 +46,9 @@ class Kept:
     code: str  # the fingerprint of the code that reads (and writes) the file
     entries: dict[str, Any]  # key -> the plain data of its result
     used: dict[str, bytes] = field(default_factory=dict)  # key -> its line, for the file written back
+    # key -> its line (as read, or as recorded here), one for each entry: orjson reads 1,024 levels but
+    # writes 254, so data read from the file is written back as read, never encoded again
+    lines: dict[str, bytes] = field(default_factory=dict)
     hits: int = 0
     misses: int = 0
     changed: bool = False  # an entry added or dropped, or the file was of another code
@@ -76,8 +79,8 @@ def kept_in(environ: Mapping[str, str]) -> Iterator[Kept | None]:
     finally:
         _ACTIVE.reset(token)
         if not whole:  # cut short, or compiled nothing: what it did not get to is not known unused
-            for key, plain in kept.entries.items():
-                kept.used.setdefault(key, _line(key, plain))
+            for key in kept.entries.keys() - kept.used.keys():
+                kept.used[key] = kept.lines[key]
         if kept.changed or kept.used.keys() != kept.entries.keys():
             _write(kept)
 
@@ -106,11 +109,11 @@ def lookup(key: str, path: Path) -> Any | None:
     try:
         result = from_plain(plain, path)
     except PlainInvalid:  # damaged, or written by a hand: compiled again, and the file rewritten
-        del kept.entries[key]
+        del kept.entries[key], kept.lines[key]
         kept.changed = True
         kept.misses += 1
         return None
-    kept.used[key] = _line(key, plain)
+    kept.used[key] = kept.lines[key]
     kept.hits += 1
     return result
 
@@ -125,7 +128,7 @@ def record(key: str, result: Any) -> None:
 
     plain = to_plain(result)
     try:
-        kept.used[key] = _line(key, plain)
+        kept.used[key] = kept.lines[key] = _line(key, plain)
     except (TypeError, ValueError):  # orjson's encode error is a TypeError
         return
     kept.entries[key] = plain  # found again by a later compile of this block
@@ -219,6 +222,7 @@ def _read(folder: Path) -> Kept:
     if not lines or lines[0] != _header(code):
         return Kept(folder, code, {}, changed=bool(data))
     entries: dict[str, Any] = {}
+    read: dict[str, bytes] = {}
     dropped = False
     for line in lines[1:]:
         if not line:
@@ -229,10 +233,10 @@ def _read(folder: Path) -> Kept:
             dropped = True  # a line cut short or written by hand: that one entry is compiled again
             continue
         if isinstance(key, str) and isinstance(plain, dict):
-            entries[key] = plain
+            entries[key], read[key] = plain, line
         else:
             dropped = True
-    return Kept(folder, code, entries, changed=dropped)
+    return Kept(folder, code, entries, lines=read, changed=dropped)
 
 
 def _header(code: str) -> bytes:

@@ -270,3 +270,38 @@ def test_a_time_zone_the_writer_s_tz_database_lacked_is_valid_where_it_is_known(
         run, input=text, text=True, env=environ, cwd=Path(hz.__file__).parent.parent, capture_output=True, check=True
     )
     assert done.stdout.split() == ["True", "True"]
+
+
+def _deep(depth: int) -> object:
+    value: object = "bottom"
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def test_entries_nested_deeper_than_json_writes_are_kept_or_dropped_never_a_crash(tmp_path: Path) -> None:
+    """orjson reads 1,024 levels and writes 254: a line that reads may not write again. Neither a junk
+    line nor an entry that validates (a top-level x- key holds anything) may crash the tick."""
+    from tests.contract.test_plain import FULL
+
+    folder = tmp_path / "cache"
+    compiled_in(folder, FULL)
+    header, line = (folder / FILE).read_bytes().splitlines()
+    key, plain = orjson.loads(line)
+    plain["draft"]["frontmatter"]["x-other"] = _deep(600)
+    deep = b'["%s", %s]' % (key.encode(), _dump_deep(plain))
+    junk = b'["%s", {"a": %s}]' % (b"0" * 64, b"[" * 600 + b"1" + b"]" * 600)
+    (folder / FILE).write_bytes(b"\n".join([header, junk, deep]) + b"\n")
+    compiled_in(folder)  # compiles nothing: keeps what it read
+    with kept_in({ENV: str(folder)}) as kept:
+        found = load_text(FULL)
+    assert kept is not None and kept.hits == 1 and found.contract is not None
+    with pytest.raises(RuntimeError), kept_in({ENV: str(folder)}):
+        raise RuntimeError("cut short")
+
+
+def _dump_deep(plain: object) -> bytes:
+    """JSON of `plain` at any depth (orjson refuses past 254 levels)."""
+    import json
+
+    return json.dumps(plain).encode()

@@ -305,3 +305,11 @@ def _dump_deep(plain: object) -> bytes:
     import json
 
     return json.dumps(plain).encode()
+
+
+@pytest.mark.parametrize("folder", ["/proc/self/hz-cache", "/proc/1", "/dev/null", "/dev/null/cache", "/dev/zero"])
+def test_a_folder_nobody_can_write_costs_the_compiles_only(folder: str) -> None:
+    before = os.stat(folder).st_mode if os.path.exists(folder) else None
+    kept = compiled_in(Path(folder), GOOD, GOOD)
+    assert (kept.hits, kept.misses) == (1, 1)  # the block still shares its compiles
+    assert (os.stat(folder).st_mode if os.path.exists(folder) else None) == before

@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import itertools
+import re
 from collections.abc import Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -34,7 +36,11 @@ from typing import Any
 ENV = "HZ_COMPILE_CACHE"
 FILE = "compiled.jsonl"
 FORMAT = "hz-compiled/1"
-MAX_BYTES = 256 * 1024 * 1024  # far above 1,000 contracts (~3 KB each); a larger file is not read
+# Far above 1,000 contracts (~4 KB each): a larger file is not read, and lines past the last entry that
+# counts are not looked at (parsing costs ~25 ms a MB and as much again in memory, and a line of junk
+# costs its parse however short it is).
+MAX_BYTES = 64 * 1024 * 1024
+MAX_ENTRIES = 100_000
 _LIBRARIES = ("pydantic", "pydantic-core", "ruamel.yaml", "markdown-it-py", "rfc8785", "croniter", "orjson", "tzdata")
 
 
@@ -218,15 +224,16 @@ def _read(folder: Path) -> Kept:
 
     code = code_fingerprint()
     data = read_own(folder / FILE, MAX_BYTES)
-    lines = data.split(b"\n") if data else []
-    if not lines or lines[0] != _header(code):
+    header = _header(code) + b"\n"
+    if not data or not data.startswith(header):
         return Kept(folder, code, {}, changed=bool(data))
     entries: dict[str, Any] = {}
     read: dict[str, bytes] = {}
+    # one line at a time, empty ones skipped by the scanner: a file of millions of lines is never a list
+    lines = re.compile(rb"[^\n]+").finditer(data, len(header))
     dropped = False
-    for line in lines[1:]:
-        if not line:
-            continue
+    for found in itertools.islice(lines, MAX_ENTRIES):
+        line = found.group()
         try:
             key, plain = orjson.loads(line)
         except (orjson.JSONDecodeError, TypeError, ValueError):
@@ -236,6 +243,7 @@ def _read(folder: Path) -> Kept:
             entries[key], read[key] = plain, line
         else:
             dropped = True
+    dropped |= next(lines, None) is not None  # lines past the last that counts: the file is rewritten
     return Kept(folder, code, entries, lines=read, changed=dropped)
 
 

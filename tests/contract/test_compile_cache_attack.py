@@ -131,7 +131,7 @@ def test_a_million_lines_of_junk_cost_a_run_seconds_at_most(tmp_path: Path) -> N
     folder = tmp_path / "cache"
     compiled_in(folder, GOOD)
     header = (folder / FILE).read_bytes().splitlines()[0]
-    junk = b"\n".join([b"[1]", b'["k", {}]', b"{", b"\xff", b"[" * 2000] * 200_000)
+    junk = b"\n".join([b"[1]", b'["k", {}]', b"{", b"\xff", b"[" * 40] * 200_000)  # a million lines, 12 MB
     (folder / FILE).write_bytes(header + b"\n" + junk + b"\n")
     started = time.monotonic()
     kept = compiled_in(folder, GOOD)
@@ -313,3 +313,34 @@ def test_a_folder_nobody_can_write_costs_the_compiles_only(folder: str) -> None:
     kept = compiled_in(Path(folder), GOOD, GOOD)
     assert (kept.hits, kept.misses) == (1, 1)  # the block still shares its compiles
     assert (os.stat(folder).st_mode if os.path.exists(folder) else None) == before
+
+
+BOMB = """
+import resource, sys, time
+from hz.contract.compile_cache import kept_in
+from hz.contract.load import load_text
+text = sys.stdin.read()
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+started = time.process_time()
+with kept_in({"HZ_COMPILE_CACHE": sys.argv[1]}):
+    assert load_text(text).ok
+grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
+print(time.process_time() - started, grown // 1024)
+"""
+
+
+@pytest.mark.parametrize("line", [b"", b"1"])
+def test_a_file_of_millions_of_empty_or_tiny_lines_costs_neither_time_nor_memory(tmp_path: Path, line: bytes) -> None:
+    """An honest file has one line per contract, each a few KB; one of 30 MB of newlines or of `1` lines
+    (10-15 million of them) took a tick seconds and hundreds of MB before its compiles even started."""
+    folder = tmp_path / "cache"
+    compiled_in(folder, GOOD)
+    header = (folder / FILE).read_bytes().splitlines()[0]
+    (folder / FILE).write_bytes(header + b"\n" + (line + b"\n") * (30_000_000 // (len(line) + 1)))
+    run = [sys.executable, "-c", BOMB, str(folder)]
+    done = subprocess.run(
+        run, input=GOOD, text=True, capture_output=True, cwd=Path(hz.__file__).parent.parent, check=True
+    )
+    seconds, megabytes = (float(v) for v in done.stdout.split())
+    assert seconds < 2 and megabytes < 100, done.stdout
+    assert entries(folder) == {compile_cache.key_of(GOOD, "team", None)}

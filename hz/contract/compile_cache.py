@@ -213,7 +213,11 @@ def _sources() -> bytes:
     digest = hashlib.sha256()
     package = Path(hz.__file__).parent
     for source in sorted(package.rglob("*.py")):
-        digest.update(str(source.relative_to(package)).encode() + b"\0" + source.read_bytes() + b"\0")
+        try:  # not a regular file: an editor's lock (`.#x.py`, a link to nowhere), a FIFO never waited on
+            content = source.read_bytes() if source.is_file() else b"\0-"
+        except OSError:
+            content = b"\0-"
+        digest.update(str(source.relative_to(package)).encode("utf-8", "surrogateescape") + b"\0" + content + b"\0")
     return digest.digest()
 
 

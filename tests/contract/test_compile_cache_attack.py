@@ -344,3 +344,22 @@ def test_a_file_of_millions_of_empty_or_tiny_lines_costs_neither_time_nor_memory
     seconds, megabytes = (float(v) for v in done.stdout.split())
     assert seconds < 2 and megabytes < 100, done.stdout
     assert entries(folder) == {compile_cache.key_of(GOOD, "team", None)}
+
+
+def test_an_editor_s_lock_file_or_a_fifo_among_hz_s_sources_neither_crashes_nor_stalls(tmp_path: Path) -> None:
+    """A checkout's hz is fingerprinted by reading its source files: Emacs keeps `.#load.py`, a link to
+    nowhere, beside a file being edited, and anything named *.py may stand there. A tick of that checkout
+    must compile as without the cache, not fail or wait."""
+    site = tmp_path / "site"
+    shutil.copytree(Path(hz.__file__).parent, site / "hz", ignore=shutil.ignore_patterns("__pycache__"))
+    (site / "hz" / "contract" / ".#load.py").symlink_to("someone@host.1234:1700000000")
+    os.mkfifo(site / "hz" / "contract" / "pipe.py")
+    script = (
+        "import sys\nfrom hz.contract.compile_cache import kept_in\nfrom hz.contract.load import load_text\n"
+        f"with kept_in({{'{ENV}': sys.argv[1]}}) as kept:\n    assert load_text(sys.stdin.read()).ok\n"
+        "print(kept.misses)\n"
+    )
+    environ = {**os.environ, "PYTHONPATH": str(site)}
+    run = [sys.executable, "-c", script, str(tmp_path / "cache")]
+    done = subprocess.run(run, input=GOOD, text=True, env=environ, cwd=tmp_path, capture_output=True, timeout=60)
+    assert (done.returncode, done.stdout) == (0, "1\n"), done.stderr[-500:]

@@ -16,7 +16,8 @@ What makes a hit correct does not rest on the Actions key:
   compiled again, and a line that does not parse is dropped, never a crash.
 The file is as trusted as the workflow runs that write it: GitHub keeps caches per branch, and the ones a
 run on main reads were written by runs on main, whose token can push to hz/state anyway
-(docs/decisions.md, "Issue 22: the compile cache"). It holds the entries a run that ended well used, no
+(docs/decisions.md, "Issue 22: the compile cache"); a file of another user, or one others may write, is
+not read. It holds the entries a run that ended well used, no
 more: it stays the size of main's contracts (and the versions their history still counts), not of every
 text ever seen.
 """
@@ -224,10 +225,8 @@ def _sources() -> bytes:
 def _read(folder: Path) -> Kept:
     import orjson
 
-    from hz.fsio import read_own
-
     code = code_fingerprint()
-    data = read_own(folder / FILE, MAX_BYTES)
+    data = _read_mine(folder / FILE)
     header = _header(code) + b"\n"
     if not data or not data.startswith(header):
         return Kept(folder, code, {}, changed=bool(data))
@@ -249,6 +248,29 @@ def _read(folder: Path) -> Kept:
             dropped = True
     dropped |= next(lines, None) is not None  # lines past the last that counts: the file is rewritten
     return Kept(folder, code, entries, lines=read, changed=dropped)
+
+
+def _read_mine(path: Path) -> bytes | None:
+    """The file, when it is a regular file of this user that no one else may write, of at most `MAX_BYTES`;
+    None for anything else (as `hz.fsio.read_own`: a link never followed, a FIFO never waited on). A file
+    another user put in a folder they share (a self-hosted runner's /tmp) is their word, not our compile."""
+    import os
+    import stat
+
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        found = os.fstat(fd)
+        if not stat.S_ISREG(found.st_mode) or found.st_size > MAX_BYTES:
+            return None
+        if found.st_uid != os.geteuid() or found.st_mode & 0o022:
+            return None
+        with os.fdopen(os.dup(fd), "rb") as handle:
+            return handle.read(found.st_size)
+    finally:
+        os.close(fd)
 
 
 def _header(code: str) -> bytes:

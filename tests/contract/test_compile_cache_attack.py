@@ -363,3 +363,26 @@ def test_an_editor_s_lock_file_or_a_fifo_among_hz_s_sources_neither_crashes_nor_
     run = [sys.executable, "-c", script, str(tmp_path / "cache")]
     done = subprocess.run(run, input=GOOD, text=True, env=environ, cwd=tmp_path, capture_output=True, timeout=60)
     assert (done.returncode, done.stdout) == (0, "1\n"), done.stderr[-500:]
+
+
+@pytest.mark.parametrize("whose", ["another-user", "world-writable", "group-writable"])
+def test_a_file_someone_else_could_write_is_not_read(tmp_path: Path, whose: str) -> None:
+    """HZ_COMPILE_CACHE on a folder several users share (a self-hosted runner's /tmp): a file another
+    user put there, or one anybody may rewrite, is their word, not a compile of ours."""
+    if whose == "another-user" and os.geteuid() != 0:
+        pytest.skip("only root can give a file to another user")
+    folder = tmp_path / "cache"
+    compiled_in(folder, GOOD, OTHER)
+    header, *lines = (folder / FILE).read_bytes().splitlines()
+    plain = {orjson.loads(line)[0]: orjson.loads(line)[1] for line in lines}
+    good, other = (compile_cache.key_of(text, "team", None) for text in (GOOD, OTHER))
+    (folder / FILE).write_bytes(header + b"\n" + orjson.dumps([good, plain[other]]) + b"\n")
+    if whose == "another-user":
+        os.chown(folder / FILE, 65534, 65534)
+    else:
+        (folder / FILE).chmod(0o666 if whose == "world-writable" else 0o620)
+    with kept_in({ENV: str(folder)}) as kept:
+        found = load_text(GOOD)
+    assert kept is not None and kept.hits == 0
+    assert found.contract is not None and found.contract.name == "weekly-digest"
+    assert (folder / FILE).stat().st_uid == os.geteuid() and stat.S_IMODE((folder / FILE).stat().st_mode) == 0o600

@@ -74,10 +74,11 @@ def kept_in(environ: Mapping[str, str]) -> Iterator[Kept | None]:
     with the same contracts the compiles that run never got to."""
     folder = environ.get(ENV, "")
     active = _ACTIVE.get()
-    if active is not None or not folder:
+    code = "" if active is not None or not folder else code_fingerprint()
+    if not code:  # unset, inside another block, or an hz of no files to fingerprint (nothing to trust)
         yield active
         return
-    kept = _read(Path(folder))
+    kept = _read(Path(folder), code)
     token = _ACTIVE.set(kept)
     whole = False
     try:
@@ -150,15 +151,19 @@ def _line(key: str, plain: Any) -> bytes:
 
 def code_fingerprint() -> str:
     """hz's files, where they are, the interpreter and the libraries' versions: a change of any may change
-    what a compile gives."""
+    what a compile gives. Empty when hz has no files to read (imported from a zip archive): no fingerprint
+    then tells one version from the next."""
     import sys
     import unicodedata
     from importlib import metadata
 
     import hz
 
+    files = _installed_record() or _sources()
+    if files is None:
+        return ""
     digest = hashlib.sha256(FORMAT.encode())
-    digest.update(_installed_record() or _sources())
+    digest.update(files)
     # Where hz is installed: hints name its files (the JSON Schema). The interpreter: its Unicode data
     # normalizes every text (NFC).
     location = str(Path(hz.__file__).resolve().parent)
@@ -207,12 +212,14 @@ def _installed_record() -> bytes | None:
     return record.encode("utf-8", "surrogateescape")
 
 
-def _sources() -> bytes:
+def _sources() -> bytes | None:
     """Every source file of the imported hz, named and hashed (a checkout's hz, as the tests run it)."""
     import hz
 
     digest = hashlib.sha256()
     package = Path(hz.__file__).parent
+    if not (package / "__init__.py").is_file():  # inside an archive: no file to read
+        return None
     for source in sorted(package.rglob("*.py")):
         try:  # not a regular file: an editor's lock (`.#x.py`, a link to nowhere), a FIFO never waited on
             content = source.read_bytes() if source.is_file() else b"\0-"
@@ -222,10 +229,9 @@ def _sources() -> bytes:
     return digest.digest()
 
 
-def _read(folder: Path) -> Kept:
+def _read(folder: Path, code: str) -> Kept:
     import orjson
 
-    code = code_fingerprint()
     data = _read_mine(folder / FILE)
     header = _header(code) + b"\n"
     if not data or not data.startswith(header):

@@ -386,3 +386,35 @@ def test_a_file_someone_else_could_write_is_not_read(tmp_path: Path, whose: str)
     assert kept is not None and kept.hits == 0
     assert found.contract is not None and found.contract.name == "weekly-digest"
     assert (folder / FILE).stat().st_uid == os.geteuid() and stat.S_IMODE((folder / FILE).stat().st_mode) == 0o600
+
+
+def _zipped(source: Path, target: Path, change: tuple[str, str] = ("", "")) -> None:
+    """hz as a zip archive imported from (a zipapp's way), one message changed as a new version would."""
+    import zipfile
+
+    with zipfile.ZipFile(target, "w") as archive:
+        for path in sorted(source.rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts:
+                data = path.read_bytes()
+                if path.name == "validate.py":
+                    data = data.replace(change[0].encode(), change[1].encode())
+                archive.writestr(str(path.relative_to(source.parent)), data)
+
+
+def test_an_hz_imported_from_an_archive_changed_in_place_is_not_fingerprinted_as_the_old(tmp_path: Path) -> None:
+    """A zip's hz has no source files to read: its fingerprint must not be the same for every version."""
+    archive = tmp_path / "hz.pyz"
+    _zipped(Path(hz.__file__).parent, archive)
+    script = (
+        "import sys\nfrom hz.contract.compile_cache import kept_in\nfrom hz.contract.load import load_text\n"
+        "text = sys.stdin.read()\n"
+        f"with kept_in({{'{ENV}': sys.argv[1]}}):\n    found = load_text(text)\n"
+        "print(found == load_text(text))\n"
+    )
+    run = [sys.executable, "-c", script, str(tmp_path / "cache")]
+    environ = {**os.environ, "PYTHONPATH": str(archive)}
+    first = subprocess.run(run, input=NO_TITLE, text=True, env=environ, cwd=tmp_path, capture_output=True)
+    assert first.stdout == "True\n", first.stderr[-500:]
+    _zipped(Path(hz.__file__).parent, archive, ("is missing", "is not there"))  # the next version, same place
+    again = subprocess.run(run, input=NO_TITLE, text=True, env=environ, cwd=tmp_path, capture_output=True)
+    assert again.stdout == "True\n", again.stderr[-500:]

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from hz.cli import run
+from tests.heavy_first import order
 from tests.rewrite_ahead import rewrite_ahead
 
 
@@ -18,6 +19,11 @@ def pytest_configure(config: pytest.Config) -> None:
     them (tests/rewrite_ahead.py)."""
     if not hasattr(config, "workerinput") and config.getoption("numprocesses", None):
         rewrite_ahead(config)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The longest test files first, so the xdist workers end together (tests/heavy_first.py)."""
+    order(config, items)
 
 
 @pytest.fixture(autouse=True)

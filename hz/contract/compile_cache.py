@@ -17,9 +17,8 @@ What makes a hit correct does not rest on the Actions key:
 The file is as trusted as the workflow runs that write it: GitHub keeps caches per branch, and the ones a
 run on main reads were written by runs on main, whose token can push to hz/state anyway
 (docs/decisions.md, "Issue 22: the compile cache"); a file of another user, or one others may write, is
-not read. It holds the entries a run that ended well used, no
-more: it stays the size of main's contracts (and the versions their history still counts), not of every
-text ever seen.
+not read. It holds the entries a run that ended well used, no more: it stays the size of main's contracts
+(and the versions their history still counts), not of every text ever seen.
 """
 
 from __future__ import annotations
@@ -30,7 +29,6 @@ import itertools
 import re
 from collections.abc import Iterator, Mapping
 from contextvars import ContextVar
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -45,20 +43,23 @@ MAX_ENTRIES = 100_000
 _LIBRARIES = ("pydantic", "pydantic-core", "ruamel.yaml", "markdown-it-py", "rfc8785", "croniter", "orjson", "tzdata")
 
 
-@dataclass
 class Kept:
-    """The file's entries by key, what this block used or added, and how often it hit and missed."""
+    """The file's entries by key, what this block used or added, and how often it hit and missed. (A plain
+    class: every tick imports this module, and an idle one imports no `dataclasses`.)"""
 
-    folder: Path
-    code: str  # the fingerprint of the code that reads (and writes) the file
-    entries: dict[str, Any]  # key -> the plain data of its result
-    used: dict[str, bytes] = field(default_factory=dict)  # key -> its line, for the file written back
-    # key -> its line (as read, or as recorded here), one for each entry: orjson reads 1,024 levels but
-    # writes 254, so data read from the file is written back as read, never encoded again
-    lines: dict[str, bytes] = field(default_factory=dict)
-    hits: int = 0
-    misses: int = 0
-    changed: bool = False  # an entry added or dropped, or the file was of another code
+    def __init__(
+        self, folder: Path, code: str, entries: dict[str, Any], lines: dict[str, bytes] | None = None,
+        changed: bool = False,
+    ) -> None:  # fmt: skip
+        self.folder = folder
+        self.code = code  # the fingerprint of the code that reads (and writes) the file
+        self.entries = entries  # key -> the plain data of its result
+        # key -> its line (as read, or as recorded here), one for each entry: orjson reads 1,024 levels but
+        # writes 254, so data read from the file is written back as read, never encoded again
+        self.lines: dict[str, bytes] = lines or {}
+        self.used: dict[str, bytes] = {}  # key -> its line, for the file written back
+        self.hits = self.misses = 0
+        self.changed = changed  # an entry added or dropped, or the file was of another code
 
 
 _ACTIVE: ContextVar[Kept | None] = ContextVar("hz_compile_cache", default=None)

@@ -65,9 +65,10 @@ class NotAFolder(HzError):
         super().__init__(f"{path} is not a folder, but hz keeps its own files there", hint=f"move {path} away")
 
 
-def read_own(path: Path, limit: int) -> bytes | None:
+def read_own(path: Path, limit: int, *, mine: bool = False) -> bytes | None:
     """A small file hz wrote under $HZ_HOME; None when there is none, or something else is in its place
-    (a link, never followed; a FIFO, never waited on; a folder; more than `limit` bytes)."""
+    (a link, never followed; a FIFO, never waited on; a folder; more than `limit` bytes). `mine`: also
+    None for a file of another user, or one group or others may write (a folder several users share)."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
@@ -75,6 +76,8 @@ def read_own(path: Path, limit: int) -> bytes | None:
     try:
         found = os.fstat(fd)
         if not stat.S_ISREG(found.st_mode) or found.st_size > limit:
+            return None
+        if mine and (found.st_uid != os.geteuid() or found.st_mode & 0o022):
             return None
         with os.fdopen(os.dup(fd), "rb") as handle:
             return handle.read(found.st_size)

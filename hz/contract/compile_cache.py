@@ -233,7 +233,10 @@ def _sources() -> bytes | None:
 def _read(folder: Path, code: str) -> Kept:
     import orjson
 
-    data = _read_mine(folder / FILE)
+    from hz.fsio import read_own
+
+    # a file another user put in a folder they share (a self-hosted runner's /tmp) is their word, not ours
+    data = read_own(folder / FILE, MAX_BYTES, mine=True)
     header = _header(code) + b"\n"
     if not data or not data.startswith(header):
         return Kept(folder, code, {}, changed=bool(data))
@@ -255,29 +258,6 @@ def _read(folder: Path, code: str) -> Kept:
             dropped = True
     dropped |= next(lines, None) is not None  # lines past the last that counts: the file is rewritten
     return Kept(folder, code, entries, lines=read, changed=dropped)
-
-
-def _read_mine(path: Path) -> bytes | None:
-    """The file, when it is a regular file of this user that no one else may write, of at most `MAX_BYTES`;
-    None for anything else (as `hz.fsio.read_own`: a link never followed, a FIFO never waited on). A file
-    another user put in a folder they share (a self-hosted runner's /tmp) is their word, not our compile."""
-    import os
-    import stat
-
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError:
-        return None
-    try:
-        found = os.fstat(fd)
-        if not stat.S_ISREG(found.st_mode) or found.st_size > MAX_BYTES:
-            return None
-        if found.st_uid != os.geteuid() or found.st_mode & 0o022:
-            return None
-        with os.fdopen(os.dup(fd), "rb") as handle:
-            return handle.read(found.st_size)
-    finally:
-        os.close(fd)
 
 
 def _header(code: str) -> bytes:

@@ -160,19 +160,25 @@ def _load(text: str, *, path: Path, namespace: str, defaults: Mapping[str, Any] 
     applied = repr(dict(defaults)) if defaults else None  # {} applies as None does
     key = ("load", text, namespace, applied)
     kept: LoadResult | None = compiled.peek(key)
-    if kept is not None and (stem is None or kept.draft is None or kept.draft.name == stem):
+    if kept is not None and _stem_agrees(kept, stem):
         return _relabel(kept, path)
     stored = compile_cache.key_of(text, namespace, applied) if compile_cache.active() else None
     found: LoadResult | None = compile_cache.lookup(stored, path) if stored else None
-    if found is not None and (stem is None or found.draft is None or found.draft.name == stem):
+    if found is not None and _stem_agrees(found, stem):
         compiled.keep(key, found)
         return found
     result = _compile(text, path=path, namespace=namespace, defaults=defaults, stem=stem)
-    if stem is None or result.draft is None or result.draft.name == stem:
+    if _stem_agrees(result, stem):
         compiled.keep(key, result)
         if stored:
             compile_cache.record(stored, result)
     return result
+
+
+def _stem_agrees(result: LoadResult, stem: str | None) -> bool:
+    """Whether `result` is what a compile under `stem` gives: the stem adds a finding only when the
+    validated name differs from it, so a result kept under no stem serves any stem its name matches."""
+    return stem is None or result.draft is None or result.draft.name == stem
 
 
 def _relabel(result: LoadResult, path: Path) -> LoadResult:
